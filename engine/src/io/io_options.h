@@ -1,0 +1,55 @@
+/* Options of `pario-engine io`, parsed and checked before any I/O. */
+#ifndef PARIO_IO_OPTIONS_H
+#define PARIO_IO_OPTIONS_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "layout.h"
+
+enum phase_kind { PHASE_WRITE, PHASE_READ };
+enum group_unit { GROUP_PER_CALL, GROUP_PER_RANK };
+
+#define IO_MAX_PHASES 4
+#define IO_MAX_TRACE_CALLS 100000u
+
+typedef struct io_options {
+    char dir[PATH_MAX];
+    char name[256]; /* file name (without the per-rank suffix); "" = unique default */
+    const layout_ops *layout;
+    bool per_rank_files;
+    const backend_ops *api;
+    uint64_t block;
+    uint64_t size; /* broadcast: the file each rank reads; else aggregate over ranks */
+    enum phase_kind phases[IO_MAX_PHASES];
+    int nphases;
+    uint64_t iterations;
+    int group; /* 0 = no limit */
+    enum group_unit group_unit;
+    bool prealloc;
+    bool fsync;
+    bool direct;
+    bool evict;
+    bool huge_pages;
+    uint64_t read_shift;
+    bool verify;
+    bool keep;
+    bool trace;
+    uint64_t seed;
+    char json[PATH_MAX];
+} io_options;
+
+/* Parse and check; on any problem prints one line and exits 2 (rank 0
+ * prints, all ranks exit). */
+void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o);
+
+void io_usage(void);
+
+/* Name of a phase ("write"/"read"). */
+const char *phase_name(enum phase_kind k);
+
+bool io_has_phase(const io_options *o, enum phase_kind k);
+
+#endif

@@ -1,0 +1,48 @@
+/* pario-engine: the measuring half of pario.  One binary, subcommands. */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/fail.h"
+#include "version.h"
+
+int io_command(int argc, char **argv);
+int verify_command(int argc, char **argv);
+
+static void usage(void)
+{
+    printf("pario-engine %s: parallel I/O measurements\n"
+           "\n"
+           "  mpirun -np P pario-engine io --dir DIR --layout L --block B --size S ...\n"
+           "  pario-engine verify --file FILE --seed S\n"
+           "  pario-engine version\n"
+           "\n"
+           "'pario-engine COMMAND --help' describes each command.\n",
+           PARIO_VERSION);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
+        usage();
+        return argc < 2 ? EXIT_USAGE : 0;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("pario-engine %s\n", PARIO_VERSION);
+        return 0;
+    }
+    if (strcmp(cmd, "verify") == 0)
+        return verify_command(argc - 1, argv + 1); /* one process, no MPI */
+    if (strcmp(cmd, "io") == 0) {
+        MPI_Init(&argc, &argv);
+        int rank;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        fail_set_mpi(rank);
+        int status = io_command(argc - 1, argv + 1);
+        MPI_Finalize();
+        return status;
+    }
+    fprintf(stderr, "pario-engine: error: unknown command '%s': use io, verify or version\n", cmd);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,104 @@
+#include "fsinfo.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+static const struct {
+    uint64_t magic;
+    const char *name;
+    bool memory_backed;
+} known_fs[] = {
+    {0x01021994, "tmpfs", true},      {0x858458f6, "ramfs", true},
+    {0xEF53, "ext4", false},          {0x58465342, "xfs", false},
+    {0x9123683E, "btrfs", false},     {0x6969, "nfs", false},
+    {0x0BD00BD0, "lustre", false},    {0x47504653, "gpfs", false},
+    {0x19830326, "beegfs", false},    {0x65735546, "fuse", false},
+    {0x2fc12fc1, "zfs", false},       {0x794c7630, "overlayfs", false},
+    {0xFE534D42, "smb2", false},      {0xFF534D42, "cifs", false},
+    {0x00c36400, "ceph", false},      {0x6a656a63, "fakeowner", false},
+    {0x5346544e, "ntfs", false},      {0x4d44, "vfat", false},
+    {0x73717368, "squashfs", false},
+};
+
+int fs_facts_of(const char *path, fs_facts *out)
+{
+    struct statfs st;
+    memset(out, 0, sizeof *out);
+    if (statfs(path, &st) != 0)
+        return errno;
+    out->magic = (uint64_t)(unsigned long)st.f_type & 0xffffffffULL;
+    out->free_bytes = (uint64_t)st.f_bavail * (uint64_t)st.f_bsize;
+    snprintf(out->type, sizeof out->type, "0x%llx", (unsigned long long)out->magic);
+    for (size_t i = 0; i < sizeof known_fs / sizeof known_fs[0]; i++) {
+        if (known_fs[i].magic == out->magic) {
+            snprintf(out->type, sizeof out->type, "%s", known_fs[i].name);
+            out->memory_backed = known_fs[i].memory_backed;
+            break;
+        }
+    }
+    return 0;
+}
+
+uint64_t node_memory_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || size <= 0)
+        return 0;
+    return (uint64_t)pages * (uint64_t)size;
+}
+
+double page_cache_fraction(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_size == 0) {
+        close(fd);
+        return st.st_size == 0 ? 0.0 : -1;
+    }
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    const uint64_t window = 1ULL << 30; /* map at most 1 GiB at a time */
+    uint64_t resident = 0, total = 0;
+    static unsigned char vec[(1u << 30) / 4096]; /* one byte per page of the window */
+    for (uint64_t off = 0; off < (uint64_t)st.st_size; off += window) {
+        size_t len = (size_t)((uint64_t)st.st_size - off < window ? (uint64_t)st.st_size - off : window);
+        void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
+        if (m == MAP_FAILED) {
+            close(fd);
+            return -1;
+        }
+        size_t pages = (len + page - 1) / page;
+        if (pages > sizeof vec || mincore(m, len, vec) != 0) {
+            munmap(m, len);
+            close(fd);
+            return -1;
+        }
+        for (size_t i = 0; i < pages; i++)
+            resident += vec[i] & 1;
+        total += pages;
+        munmap(m, len);
+    }
+    close(fd);
+    return total ? (double)resident / (double)total : 0.0;
+}
+
+int page_cache_evict(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return errno;
+    int e = 0;
+    if (fdatasync(fd) != 0 && errno != EINVAL)
+        e = errno;
+    if (!e)
+        e = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    close(fd);
+    return e;
+}

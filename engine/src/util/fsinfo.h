@@ -1,0 +1,30 @@
+/* Facts about where the bytes go: file-system type (statfs), node memory,
+ * and how much of a file sits in this node's page cache (mincore).  These
+ * feed the cache-honesty warnings: a rate read from memory is reported as
+ * such. */
+#ifndef PARIO_FSINFO_H
+#define PARIO_FSINFO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct fs_facts {
+    char type[32];        /* "ext4", "tmpfs", "lustre", ... or "0x…" */
+    uint64_t magic;
+    bool memory_backed;   /* tmpfs/ramfs: O_DIRECT and eviction do nothing */
+    uint64_t free_bytes;
+} fs_facts;
+
+int fs_facts_of(const char *path, fs_facts *out); /* 0 or errno */
+
+uint64_t node_memory_bytes(void);
+
+/* Fraction [0,1] of the file's pages resident in the page cache, or -1 when
+ * it cannot be measured. */
+double page_cache_fraction(const char *path);
+
+/* Drop one file from this node's page cache: fdatasync, then
+ * POSIX_FADV_DONTNEED (no root needed). Returns 0 or errno. */
+int page_cache_evict(const char *path);
+
+#endif

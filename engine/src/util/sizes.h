@@ -1,0 +1,19 @@
+/* Sizes as users write them: "4k", "64K", "1m", "2g", "1t" (powers of 1024),
+ * or plain bytes.  Zero, negative, fractional and overflowing values are
+ * refused. */
+#ifndef PARIO_SIZES_H
+#define PARIO_SIZES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Returns 0 and sets *out, or -1 with a reason in why. */
+int size_parse(const char *text, uint64_t *out, const char **why);
+
+/* "1 MiB", "64 KiB", "1000 B": the shortest exact form, for summaries. */
+void size_format(uint64_t bytes, char *buf, size_t len);
+
+/* Positive integer (counts, ranks, iterations); same contract. */
+int count_parse(const char *text, uint64_t *out, const char **why);
+
+#endif
