@@ -1,0 +1,151 @@
+"""`pario run`: plan -> launch each point -> store -> tables and plots.
+
+Nothing here sits inside a timed region: the engine times itself and hands
+back one result document per point."""
+
+import json
+import os
+import signal
+import sys
+import tempfile
+from pathlib import Path
+
+from . import __version__
+from .engine import engine_path
+from .errors import UsageError
+from .figures import figures_of, format_table
+from .launch import choose_launcher
+from .plan import plan
+from .plot import plot_figure
+from .presets import load_preset
+from .progress import Progress
+from .store import Store
+
+
+class _Interrupted(Exception):
+    pass
+
+
+def _check_dir(directory):
+    d = Path(directory)
+    if not d.is_dir():
+        raise UsageError(f"--dir {d} does not exist: create it or point --dir at an existing directory")
+    if not os.access(d, os.W_OK | os.X_OK):
+        raise UsageError(f"--dir {d} is not writable: choose a directory you can write")
+    return d.resolve()
+
+
+def _engine_error(outcome):
+    """The engine's own error line, else the tail of what the launcher said."""
+    for line in outcome.stderr.splitlines():
+        if line.startswith("pario-engine: error:"):
+            return line[len("pario-engine: error: "):]
+    tail = [l for l in outcome.stderr.splitlines() if l.strip() and not l.startswith("---")]
+    return tail[-1] if tail else f"exit code {outcome.returncode}"
+
+
+def run_experiment(args, out=sys.stdout):
+    preset = load_preset(args.experiment)
+    directory = _check_dir(args.dir)
+    extra = []
+    if args.evict:
+        extra.append("--evict")
+    if args.direct:
+        extra.append("--direct")
+    if args.verify:
+        extra.append("--verify")
+    points, skipped = plan(preset, quick=args.quick, ranks=args.ranks, blocks=args.blocks,
+                           size=args.size, iterations=args.iterations, tests=args.tests,
+                           files=args.files, extra=extra)
+    engine = engine_path()
+    launcher = choose_launcher(args.launcher_template, args.launcher)
+    max_ranks = max(p.ranks for p in points)
+    for line in launcher.explain(max_ranks):
+        print(line, file=out)
+    for p, why in skipped:
+        print(f"plan: skipping {p.label()}: {why}", file=out)
+    if args.dry_run:
+        for p in points:
+            print(" ".join(launcher.command(p.ranks, [engine, *p.engine_args(directory, "RESULT.json")])),
+                  file=out)
+        return 0
+
+    store = Store(args.db)
+    options = {k: v for k, v in vars(args).items() if k not in ("func",)}
+    run_id = store.start_run(preset["name"], preset.get("title", ""), directory, sys.argv,
+                             options, launcher.kind, __version__)
+    print(f"run {run_id}: {len(points)} points of preset {preset['name']} into {directory}; "
+          f"results in {store.path}", file=out)
+
+    def on_signal(signum, frame):
+        raise _Interrupted(signal.Signals(signum).name)
+
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    progress = Progress(len(points))
+    failures = 0
+    try:
+        with tempfile.TemporaryDirectory(prefix="pario-results-") as scratch:
+            for i, p in enumerate(points):
+                json_path = Path(scratch) / f"point{i}.json"
+                engine_argv = [engine, *p.engine_args(directory, json_path)]
+                command = launcher.command(p.ranks, engine_argv)
+                progress.start(p.label())
+                outcome = launcher.run(p.ranks, engine_argv, args.timeout)
+                if outcome.timed_out:
+                    error = f"timed out after {args.timeout:g} s (raise --timeout, or look for a hung rank)"
+                elif outcome.returncode != 0 or not json_path.exists():
+                    error = _engine_error(outcome)
+                else:
+                    error = None
+                if error:
+                    failures += 1
+                    store.add_point(run_id, p, "failed", command, outcome.seconds, error=error)
+                    progress.note(f"point failed: {p.label()}: {error}")
+                    progress.finish("failed")
+                    continue
+                result = json.loads(json_path.read_text())
+                store.add_point(run_id, p, "ok", command, outcome.seconds, result=result)
+                rates = ", ".join(f"{ph['name']} {ph['summary']['best_mib_per_s']:.0f} MiB/s"
+                                  for ph in result["phases"])
+                progress.finish(rates)
+    except _Interrupted as exc:
+        store.finish_run(run_id, "incomplete")
+        print(f"\nrun {run_id} stopped by {exc}: marked incomplete; finished points are kept",
+              file=sys.stderr)
+        return 130
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+    store.finish_run(run_id, "complete")
+    show_run(store, run_id, out, plots_dir=args.out)
+    if failures:
+        print(f"{failures} point(s) failed: see 'pario show {run_id}'", file=out)
+    store.close()
+    return 1 if failures == len(points) else 0
+
+
+def show_run(store, run_id, out=sys.stdout, plots_dir=None, with_plots=True):
+    run = store.run(run_id)
+    counts = store.counts(run_id)
+    print(f"\nrun {run_id}: preset {run['preset']} ({run['title']}), {run['status']}, "
+          f"started {run['started_utc']}, dir {run['dir']}", file=out)
+    print("points: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())), file=out)
+    figures = figures_of(store, run_id)
+    for fig in figures:
+        print("\n" + format_table(fig), file=out)
+    warnings = {}
+    for test_id, text in store.warnings(run_id):
+        warnings.setdefault(text, set()).add(test_id)
+    if warnings:
+        print("\nwarnings:", file=out)
+        for text, tests in warnings.items():
+            print(f"  - {text} [{', '.join(sorted(tests))}]", file=out)
+    for p in store.points(run_id):
+        if p["status"] == "failed":
+            print(f"failed: {p['test_id']} ranks={p['ranks']} block={p['block_bytes']}: {p['error']}",
+                  file=out)
+    if with_plots and figures:
+        target = Path(plots_dir) if plots_dir else store.path.parent / "plots" / f"run{run_id}"
+        paths = [plot_figure(fig, target, run_id) for fig in figures]
+        print(f"\nplots: {len(paths)} PNG files in {target}", file=out)
+    return figures

@@ -1,0 +1,185 @@
+"""Results in one SQLite database.
+
+Every point is written in its own transaction, so a killed run leaves a
+readable database: the run row says 'running' until it ends, and `list`
+shows a run whose process is gone as 'incomplete'.  Failed points are kept
+as failures (with the engine's line), never as results."""
+
+import json
+import os
+import socket
+import sqlite3
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .errors import UsageError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY,
+    preset TEXT NOT NULL,
+    title TEXT,
+    started_utc TEXT NOT NULL,
+    finished_utc TEXT,
+    status TEXT NOT NULL,          -- running | complete | incomplete
+    pid INTEGER,
+    host TEXT,
+    dir TEXT,
+    argv TEXT,
+    options_json TEXT,
+    launcher TEXT,
+    pario_version TEXT
+);
+CREATE TABLE IF NOT EXISTS points (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    test_id TEXT NOT NULL,
+    title TEXT,
+    layout TEXT,
+    files TEXT,
+    api TEXT,
+    ranks INTEGER,
+    block_bytes INTEGER,
+    size_bytes INTEGER,
+    group_size INTEGER,
+    status TEXT NOT NULL,          -- ok | failed
+    error TEXT,
+    command TEXT,
+    seconds REAL,
+    result_json TEXT
+);
+CREATE TABLE IF NOT EXISTS phases (
+    point_id INTEGER NOT NULL REFERENCES points(id),
+    phase TEXT NOT NULL,
+    iteration INTEGER NOT NULL,
+    seconds REAL,
+    bytes INTEGER,
+    mib_per_s REAL,
+    cache_fraction REAL
+);
+CREATE TABLE IF NOT EXISTS warnings (
+    point_id INTEGER NOT NULL REFERENCES points(id),
+    text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS points_by_run ON points(run_id);
+CREATE INDEX IF NOT EXISTS phases_by_point ON phases(point_id);
+"""
+
+
+def default_db_path():
+    """$PARIO_DB, else the user's data directory."""
+    if os.environ.get("PARIO_DB"):
+        return Path(os.environ["PARIO_DB"])
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "pario" / "results.sqlite"
+
+
+def utc_now():
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class Store:
+    def __init__(self, path):
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(str(self.path), timeout=30)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.executescript(SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise UsageError(f"--db {self.path}: cannot open the results database ({exc}): "
+                             "choose a writable path") from exc
+        self.db.row_factory = sqlite3.Row
+
+    def close(self):
+        self.db.close()
+
+    # --- writing -----------------------------------------------------------
+    def start_run(self, preset, title, directory, argv, options, launcher, version):
+        with self.db:
+            cur = self.db.execute(
+                "INSERT INTO runs(preset, title, started_utc, status, pid, host, dir, argv,"
+                " options_json, launcher, pario_version) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (preset, title, utc_now(), "running", os.getpid(), socket.gethostname(),
+                 str(directory), json.dumps(argv), json.dumps(options), launcher, version))
+        return cur.lastrowid
+
+    def finish_run(self, run_id, status):
+        with self.db:
+            self.db.execute("UPDATE runs SET status=?, finished_utc=? WHERE id=?",
+                            (status, utc_now(), run_id))
+
+    def add_point(self, run_id, point, status, command, seconds, result=None, error=None):
+        """One point, with its phases and warnings, in one transaction."""
+        with self.db:
+            cur = self.db.execute(
+                "INSERT INTO points(run_id, test_id, title, layout, files, api, ranks,"
+                " block_bytes, size_bytes, group_size, status, error, command, seconds,"
+                " result_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (run_id, point.test_id, point.title, point.layout, point.files, point.api,
+                 point.ranks, point.block, point.size, point.group, status, error,
+                 json.dumps(command), seconds, json.dumps(result) if result else None))
+            point_id = cur.lastrowid
+            if result:
+                for phase in result["phases"]:
+                    for it in phase["iterations"]:
+                        self.db.execute(
+                            "INSERT INTO phases VALUES (?,?,?,?,?,?,?)",
+                            (point_id, phase["name"], it["iteration"], it["seconds"],
+                             it["bytes"], it["mib_per_s"], it.get("cache_resident_fraction")))
+                for text in result.get("warnings", []):
+                    self.db.execute("INSERT INTO warnings VALUES (?,?)", (point_id, text))
+        return point_id
+
+    # --- reading -----------------------------------------------------------
+    def runs(self):
+        rows = self.db.execute("SELECT * FROM runs ORDER BY id").fetchall()
+        return [self._with_live_status(r) for r in rows]
+
+    def run(self, run_id):
+        row = self.db.execute("SELECT * FROM runs WHERE id=?", (run_id,)).fetchone()
+        if row is None:
+            raise UsageError(f"run {run_id} is not in {self.path}: see 'pario list'")
+        return self._with_live_status(row)
+
+    def latest_run_id(self):
+        row = self.db.execute("SELECT max(id) FROM runs").fetchone()
+        if row[0] is None:
+            raise UsageError(f"{self.path} holds no runs yet: start one with 'pario run cfs --quick'")
+        return row[0]
+
+    def points(self, run_id):
+        return self.db.execute("SELECT * FROM points WHERE run_id=? ORDER BY id", (run_id,)).fetchall()
+
+    def best_rates(self, run_id):
+        """(test_id, phase, ranks, block) -> (best MiB/s, iterations), ok points only."""
+        rows = self.db.execute(
+            "SELECT p.test_id, ph.phase, p.ranks, p.block_bytes, max(ph.mib_per_s), count(*)"
+            " FROM points p JOIN phases ph ON ph.point_id = p.id"
+            " WHERE p.run_id=? AND p.status='ok'"
+            " GROUP BY p.id, ph.phase", (run_id,)).fetchall()
+        return {(r[0], r[1], r[2], r[3]): (r[4], r[5]) for r in rows}
+
+    def warnings(self, run_id):
+        rows = self.db.execute(
+            "SELECT p.test_id, w.text FROM warnings w JOIN points p ON p.id = w.point_id"
+            " WHERE p.run_id=?", (run_id,)).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
+    def counts(self, run_id):
+        rows = self.db.execute("SELECT status, count(*) FROM points WHERE run_id=? GROUP BY status",
+                               (run_id,)).fetchall()
+        return {r[0]: r[1] for r in rows}
+
+    @staticmethod
+    def _with_live_status(row):
+        """A 'running' run whose process is gone was killed: incomplete."""
+        run = dict(row)
+        if run["status"] == "running" and run["host"] == socket.gethostname():
+            try:
+                os.kill(run["pid"], 0)
+            except ProcessLookupError:
+                run["status"] = "incomplete"
+            except PermissionError:
+                pass
+        return run

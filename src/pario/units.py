@@ -1,0 +1,40 @@
+"""Sizes as users write them: 4k, 64k, 1m, 2g (powers of 1024), the same
+rules as the engine's."""
+
+import re
+
+from .errors import UsageError
+
+_UNITS = {"": 0, "b": 0, "k": 10, "m": 20, "g": 30, "t": 40, "p": 50}
+_SIZE = re.compile(r"^(\d+)([kmgtpb]?)(i?b)?$", re.IGNORECASE)
+
+
+def parse_size(text, what="size"):
+    """'64k' -> 65536; refuses zero, negatives, fractions and unknown units."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        value = text
+    else:
+        match = _SIZE.match(str(text).strip())
+        if not match:
+            raise UsageError(f"{what} '{text}' is not a size: use forms like 4k, 1m, 2g")
+        value = int(match.group(1)) << _UNITS[match.group(2).lower()]
+    if value <= 0:
+        raise UsageError(f"{what} '{text}' must be greater than zero")
+    return value
+
+
+def format_size(n):
+    """65536 -> '64 KiB': the largest unit that divides exactly."""
+    for unit in ("PiB", "TiB", "GiB", "MiB", "KiB"):
+        scale = 1 << {"KiB": 10, "MiB": 20, "GiB": 30, "TiB": 40, "PiB": 50}[unit]
+        if n >= scale and n % scale == 0:
+            return f"{n // scale} {unit}"
+    return f"{n} B"
+
+
+def engine_size(n):
+    """The shortest form the engine parses: 65536 -> '64k'."""
+    for suffix, shift in (("t", 40), ("g", 30), ("m", 20), ("k", 10)):
+        if n % (1 << shift) == 0:
+            return f"{n >> shift}{suffix}"
+    return str(n)
