@@ -1,0 +1,61 @@
+# pario: two commands for a new user, `make run` and `make test`.
+# Each installs what is missing (Debian packages, a Python virtual
+# environment with pinned dependencies), builds, then runs.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BUILD := build/engine
+ENGINE := $(BUILD)/pario-engine
+APT_PACKAGES := openmpi-bin libopenmpi-dev libhdf5-openmpi-dev liburing-dev fio cmake gcc make pkg-config
+PARIO := $(VENV)/bin/python -m pario
+
+.PHONY: deps apt venv build run test test-c test-py bench clean
+
+deps: apt venv
+
+# Install only the packages that are missing, so a warm machine stays fast.
+apt:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing Debian packages:$$missing"; \
+	  if [ "$$(id -u)" != 0 ]; then SUDO=sudo; fi; \
+	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $$missing; \
+	else echo "deps: Debian packages present"; fi
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt pyproject.toml
+	@$(PYTHON) -m venv --help >/dev/null 2>&1 || { echo "deps: $(PYTHON) has no venv module: apt-get install python3-venv"; exit 2; }
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q -r requirements.txt
+	$(VENV)/bin/pip install -q --no-deps -e .
+	@touch $@
+
+build: apt
+	cmake -S engine -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build $(BUILD) -j2
+
+# The CFS study, quick form, on the local disk in a directory made for it.
+run: deps build
+	@dir=$$(mktemp -d /var/tmp/pario-run.XXXXXX); \
+	echo "make run: pario run cfs --quick --dir $$dir"; \
+	$(PARIO) run cfs --quick --dir $$dir; status=$$?; \
+	rmdir $$dir 2>/dev/null; exit $$status
+
+test: deps build test-c test-py
+
+test-c:
+	cd $(BUILD) && ctest --output-on-failure
+
+test-py:
+	$(VENV)/bin/python -m pytest -q tests
+
+# pario beside fio's psync engine on the same shapes; prints the ratios.
+bench: deps build
+	$(VENV)/bin/python bench/fio_side_by_side.py
+
+clean:
+	rm -rf build
