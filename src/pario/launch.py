@@ -64,7 +64,7 @@ class Launcher:
         if self.flavour == "openmpi" and os.geteuid() == 0:
             lines.append("launcher: running as root, so OMPI_ALLOW_RUN_AS_ROOT=1 and "
                          "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 are set for Open MPI")
-        if self.flavour == "openmpi" and max_ranks > cores():
+        if self.flavour == "openmpi" and max_ranks > cores() and self.kind != "template":
             lines.append(f"launcher: points with more than {cores()} ranks (the cores here) "
                          "get --oversubscribe; waiting ranks then compete for CPU")
         return lines
@@ -81,6 +81,9 @@ class Launcher:
             _kill_group(proc)
             out, err = proc.communicate()
             timed_out = True
+        except BaseException:
+            _kill_group(proc)  # pario itself is stopping: take the ranks with it
+            raise
         return LaunchOutcome(proc.returncode, out, err, time.monotonic() - started, timed_out)
 
 
@@ -130,7 +133,8 @@ def choose_launcher(template=None, kind=None):
                              "(and {engine_args}), e.g. 'mpiexec -n {ranks} {engine} {engine_args}'")
         if "{engine_args}" not in words:
             words.append("{engine_args}")
-        return Launcher("template", [], template=words)
+        program = shutil.which(words[0])
+        return Launcher("template", [], flavour=_flavour(program) if program else "", template=words)
     if kind not in (None, "auto", "mpirun", "srun"):
         raise UsageError(f"--launcher '{kind}' is unknown: use auto, mpirun or srun")
     if kind == "srun" or (kind in (None, "auto") and os.environ.get("SLURM_JOB_ID")

@@ -44,6 +44,13 @@ def _engine_error(outcome):
     return tail[-1] if tail else f"exit code {outcome.returncode}"
 
 
+def _point_files(directory, name):
+    """The file(s) a point's engine creates: NAME, or NAME.<8-digit rank>."""
+    d = Path(directory)
+    return [f for f in [d / name, *d.glob(name + ".*")]
+            if f.exists() and (f.name == name or f.name[len(name) + 1:].isdigit())]
+
+
 def run_experiment(args, out=sys.stdout):
     preset = load_preset(args.experiment)
     directory = _check_dir(args.dir)
@@ -83,14 +90,23 @@ def run_experiment(args, out=sys.stdout):
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     progress = Progress(len(points))
     failures = 0
+    name = None
     try:
         with tempfile.TemporaryDirectory(prefix="pario-results-") as scratch:
             for i, p in enumerate(points):
                 json_path = Path(scratch) / f"point{i}.json"
-                engine_argv = [engine, *p.engine_args(directory, json_path)]
+                # A name per point: if its ranks are killed, pario knows which
+                # files its engine created and removes exactly those.
+                name = f"pario-run{run_id}-point{i}"
+                if _point_files(directory, name):
+                    raise UsageError(f"{directory}/{name} already exists: pario will not touch a "
+                                     "file it did not create; remove it or use another --dir")
+                engine_argv = [engine, *p.engine_args(directory, json_path), "--name", name]
                 command = launcher.command(p.ranks, engine_argv)
                 progress.start(p.label())
                 outcome = launcher.run(p.ranks, engine_argv, args.timeout)
+                for leftover in _point_files(directory, name):
+                    leftover.unlink()  # created by this point's engine, which died
                 if outcome.timed_out:
                     error = f"timed out after {args.timeout:g} s (raise --timeout, or look for a hung rank)"
                 elif outcome.returncode != 0 or not json_path.exists():
@@ -108,8 +124,13 @@ def run_experiment(args, out=sys.stdout):
                 rates = ", ".join(f"{ph['name']} {ph['summary']['best_mib_per_s']:.0f} MiB/s"
                                   for ph in result["phases"])
                 progress.finish(rates)
-    except _Interrupted as exc:
+    except (_Interrupted, UsageError) as exc:
+        if name and not isinstance(exc, UsageError):
+            for leftover in _point_files(directory, name):
+                leftover.unlink()
         store.finish_run(run_id, "incomplete")
+        if isinstance(exc, UsageError):
+            raise
         print(f"\nrun {run_id} stopped by {exc}: marked incomplete; finished points are kept",
               file=sys.stderr)
         return 130

@@ -190,8 +190,11 @@ void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o
 
     opterr = 0;
     optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, ":", long_options, NULL)) != -1) {
+    int c, which = 0;
+    while ((c = getopt_long(argc, argv, ":", long_options, &which)) != -1) {
+        /* "--block --json f": the next option is not a value */
+        if (optarg && optarg[0] == '-' && optarg[1] == '-' && c >= OPT_DIR)
+            fail_usage("--%s needs a value: see pario-engine io --help", long_options[which].name);
         switch (c) {
         case OPT_DIR:
             if (strlen(optarg) >= sizeof o->dir)

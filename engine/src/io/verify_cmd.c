@@ -55,8 +55,10 @@ int verify_command(int argc, char **argv)
     bool seed_given = false, iteration_given = false, size_given = false;
     opterr = 0;
     optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+    int c, which = 0;
+    while ((c = getopt_long(argc, argv, ":", opts, &which)) != -1) {
+        if (optarg && optarg[0] == '-' && optarg[1] == '-' && c >= O_FILE)
+            fail_usage("--%s needs a value: see pario-engine verify --help", opts[which].name);
         switch (c) {
         case O_FILE: file = optarg; break;
         case O_SEED: seed = parse_u64("--seed", optarg); seed_given = true; break;

@@ -1,0 +1,95 @@
+"""Fixtures: the real engine, launched through pario's own launcher, on
+/dev/shm (tmpfs) and on a directory of the local disk."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from pario.engine import engine_path  # noqa: E402
+from pario.launch import choose_launcher  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def engine():
+    return engine_path()
+
+
+@pytest.fixture(scope="session")
+def launcher():
+    return choose_launcher()
+
+
+def _fresh_dir(parent):
+    d = Path(parent) / f"pario-test-{uuid.uuid4().hex[:10]}"
+    d.mkdir(parents=True)
+    return d
+
+
+@pytest.fixture
+def shm_dir():
+    d = _fresh_dir("/dev/shm")
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture
+def disk_dir():
+    """A directory on a real block-device file system (not tmpfs)."""
+    for parent in (os.environ.get("PARIO_TEST_DISK"), "/var/tmp", str(ROOT / "build")):
+        if not parent or not os.path.isdir(parent):
+            continue
+        out = subprocess.run(["stat", "-f", "-c", "%T", parent], capture_output=True, text=True).stdout
+        if "tmpfs" not in out:
+            d = _fresh_dir(parent)
+            yield d
+            shutil.rmtree(d, ignore_errors=True)
+            return
+    pytest.skip("no disk-backed directory found: set PARIO_TEST_DISK")
+
+
+class EngineRun:
+    def __init__(self, proc, json_path):
+        self.returncode = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+        self.result = json.loads(Path(json_path).read_text()) if json_path and Path(json_path).exists() else None
+
+    def phase(self, name):
+        return next(p for p in self.result["phases"] if p["name"] == name)
+
+
+@pytest.fixture
+def run_io(engine, launcher, tmp_path):
+    """run_io(ranks, *args) -> EngineRun: `pario-engine io` under mpirun."""
+    counter = [0]
+
+    def run(ranks, *args, expect_ok=True, timeout=300):
+        counter[0] += 1
+        json_path = tmp_path / f"result{counter[0]}.json"
+        argv = launcher.command(ranks, [engine, "io", *map(str, args), "--json", str(json_path)])
+        proc = subprocess.run(argv, capture_output=True, text=True, env=launcher.environment(),
+                              timeout=timeout)
+        r = EngineRun(proc, json_path)
+        if expect_ok:
+            assert proc.returncode == 0, proc.stderr
+        return r
+
+    return run
+
+
+@pytest.fixture
+def verify(engine):
+    def run(path, seed, *extra):
+        return subprocess.run([engine, "verify", "--file", str(path), "--seed", str(seed), *extra],
+                              capture_output=True, text=True, timeout=120)
+
+    return run

@@ -1,0 +1,143 @@
+"""Every bad invocation is answered with one clear line and a non-zero
+exit, before any I/O: no result document, no file left behind."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+GOOD = ["--layout", "partitioned", "--block", "64k", "--size", "1m"]
+
+# (label, arguments after `io --dir DIR`, a phrase the line must contain)
+ENGINE_CASES = [
+    ("unknown layout", ["--layout", "spiral", "--size", "1m"], "--layout 'spiral' is unknown"),
+    ("unknown api", ["--api", "carrier-pigeon", "--size", "1m"], "--api 'carrier-pigeon' is unknown"),
+    ("unknown files", ["--files", "some", "--size", "1m"], "--files 'some'"),
+    ("unknown phase", ["--phases", "write,fly", "--size", "1m"], "unknown phase 'fly'"),
+    ("phase twice", ["--phases", "read,read", "--size", "1m"], "twice"),
+    ("empty phases", ["--phases", ",", "--size", "1m"], "--phases is empty"),
+    ("zero block", ["--block", "0", "--size", "1m"], "--block '0'"),
+    ("negative block", ["--block", "-4k", "--size", "1m"], "--block '-4k'"),
+    ("fractional size", ["--size", "1.5m"], "--size '1.5m'"),
+    ("unknown unit", ["--size", "3x"], "unknown unit"),
+    ("missing size", ["--block", "4k"], "--size is required"),
+    ("block not multiple of 8", ["--block", "1001", "--size", "1m"], "multiple of 8"),
+    ("block larger than share", ["--block", "2m", "--size", "1m"], "larger than a rank's share"),
+    ("size not whole blocks", ["--block", "64k", "--size", "100k"], "multiple of"),
+    ("zero iterations", GOOD + ["--iterations", "0"], "--iterations '0'"),
+    ("iterations not a number", GOOD + ["--iterations", "three"], "--iterations 'three'"),
+    ("zero group", GOOD + ["--group", "0"], "--group '0'"),
+    ("unknown group unit", GOOD + ["--group", "2", "--group-unit", "byte"], "--group-unit 'byte'"),
+    ("group unit without group", GOOD + ["--group-unit", "rank"], "needs --group"),
+    ("broadcast write", ["--layout", "broadcast", "--size", "1m", "--phases", "write"], "only reads"),
+    ("broadcast read shift", ["--layout", "broadcast", "--size", "1m", "--phases", "read",
+                              "--read-shift", "1"], "does not apply"),
+    ("negative read shift", GOOD + ["--read-shift", "-1"], "--read-shift '-1'"),
+    ("read shift without read", GOOD + ["--phases", "write", "--read-shift", "1"], "only changes read"),
+    ("evict without read", GOOD + ["--phases", "write", "--evict"], "add read to --phases"),
+    ("fsync without write", GOOD + ["--phases", "read", "--fsync"], "add write"),
+    ("direct with odd block", ["--block", "1000b", "--size", "1000000b", "--direct"], "multiple of"),
+    ("direct unaligned", ["--block", "1024", "--size", "1m", "--direct"], "multiple of 4k"),
+    ("negative seed", GOOD + ["--seed", "-3"], "--seed '-3'"),
+    ("unknown option", GOOD + ["--turbo"], "unknown option '--turbo'"),
+    ("missing value", GOOD + ["--block"], "--block needs a value"),
+    ("stray argument", GOOD + ["extra"], "unexpected argument 'extra'"),
+    ("name with slash", GOOD + ["--name", "a/b"], "plain file name"),
+    ("json dir missing", GOOD + ["--json", "/nonexistent-dir/r.json"], "does not exist"),
+    ("trace too long", ["--block", "8", "--size", "1m", "--trace"], "--trace records every call"),
+    ("size beyond free space", ["--block", "1m", "--size", "1p"], "free"),
+]
+
+
+@pytest.mark.parametrize("label,args,phrase", ENGINE_CASES, ids=[c[0] for c in ENGINE_CASES])
+def test_engine_refuses_with_one_line(engine, shm_dir, tmp_path, label, args, phrase):
+    json_path = tmp_path / "r.json"
+    extra = [] if "--json" in args else ["--json", str(json_path)]
+    p = subprocess.run([engine, "io", "--dir", str(shm_dir), *args, *extra],
+                       capture_output=True, text=True, timeout=60)
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 2, (label, p.returncode, p.stderr)
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("pario-engine: error: ") and phrase in lines[0], lines[0]
+    assert not json_path.exists()
+    assert os.listdir(shm_dir) == []
+
+
+def test_engine_refuses_missing_and_unwritable_dir(engine, tmp_path):
+    p = subprocess.run([engine, "io", "--dir", str(tmp_path / "absent"), *GOOD],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "does not exist" not in "" and "--dir" in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
+    a_file = tmp_path / "plain"
+    a_file.write_text("x")
+    p = subprocess.run([engine, "io", "--dir", str(a_file), *GOOD], capture_output=True, text=True)
+    assert p.returncode == 2 and "is not a directory" in p.stderr
+
+
+def test_engine_never_touches_an_existing_file(engine, shm_dir):
+    precious = shm_dir / "precious"
+    precious.write_bytes(b"user data")
+    p = subprocess.run([engine, "io", "--dir", str(shm_dir), *GOOD, "--name", "precious"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "already exists" in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
+    assert precious.read_bytes() == b"user data"
+
+
+def test_bad_invocation_through_mpirun_still_fails(run_io, shm_dir):
+    r = run_io(2, "--dir", shm_dir, "--layout", "spiral", "--size", "1m", expect_ok=False)
+    assert r.returncode != 0 and r.result is None
+    assert "pario-engine: error: --layout 'spiral' is unknown" in r.stderr
+
+
+VERIFY_CASES = [
+    (["--seed", "1"], "--file is required"),
+    (["--file", "/nonexistent"], "--seed is required"),
+    (["--file", "/nonexistent", "--seed", "1"], "No such file"),
+    (["--file", "/dev/null", "--seed", "x"], "--seed 'x'"),
+]
+
+
+@pytest.mark.parametrize("args,phrase", VERIFY_CASES)
+def test_verify_refuses_with_one_line(engine, args, phrase):
+    p = subprocess.run([engine, "verify", *args], capture_output=True, text=True)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and phrase in p.stderr
+
+
+def pario(*args, env_db):
+    return subprocess.run([sys.executable, "-m", "pario", *args], capture_output=True, text=True,
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT / "src"), "PARIO_DB": str(env_db)},
+                          timeout=120)
+
+
+FRONT_CASES = [
+    (["run", "nosuchpreset", "--dir", "/dev/shm"], "preset 'nosuchpreset' is unknown"),
+    (["run", "cfs", "--dir", "/nonexistent-dir"], "does not exist"),
+    (["run", "cfs", "--dir", "/dev/shm", "--ranks", "0"], "--ranks"),
+    (["run", "cfs", "--dir", "/dev/shm", "--ranks", "two"], "--ranks"),
+    (["run", "cfs", "--dir", "/dev/shm", "--blocks", "4q"], "is not a size"),
+    (["run", "cfs", "--dir", "/dev/shm", "--size", "0"], "greater than zero"),
+    (["run", "cfs", "--dir", "/dev/shm", "--tests", "nope"], "--tests nope unknown"),
+    (["run", "cfs", "--dir", "/dev/shm", "--timeout", "-1"], "--timeout"),
+    (["run", "cfs", "--dir", "/dev/shm", "--launcher", "teleport"], "--launcher 'teleport'"),
+    (["run", "cfs", "--dir", "/dev/shm", "--launcher-template", "mpiexec"], "{ranks}"),
+    (["run", "cfs", "--dir", "/dev/shm", "--ranks", "1", "--blocks", "1m", "--size", "64k"], "no runnable point"),
+    (["run", "cfs"], "--dir"),
+    (["show", "99"], "run 99 is not in"),
+    (["frobnicate"], "invalid choice"),
+]
+
+
+@pytest.mark.parametrize("args,phrase", FRONT_CASES, ids=[" ".join(c[0][:3]) for c in FRONT_CASES])
+def test_front_end_refuses_with_one_line_and_stores_nothing(tmp_path, args, phrase):
+    db = tmp_path / "r.sqlite"
+    p = pario(*args, env_db=db)
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 2, p.stderr
+    assert len(lines) == 1 and phrase in lines[0], lines
+    if db.exists():
+        import sqlite3
+        assert sqlite3.connect(db).execute("SELECT count(*) FROM runs").fetchone()[0] == 0

@@ -1,0 +1,44 @@
+"""A figure read from a cache says so.  On the disk, a file smaller than
+memory read back without --evict is flagged and was measurably resident in
+the page cache; with --evict it was not, and the read is slower."""
+
+import pytest
+
+
+def cache_warning(result):
+    return [w for w in result["warnings"] if "page cache" in w and "likely" in w]
+
+
+def test_disk_read_without_evict_is_flagged_and_cached(disk_dir, run_io):
+    r = run_io(2, "--dir", disk_dir, "--layout", "partitioned", "--block", "1m", "--size", "64m",
+               "--iterations", 2)
+    assert r.result["target"]["fs_type"] != "tmpfs"
+    assert cache_warning(r.result)
+    for it in r.phase("read")["iterations"]:
+        assert it["cache_resident_fraction"] > 0.9
+
+
+def test_disk_read_with_evict_comes_from_the_device(disk_dir, run_io):
+    r = run_io(2, "--dir", disk_dir, "--layout", "partitioned", "--block", "1m", "--size", "64m",
+               "--iterations", 2, "--evict")
+    assert not cache_warning(r.result)
+    for it in r.phase("read")["iterations"]:
+        assert it["cache_resident_fraction"] < 0.1
+
+
+def test_evicted_read_is_slower_than_cached_read_in_one_run(disk_dir, run_io):
+    """Same file, same minute: cached then evicted reads, as a ratio."""
+    args = ["--dir", disk_dir, "--layout", "partitioned", "--block", "1m", "--size", "256m",
+            "--phases", "read", "--iterations", 3]
+    cached = run_io(2, *args)
+    evicted = run_io(2, *args, "--evict")
+    fast = cached.phase("read")["summary"]["median_mib_per_s"]
+    slow = evicted.phase("read")["summary"]["median_mib_per_s"]
+    assert slow < fast, (slow, fast)
+
+
+def test_tmpfs_is_always_flagged(shm_dir, run_io):
+    r = run_io(1, "--dir", shm_dir, "--layout", "partitioned", "--block", "64k", "--size", "1m",
+               "--iterations", 1, "--direct", "--evict")
+    text = " ".join(r.result["warnings"])
+    assert "tmpfs" in text and "O_DIRECT" in text and "--evict has no effect" in text
