@@ -53,5 +53,7 @@ int main(void)
     CHECK(strcmp(buf, "64 KiB") == 0);
     size_format(1000, buf, sizeof buf);
     CHECK(strcmp(buf, "1000 B") == 0);
+    size_approx(25275219968ULL, buf, sizeof buf);
+    CHECK(strcmp(buf, "23.5 GiB") == 0);
     CHECK_DONE();
 }

@@ -13,24 +13,21 @@ def _csv(text):
     return [t for t in text.split(",") if t]
 
 
-def _positive_float(text):
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number of seconds")
-    if v <= 0:
-        raise argparse.ArgumentTypeError(f"'{text}' must be more than 0 seconds")
-    return v
+def _positive(kind, noun):
+    """An argparse type: a number of `kind` above zero."""
+    def convert(text):
+        try:
+            v = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not {noun}")
+        if v <= 0:
+            raise argparse.ArgumentTypeError(f"'{text}' must be more than 0")
+        return v
+    return convert
 
 
-def _positive_int(text):
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number")
-    if v <= 0:
-        raise argparse.ArgumentTypeError(f"'{text}' must be at least 1")
-    return v
+_positive_float = _positive(float, "a number of seconds")
+_positive_int = _positive(int, "a whole number")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -382,7 +382,7 @@ void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o
         if (need > fs.free_bytes) {
             char n[32], f[32];
             size_format(need, n, sizeof n);
-            size_format(fs.free_bytes, f, sizeof f);
+            size_approx(fs.free_bytes, f, sizeof f);
             fail_usage("--dir %s has %s free but the run needs %s: free space or lower --size",
                        o->dir, f, n);
         }

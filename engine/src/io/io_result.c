@@ -99,7 +99,7 @@ void io_result_warn(io_result *r)
         uint64_t mem = r->hosts[0].memory_bytes;
         if (!crosses_hosts && data < 2 * mem) {
             size_format(data, a, sizeof a);
-            size_format(mem, b, sizeof b);
+            size_approx(mem, b, sizeof b);
             warn(r,
                  "read rates are likely served from the page cache: the data (%s) is smaller "
                  "than twice this node's memory (%s) and neither --direct nor --evict was used",

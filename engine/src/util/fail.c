@@ -22,14 +22,19 @@ static _Noreturn void finish(int code)
     exit(code);
 }
 
+static void print_line(const char *fmt, va_list ap)
+{
+    fputs("pario-engine: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
 void fail_usage(const char *fmt, ...)
 {
     if (g_rank == 0) {
         va_list ap;
         va_start(ap, fmt);
-        fputs("pario-engine: error: ", stderr);
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
+        print_line(fmt, ap);
         va_end(ap);
     }
     finish(EXIT_USAGE);
@@ -40,9 +45,7 @@ void fail_exit(int code, int print_here, const char *fmt, ...)
     if (print_here) {
         va_list ap;
         va_start(ap, fmt);
-        fputs("pario-engine: error: ", stderr);
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
+        print_line(fmt, ap);
         va_end(ap);
     }
     finish(code);

@@ -29,15 +29,21 @@ static int parse_digits(const char **p, uint64_t *value, const char **why)
     return 0;
 }
 
+/* The leading whole number both parsers share; *p is left after it. */
+static int leading_number(const char **p, uint64_t *value, const char **why)
+{
+    if (!*p || !**p) {
+        *why = "is empty";
+        return -1;
+    }
+    return parse_digits(p, value, why);
+}
+
 int size_parse(const char *text, uint64_t *out, const char **why)
 {
     const char *s = text;
     uint64_t v;
-    if (!s || !*s) {
-        *why = "is empty";
-        return -1;
-    }
-    if (parse_digits(&s, &v, why) != 0)
+    if (leading_number(&s, &v, why) != 0)
         return -1;
     unsigned shift = 0;
     if (*s) {
@@ -79,11 +85,7 @@ int count_parse(const char *text, uint64_t *out, const char **why)
 {
     const char *s = text;
     uint64_t v;
-    if (!s || !*s) {
-        *why = "is empty";
-        return -1;
-    }
-    if (parse_digits(&s, &v, why) != 0)
+    if (leading_number(&s, &v, why) != 0)
         return -1;
     if (*s) {
         *why = "is not a whole number";
@@ -107,4 +109,16 @@ void size_format(uint64_t bytes, char *buf, size_t len)
         u++;
     }
     snprintf(buf, len, "%llu %s", (unsigned long long)v, units[u]);
+}
+
+void size_approx(uint64_t bytes, char *buf, size_t len)
+{
+    static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (u < 5 && v >= 1024) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, units[u]);
 }

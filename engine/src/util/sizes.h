@@ -13,6 +13,9 @@ int size_parse(const char *text, uint64_t *out, const char **why);
 /* "1 MiB", "64 KiB", "1000 B": the shortest exact form, for summaries. */
 void size_format(uint64_t bytes, char *buf, size_t len);
 
+/* "23.5 GiB": one decimal, for sizes that are not exact (memory, free space). */
+void size_approx(uint64_t bytes, char *buf, size_t len);
+
 /* Positive integer (counts, ranks, iterations); same contract. */
 int count_parse(const char *text, uint64_t *out, const char **why);
 
