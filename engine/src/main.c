@@ -8,6 +8,7 @@
 
 int io_command(int argc, char **argv);
 int verify_command(int argc, char **argv);
+int bt_command(int argc, char **argv);
 
 static void usage(void)
 {
@@ -15,6 +16,7 @@ static void usage(void)
            "\n"
            "  mpirun -np P pario-engine io --dir DIR --layout L --block B --size S ...\n"
            "  pario-engine verify --file FILE --seed S\n"
+           "  pario-engine bt --class S|W|A|B|C\n"
            "  pario-engine version\n"
            "\n"
            "'pario-engine COMMAND --help' describes each command.\n",
@@ -34,15 +36,18 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "verify") == 0)
         return verify_command(argc - 1, argv + 1); /* one process, no MPI */
-    if (strcmp(cmd, "io") == 0) {
+    int (*mpi_command)(int, char **) = strcmp(cmd, "io") == 0   ? io_command
+                                       : strcmp(cmd, "bt") == 0 ? bt_command
+                                                                : NULL;
+    if (mpi_command) {
         MPI_Init(&argc, &argv);
         int rank;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         fail_set_mpi(rank);
-        int status = io_command(argc - 1, argv + 1);
+        int status = mpi_command(argc - 1, argv + 1);
         MPI_Finalize();
         return status;
     }
-    fprintf(stderr, "pario-engine: error: unknown command '%s': use io, verify or version\n", cmd);
+    fprintf(stderr, "pario-engine: error: unknown command '%s': use io, bt, verify or version\n", cmd);
     return EXIT_USAGE;
 }

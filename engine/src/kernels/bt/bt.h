@@ -1,0 +1,48 @@
+/* BT: the NAS Parallel Benchmarks' block-tridiagonal ADI solver, written
+ * from the published specification (shared/REFERENCE-FACTS.md §1): the
+ * application the NHT-1 report checkpoints.
+ *
+ * State u is stored point-major, component fastest: u[((k*N + j)*N + i)*5 + m],
+ * so a point's five unknowns are one cache line apart at most and x lines
+ * are contiguous. */
+#ifndef PARIO_BT_H
+#define PARIO_BT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct bt_class {
+    char name;
+    int grid;
+    int steps;
+    double dt;
+    double xcr_ref[5], xce_ref[5];
+} bt_class;
+
+const bt_class *bt_class_find(char name);
+
+typedef struct bt_problem {
+    int n;          /* grid points per direction */
+    double dt;
+    /* derived constants (set_constants) */
+    double dnm1, t1, t2, tt1; /* 1/(n-1), 1/dnm1^2 etc. shared by x, y, z since the grid is cubic */
+    double *u, *rhs, *forcing;
+    double *rho_i, *us, *vs, *ws, *square, *qs;
+} bt_problem;
+
+int bt_problem_init(bt_problem *p, int n, double dt); /* allocate, 0 or -1 */
+void bt_problem_free(bt_problem *p);
+
+void bt_initialize(bt_problem *p);   /* u from the transfinite interpolation */
+void bt_exact_rhs(bt_problem *p);    /* the forcing term */
+void bt_step(bt_problem *p);         /* compute_rhs, x/y/z solves, add */
+void bt_compute_rhs(bt_problem *p);
+
+/* RMS error against the exact solution and RMS residual / dt. */
+void bt_error_norm(const bt_problem *p, double xce[5]);
+void bt_residual_norm(bt_problem *p, double xcr[5]);
+
+/* NPB's operation count for Mop/s. */
+double bt_mops(int n, int steps, double seconds);
+
+#endif
