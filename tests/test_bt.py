@@ -18,7 +18,7 @@ def test_bt_class_verifies_against_npb_reference(engine, tmp_path, cls):
     v = doc["verification"]
     assert v["performed"] and v["ok"] and v["largest_relative_difference"] < 1e-8
     assert doc["params"]["grid"] == {"S": 12, "W": 24}[cls]
-    assert doc["mops"] > 0 and doc["compute_seconds"] > 0
+    assert doc["mops"] > 0 and doc["t_t_seconds"] > 0 and doc["zeta"] == 0.0
 
 
 def test_bt_other_step_count_is_not_called_verified(engine):
@@ -49,3 +49,68 @@ def test_bt_refuses_more_ranks_until_the_decomposition_exists(launcher, engine):
     argv = launcher.command(2, [engine, "bt", "--class", "S"])
     p = subprocess.run(argv, capture_output=True, text=True, env=launcher.environment(), timeout=120)
     assert p.returncode != 0 and "bt runs on one rank for now" in p.stderr
+
+
+@pytest.mark.parametrize("cls,dumps", [("S", 12), ("W", 40)])
+def test_bt_checkpoints_a_serial_order_file_that_verify_bt_accepts(engine, shm_dir, tmp_path, cls, dumps):
+    out = tmp_path / "bt.json"
+    p = subprocess.run([engine, "bt", "--class", cls, "--io", "posix", "--dir", str(shm_dir), "--keep",
+                        "--tc", "1.0", "--json", str(out)], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "file check SUCCESSFUL" in p.stdout
+    doc = json.loads(out.read_text())
+    n = doc["params"]["grid"]
+    io = doc["io"]
+    assert io["dumps"] == dumps and io["bytes_written"] == 40 * n**3 * dumps
+    assert len(io["dump_seconds"]) == dumps and all(t > 0 for t in io["dump_seconds"])
+    steps, tt = doc["params"]["steps"], doc["t_t_seconds"]
+    assert io["r_io_bytes_per_s"] == pytest.approx(5 * 8 * n**3 * steps / (5 * tt))
+    assert doc["zeta"] == pytest.approx(tt / 1.0 - 1)
+    assert doc["verification"]["file_ok"]
+
+    [path] = list(shm_dir.iterdir())
+    assert path.stat().st_size == 40 * n**3 * dumps
+    ok = subprocess.run([engine, "verify-bt", str(path), "--class", cls], capture_output=True, text=True)
+    assert ok.returncode == 0 and "verification SUCCESSFUL" in ok.stdout
+    assert ok.stdout.count("dump ") == dumps  # the diagonal of every dump is printed
+
+    # One value of the last dump scaled by 2^16 (an exponent bit): the serial
+    # check notices. (It checks norms, so a flip in the lowest mantissa bits
+    # would pass, as it would in NPB.)
+    data = bytearray(path.read_bytes())
+    data[-40 * n - 1] ^= 0x01
+    path.write_bytes(bytes(data))
+    bad = subprocess.run([engine, "verify-bt", str(path), "--class", cls, "--quiet"],
+                         capture_output=True, text=True)
+    assert bad.returncode != 0 and "UNSUCCESSFUL" in bad.stdout
+
+
+def test_bt_without_keep_removes_only_its_file(engine, shm_dir):
+    mine = shm_dir / "not-pario"
+    mine.write_text("user data")
+    p = subprocess.run([engine, "bt", "--class", "S", "--io", "posix", "--dir", str(shm_dir)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and "file check SUCCESSFUL" in p.stdout
+    assert [f.name for f in shm_dir.iterdir()] == ["not-pario"]
+
+
+@pytest.mark.parametrize("args,phrase", [
+    (["--class", "S", "--io", "posix"], "needs --dir"),
+    (["--class", "S", "--io", "collective", "--dir", "/tmp"], "not built yet"),
+    (["--class", "S", "--io", "teleport"], "--io 'teleport' is unknown"),
+    (["--class", "S", "--dir", "/tmp"], "need --io posix"),
+    (["--class", "S", "--io", "posix", "--dir", "/nonexistent"], "not an existing directory"),
+    (["--class", "S", "--io", "posix", "--dir", "/tmp", "--write-interval", "0"], "--write-interval '0'"),
+    (["--class", "S", "--tc", "-2"], "--tc '-2'"),
+])
+def test_bt_io_refuses_with_one_line(engine, args, phrase):
+    p = subprocess.run([engine, "bt", *args], capture_output=True, text=True)
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 2 and len(lines) == 1 and phrase in lines[0], p.stderr
+
+
+def test_verify_bt_refuses_wrong_size_file(engine, tmp_path):
+    f = tmp_path / "short"
+    f.write_bytes(b"\0" * 4000)
+    p = subprocess.run([engine, "verify-bt", str(f), "--class", "S"], capture_output=True, text=True)
+    assert p.returncode == 3 and "expected 829440" in p.stderr

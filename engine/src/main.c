@@ -9,6 +9,7 @@
 int io_command(int argc, char **argv);
 int verify_command(int argc, char **argv);
 int bt_command(int argc, char **argv);
+int verify_bt_command(int argc, char **argv);
 
 static void usage(void)
 {
@@ -16,7 +17,8 @@ static void usage(void)
            "\n"
            "  mpirun -np P pario-engine io --dir DIR --layout L --block B --size S ...\n"
            "  pario-engine verify --file FILE --seed S\n"
-           "  pario-engine bt --class S|W|A|B|C\n"
+           "  pario-engine bt --class S|W|A|B|C [--io posix --dir DIR]\n"
+           "  pario-engine verify-bt FILE --class C\n"
            "  pario-engine version\n"
            "\n"
            "'pario-engine COMMAND --help' describes each command.\n",
@@ -36,6 +38,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "verify") == 0)
         return verify_command(argc - 1, argv + 1); /* one process, no MPI */
+    if (strcmp(cmd, "verify-bt") == 0)
+        return verify_bt_command(argc - 1, argv + 1); /* the serial post-processor */
     int (*mpi_command)(int, char **) = strcmp(cmd, "io") == 0   ? io_command
                                        : strcmp(cmd, "bt") == 0 ? bt_command
                                                                 : NULL;
@@ -48,6 +52,6 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return status;
     }
-    fprintf(stderr, "pario-engine: error: unknown command '%s': use io, bt, verify or version\n", cmd);
+    fprintf(stderr, "pario-engine: error: unknown command '%s': use io, bt, verify, verify-bt or version\n", cmd);
     return EXIT_USAGE;
 }

@@ -17,7 +17,22 @@ typedef struct bt_class {
     int steps;
     double dt;
     double xcr_ref[5], xce_ref[5];
+    double btio_xce_ref[5]; /* mean error norm over dumps, write interval 5 (§2.5) */
 } bt_class;
+
+/* BTIO file layout (§2.3): dump d, point (i,j,k), component m at byte
+ * 8*(5*(i + N*(j + N*(k + N*d))) + m); our u array is one dump. */
+static inline uint64_t btio_offset(int n, int i, int j, int k, uint64_t dump)
+{
+    return 40ULL * ((uint64_t)i + (uint64_t)n * ((uint64_t)j + (uint64_t)n * ((uint64_t)k + (uint64_t)n * dump)));
+}
+
+/* Dumps written by `steps` steps with a write interval (every interval-th
+ * step and the last one). */
+static inline int btio_dumps(int steps, int interval)
+{
+    return steps / interval + (steps % interval ? 1 : 0);
+}
 
 const bt_class *bt_class_find(char name);
 
@@ -40,6 +55,8 @@ void bt_compute_rhs(bt_problem *p);
 
 /* RMS error against the exact solution and RMS residual / dt. */
 void bt_error_norm(const bt_problem *p, double xce[5]);
+/* The same norm of a dump held in u (n^3 points x 5). */
+void bt_error_norm_of(int n, const double *u, double xce[5]);
 void bt_residual_norm(bt_problem *p, double xcr[5]);
 
 /* NPB's operation count for Mop/s. */

@@ -1,65 +1,119 @@
-/* `pario-engine bt`: run BT (NPB timing: one untimed warm-up step, then
- * the timed steps) and verify it against NPB's reference norms. */
+/* `pario-engine bt`: the NHT-1 application I/O benchmark on NPB's BT.
+ *
+ * Timing follows NPB: one untimed warm-up step, then the timed steps.  With
+ * I/O on, the solution is written after every I_W-th step and after the
+ * last, into one serial-order file; T_T runs from the start to the close
+ * of that file (the transfers are complete), and verification of the file
+ * happens after, untimed, as the report requires. */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../../util/clock.h"
 #include "../../util/fail.h"
 #include "../../util/json.h"
 #include "../../version.h"
 #include "bt.h"
+#include "btio.h"
 
 #define BT_EPSILON 1.0e-8
 
+typedef struct bt_options {
+    const bt_class *cls;
+    long steps;
+    bool io;            /* --io posix; none otherwise */
+    int interval;       /* I_W */
+    char dir[4096];
+    bool keep;
+    double tc;          /* T_C from an --io none run, 0 = not given */
+    const char *json;
+} bt_options;
+
 static void bt_usage(void)
 {
-    printf("usage: pario-engine bt --class S|W|A|B|C [--steps N] [--json FILE]\n"
+    printf("usage: pario-engine bt --class S|W|A|B|C [--io none|posix] [options]\n"
            "\n"
-           "  --class C    NPB problem class (grid, steps, dt and reference norms)\n"
-           "  --steps N    run N steps instead of the class's (no verification then)\n"
-           "  --json FILE  write the result document\n"
+           "  --class C            NPB problem class (grid, steps, dt, reference norms)\n"
+           "  --steps N            run N steps instead of the class's (no verification)\n"
+           "  --io MODE            none (default) or posix: one pwrite per row of the\n"
+           "                       solution into one serial-order (BTIO) file\n"
+           "  --write-interval I   write the solution every I steps (default 5)\n"
+           "  --dir DIR            where the file goes (required with --io posix)\n"
+           "  --keep               keep the file (default: removed after verification)\n"
+           "  --tc SECONDS         T_C of the same run without I/O, for zeta\n"
+           "  --json FILE          write the result document\n"
            "\n"
-           "Runs on one rank for now: the MPI decomposition and the I/O modes of\n"
-           "the NHT-1 benchmark are not built yet.\n");
+           "Runs on one rank for now: the MPI decomposition and the collective,\n"
+           "independent, per-rank and serial I/O modes are not built yet.\n");
 }
 
-int bt_command(int argc, char **argv)
+static void parse(int argc, char **argv, int rank, bt_options *o)
 {
-    enum { O_CLASS = 1000, O_STEPS, O_JSON, O_HELP };
-    static const struct option opts[] = {{"class", required_argument, 0, O_CLASS},
-                                         {"steps", required_argument, 0, O_STEPS},
-                                         {"json", required_argument, 0, O_JSON},
-                                         {"help", no_argument, 0, O_HELP},
-                                         {0, 0, 0, 0}};
-    int rank, nranks;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    const bt_class *cls = NULL;
-    const char *json_path = NULL;
-    long steps = -1;
+    enum { O_CLASS = 1000, O_STEPS, O_IO, O_INTERVAL, O_DIR, O_KEEP, O_TC, O_JSON, O_HELP };
+    static const struct option opts[] = {
+        {"class", required_argument, 0, O_CLASS},  {"steps", required_argument, 0, O_STEPS},
+        {"io", required_argument, 0, O_IO},        {"write-interval", required_argument, 0, O_INTERVAL},
+        {"dir", required_argument, 0, O_DIR},      {"keep", no_argument, 0, O_KEEP},
+        {"tc", required_argument, 0, O_TC},        {"json", required_argument, 0, O_JSON},
+        {"help", no_argument, 0, O_HELP},          {0, 0, 0, 0}};
+    memset(o, 0, sizeof *o);
+    o->steps = -1;
+    o->interval = 5;
+    bool interval_given = false;
     opterr = 0;
     optind = 1;
     int c, which = 0;
+    char *end;
     while ((c = getopt_long(argc, argv, ":", opts, &which)) != -1) {
         if (optarg && optarg[0] == '-' && optarg[1] == '-')
             fail_usage("--%s needs a value: see pario-engine bt --help", opts[which].name);
         switch (c) {
         case O_CLASS:
-            if (strlen(optarg) != 1 || !(cls = bt_class_find(optarg[0])))
+            if (strlen(optarg) != 1 || !(o->cls = bt_class_find(optarg[0])))
                 fail_usage("--class '%s' is unknown: use S, W, A, B or C", optarg);
             break;
-        case O_STEPS: {
-            char *end;
-            steps = strtol(optarg, &end, 10);
-            if (*end || steps <= 0 || steps > 1000000)
+        case O_STEPS:
+            o->steps = strtol(optarg, &end, 10);
+            if (*end || o->steps <= 0 || o->steps > 1000000)
                 fail_usage("--steps '%s' must be a whole number from 1 to 1000000", optarg);
             break;
+        case O_IO:
+            if (strcmp(optarg, "posix") == 0)
+                o->io = true;
+            else if (strcmp(optarg, "none") == 0)
+                o->io = false;
+            else if (!strcmp(optarg, "collective") || !strcmp(optarg, "independent") ||
+                     !strcmp(optarg, "per-rank") || !strcmp(optarg, "serial"))
+                fail_usage("--io %s is not built yet: use none or posix", optarg);
+            else
+                fail_usage("--io '%s' is unknown: use none or posix", optarg);
+            break;
+        case O_INTERVAL: {
+            long v = strtol(optarg, &end, 10);
+            if (*end || v <= 0 || v > 1000000)
+                fail_usage("--write-interval '%s' must be a whole number of steps, at least 1", optarg);
+            o->interval = (int)v;
+            interval_given = true;
+            break;
         }
-        case O_JSON: json_path = optarg; break;
+        case O_DIR:
+            snprintf(o->dir, sizeof o->dir, "%s", optarg);
+            break;
+        case O_KEEP: o->keep = true; break;
+        case O_TC:
+            o->tc = strtod(optarg, &end);
+            if (*end || !(o->tc > 0))
+                fail_usage("--tc '%s' must be a positive number of seconds", optarg);
+            break;
+        case O_JSON: o->json = optarg; break;
         case O_HELP:
             if (rank == 0)
                 bt_usage();
@@ -70,48 +124,206 @@ int bt_command(int argc, char **argv)
     }
     if (optind < argc)
         fail_usage("unexpected argument '%s': see pario-engine bt --help", argv[optind]);
-    if (!cls)
+    if (!o->cls)
         fail_usage("--class is required: use S, W, A, B or C");
+    if (!o->io && (o->dir[0] || o->keep || interval_given))
+        fail_usage("--dir, --keep and --write-interval need --io posix");
+    if (o->io) {
+        struct stat st;
+        if (!o->dir[0])
+            fail_usage("--io posix needs --dir DIR: where the solution file goes");
+        if (stat(o->dir, &st) != 0 || !S_ISDIR(st.st_mode))
+            fail_usage("--dir %s is not an existing directory: create it first", o->dir);
+        if (access(o->dir, W_OK | X_OK) != 0)
+            fail_usage("--dir %s is not writable: choose a writable directory", o->dir);
+    }
+}
+
+static void save_json(const bt_options *o, int nranks, long steps, double tt, double mops,
+                      int dumps, const double *dump_seconds, uint64_t bytes, double r_io,
+                      bool verified, bool ok, double worst, const double xcr[5],
+                      const double xce[5], bool file_checked, bool file_ok,
+                      const double file_xce[5], const char *path)
+{
+    json j;
+    json_init(&j, true);
+    json_object_begin(&j, NULL);
+    json_string(&j, "schema", "pario.result/1");
+    json_object_begin(&j, "tool");
+    json_string(&j, "name", "pario-engine");
+    json_string(&j, "version", PARIO_VERSION);
+    json_object_end(&j);
+    json_string(&j, "command", "bt");
+    json_string(&j, "status", "ok");
+    json_object_begin(&j, "params");
+    char name[2] = {o->cls->name, 0};
+    json_string(&j, "class", name);
+    json_int(&j, "grid", o->cls->grid);
+    json_int(&j, "steps", steps);
+    json_double(&j, "dt", o->cls->dt);
+    json_int(&j, "ranks", nranks);
+    json_string(&j, "io", o->io ? "posix" : "none");
+    json_int(&j, "write_interval", o->io ? o->interval : 0);
+    json_bool(&j, "serial_order", true);
+    json_object_end(&j);
+    json_double(&j, "t_t_seconds", tt);
+    if (o->tc > 0) {
+        json_double(&j, "t_c_seconds", o->tc);
+        json_double(&j, "zeta", tt / o->tc - 1.0);
+    } else {
+        json_double(&j, "t_c_seconds", o->io ? NAN : tt);
+        json_double(&j, "zeta", o->io ? NAN : 0.0);
+    }
+    json_double(&j, "mops", mops);
+    json_double(&j, "mops_per_rank", mops / nranks);
+    json_object_begin(&j, "io");
+    json_int(&j, "dumps", dumps);
+    json_uint(&j, "bytes_written", bytes);
+    json_double(&j, "r_io_bytes_per_s", r_io);
+    json_array_begin(&j, "dump_seconds");
+    for (int d = 0; d < dumps; d++)
+        json_double(&j, NULL, dump_seconds[d]);
+    json_array_end(&j);
+    json_string(&j, "file", path && o->keep ? path : NULL);
+    json_object_end(&j);
+    json_object_begin(&j, "verification");
+    json_bool(&j, "performed", verified);
+    json_bool(&j, "ok", ok);
+    json_double(&j, "largest_relative_difference", worst);
+    json_array_begin(&j, "xcr");
+    for (int m = 0; m < 5; m++)
+        json_double(&j, NULL, xcr[m]);
+    json_array_end(&j);
+    json_array_begin(&j, "xce");
+    for (int m = 0; m < 5; m++)
+        json_double(&j, NULL, xce[m]);
+    json_array_end(&j);
+    json_bool(&j, "file_checked", file_checked);
+    json_bool(&j, "file_ok", file_ok);
+    json_array_begin(&j, "file_xce_mean");
+    for (int m = 0; m < 5 && file_checked; m++)
+        json_double(&j, NULL, file_xce[m]);
+    json_array_end(&j);
+    json_object_end(&j);
+    json_array_begin(&j, "warnings");
+    if (o->io && o->tc <= 0)
+        json_string(&j, NULL, "no --tc given: zeta needs T_C from the same run with --io none");
+    json_array_end(&j);
+    json_object_end(&j);
+    int e = json_save(&j, o->json);
+    json_free(&j);
+    if (e)
+        fail_exit(EXIT_RUN_FAILED, 1, "cannot write --json %s: %s", o->json, strerror(e));
+}
+
+/* Compare a file's mean dump error with BTIO's references (interval 5). */
+static bool btio_matches(const bt_class *cls, const double xce[5], double *worst)
+{
+    bool ok = true;
+    for (int m = 0; m < 5; m++) {
+        double rel = fabs(xce[m] - cls->btio_xce_ref[m]) / fabs(cls->btio_xce_ref[m]);
+        *worst = fmax(*worst, rel);
+        ok = ok && rel <= BT_EPSILON;
+    }
+    return ok;
+}
+
+int bt_command(int argc, char **argv)
+{
+    int rank, nranks;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    bt_options o;
+    parse(argc, argv, rank, &o);
     if (nranks != 1)
         fail_usage("bt runs on one rank for now (%d were started): the MPI decomposition is not "
                    "built yet; run it without mpirun or with -np 1",
                    nranks);
-    const bool verify = steps < 0 || steps == cls->steps;
-    if (steps < 0)
-        steps = cls->steps;
+    const bt_class *cls = o.cls;
+    const bool verify = o.steps < 0 || o.steps == cls->steps;
+    const long steps = o.steps < 0 ? cls->steps : o.steps;
+    const int dumps = o.io ? btio_dumps((int)steps, o.interval) : 0;
 
     bt_problem p;
     if (bt_problem_init(&p, cls->grid, cls->dt) != 0)
         fail_usage("cannot allocate class %c (grid %d^3)", cls->name, cls->grid);
+    char path[4200] = "";
+    int fd = -1;
+    if (o.io) {
+        snprintf(path, sizeof path, "%s/btio.pario.%ld.%ld.out", o.dir, (long)getpid(), (long)time(NULL));
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644); /* never an existing file */
+        if (fd < 0)
+            fail_usage("cannot create %s: %s", path, strerror(errno));
+    }
+    double *dump_seconds = calloc((size_t)dumps + 1, sizeof(double));
     bt_initialize(&p);
     bt_exact_rhs(&p);
     bt_step(&p); /* NPB's untimed warm-up step, then start again */
     bt_initialize(&p);
 
+    int io_err = 0, dump = 0;
     double t0 = clock_now();
-    for (long s = 0; s < steps; s++)
+    for (long s = 1; s <= steps; s++) {
         bt_step(&p);
-    double seconds = clock_now() - t0;
+        if (o.io && !io_err && (s % o.interval == 0 || s == steps)) {
+            double t = clock_now();
+            io_err = btio_write_dump_rows(fd, &p, dump);
+            dump_seconds[dump++] = clock_now() - t;
+        }
+    }
+    if (o.io) { /* the transfers are complete when the file is closed */
+        if (!io_err && fsync(fd) != 0)
+            io_err = errno;
+        if (close(fd) != 0 && !io_err)
+            io_err = errno;
+    }
+    const double tt = clock_now() - t0;
+    if (io_err) {
+        unlink(path);
+        fail_exit(EXIT_RUN_FAILED, 1, "writing %s: %s", path, strerror(io_err));
+    }
 
-    double xcr[5], xce[5];
+    double xcr[5], xce[5], worst = 0;
     bt_residual_norm(&p, xcr);
     bt_error_norm(&p, xce);
     bool ok = verify;
-    double worst = 0;
     for (int m = 0; m < 5 && verify; m++) {
         double er = fabs(xcr[m] - cls->xcr_ref[m]) / fabs(cls->xcr_ref[m]);
         double ee = fabs(xce[m] - cls->xce_ref[m]) / fabs(cls->xce_ref[m]);
         worst = fmax(worst, fmax(er, ee));
-        if (!(er <= BT_EPSILON && ee <= BT_EPSILON))
-            ok = false;
+        ok = ok && er <= BT_EPSILON && ee <= BT_EPSILON;
     }
-    double mops = bt_mops(cls->grid, (int)steps, seconds);
+    /* The file, read back serially (untimed): its mean dump error matches
+     * BTIO's reference when the interval is NPB's 5. */
+    double file_xce[5] = {0}, file_worst = 0;
+    bool file_checked = false, file_ok = false;
+    char why[512] = "";
+    if (o.io && verify) {
+        if (btio_read_check(path, cls->grid, dumps, file_xce, NULL, why, sizeof why) != 0) {
+            file_checked = true;
+        } else if (o.interval == 5) {
+            file_checked = true;
+            file_ok = btio_matches(cls, file_xce, &file_worst);
+        }
+    }
+    const uint64_t bytes = 40ULL * cls->grid * cls->grid * cls->grid * (uint64_t)dumps;
+    /* The report's R_IO = 5 w N^3 N_S / (I_W T_T), w = 8 bytes. */
+    const double r_io = o.io ? 40.0 * cls->grid * cls->grid * (double)cls->grid * steps /
+                                   ((double)o.interval * tt)
+                             : 0;
+    const double mops = bt_mops(cls->grid, (int)steps, tt);
 
-    printf("pario-engine bt: class %c, grid %d^3, %ld steps, dt %g, 1 rank\n", cls->name,
-           cls->grid, steps, cls->dt);
-    printf("  time %.3f s, %.1f Mop/s (%.1f Mop/s per rank)\n", seconds, mops, mops);
-    printf("  %-4s %22s %22s %22s %22s\n", "m", "residual xcr", "reference", "error xce",
-           "reference");
+    printf("pario-engine bt: class %c, grid %d^3, %ld steps, dt %g, 1 rank, io %s\n", cls->name,
+           cls->grid, steps, cls->dt, o.io ? "posix" : "none");
+    printf("  T_T %.3f s, %.1f Mop/s (%.1f Mop/s per rank)\n", tt, mops, mops);
+    if (o.io) {
+        printf("  %d dumps every %d steps, %llu bytes, R_IO %.1f MB/s", dumps, o.interval,
+               (unsigned long long)bytes, r_io / 1e6);
+        if (o.tc > 0)
+            printf(", T_C %.3f s, zeta %.4f", o.tc, tt / o.tc - 1.0);
+        printf("\n");
+    }
+    printf("  %-4s %22s %22s %22s %22s\n", "m", "residual xcr", "reference", "error xce", "reference");
     for (int m = 0; m < 5; m++)
         printf("  %-4d %22.13e %22.13e %22.13e %22.13e\n", m + 1, xcr[m], cls->xcr_ref[m], xce[m],
                cls->xce_ref[m]);
@@ -120,49 +332,24 @@ int bt_command(int argc, char **argv)
                ok ? "SUCCESSFUL" : "UNSUCCESSFUL", worst, BT_EPSILON);
     else
         printf("  verification not performed: --steps differs from the class's %d\n", cls->steps);
+    if (why[0])
+        printf("  file check FAILED: %s\n", why);
+    else if (file_checked)
+        printf("  file check %s: mean error over %d dumps vs BTIO reference, largest relative "
+               "difference %.2e\n",
+               file_ok ? "SUCCESSFUL" : "UNSUCCESSFUL", dumps, file_worst);
+    else if (o.io && verify)
+        printf("  file read back, %d dumps; BTIO references apply to --write-interval 5 only\n", dumps);
 
-    if (json_path) {
-        json j;
-        json_init(&j, true);
-        json_object_begin(&j, NULL);
-        json_string(&j, "schema", "pario.result/1");
-        json_object_begin(&j, "tool");
-        json_string(&j, "name", "pario-engine");
-        json_string(&j, "version", PARIO_VERSION);
-        json_object_end(&j);
-        json_string(&j, "command", "bt");
-        json_string(&j, "status", !verify || ok ? "ok" : "failed");
-        json_object_begin(&j, "params");
-        char name[2] = {cls->name, 0};
-        json_string(&j, "class", name);
-        json_int(&j, "grid", cls->grid);
-        json_int(&j, "steps", steps);
-        json_double(&j, "dt", cls->dt);
-        json_int(&j, "ranks", nranks);
-        json_string(&j, "io", "none");
-        json_object_end(&j);
-        json_double(&j, "compute_seconds", seconds);
-        json_double(&j, "mops", mops);
-        json_double(&j, "mops_per_rank", mops / nranks);
-        json_object_begin(&j, "verification");
-        json_bool(&j, "performed", verify);
-        json_bool(&j, "ok", ok);
-        json_double(&j, "largest_relative_difference", worst);
-        json_array_begin(&j, "xcr");
-        for (int m = 0; m < 5; m++)
-            json_double(&j, NULL, xcr[m]);
-        json_array_end(&j);
-        json_array_begin(&j, "xce");
-        for (int m = 0; m < 5; m++)
-            json_double(&j, NULL, xce[m]);
-        json_array_end(&j);
-        json_object_end(&j);
-        json_array_begin(&j, "warnings");
-        json_array_end(&j);
-        json_object_end(&j);
-        json_save(&j, json_path);
-        json_free(&j);
-    }
+    bool failed = (verify && !ok) || (file_checked && !file_ok);
+    if (o.json && !failed)
+        save_json(&o, nranks, steps, tt, mops, dumps, dump_seconds, bytes, r_io, verify, ok, worst,
+                  xcr, xce, file_checked, file_ok, file_xce, path);
+    if (o.io && !o.keep)
+        unlink(path); /* created by this run (O_EXCL) */
+    else if (o.io)
+        printf("  kept %s\n", path);
+    free(dump_seconds);
     bt_problem_free(&p);
-    return verify && !ok ? EXIT_RUN_FAILED : 0;
+    return failed ? EXIT_RUN_FAILED : 0;
 }

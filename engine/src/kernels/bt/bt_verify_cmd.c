@@ -1,0 +1,80 @@
+/* `pario-engine verify-bt`: the NHT-1 report's serial post-processing
+ * program.  One process reads the solution file sequentially, prints the
+ * diagonal u(m,i,i,i) of every dump, and checks the mean error norm over
+ * dumps against BTIO's reference values (valid for write interval 5). */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../util/fail.h"
+#include "bt.h"
+#include "btio.h"
+
+int verify_bt_command(int argc, char **argv)
+{
+    enum { O_CLASS = 1000, O_INTERVAL, O_QUIET, O_HELP };
+    static const struct option opts[] = {{"class", required_argument, 0, O_CLASS},
+                                         {"write-interval", required_argument, 0, O_INTERVAL},
+                                         {"quiet", no_argument, 0, O_QUIET},
+                                         {"help", no_argument, 0, O_HELP},
+                                         {0, 0, 0, 0}};
+    const bt_class *cls = NULL;
+    int interval = 5;
+    bool quiet = false;
+    opterr = 0;
+    optind = 1;
+    int c, which = 0;
+    while ((c = getopt_long(argc, argv, ":", opts, &which)) != -1) {
+        if (optarg && optarg[0] == '-' && optarg[1] == '-')
+            fail_usage("--%s needs a value: see pario-engine verify-bt --help", opts[which].name);
+        switch (c) {
+        case O_CLASS:
+            if (strlen(optarg) != 1 || !(cls = bt_class_find(optarg[0])))
+                fail_usage("--class '%s' is unknown: use S, W, A, B or C", optarg);
+            break;
+        case O_INTERVAL: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v <= 0)
+                fail_usage("--write-interval '%s' must be a whole number of steps, at least 1", optarg);
+            interval = (int)v;
+            break;
+        }
+        case O_QUIET: quiet = true; break;
+        case O_HELP:
+            printf("usage: pario-engine verify-bt FILE --class C [--write-interval I] [--quiet]\n");
+            return 0;
+        case ':': fail_usage("%s needs a value: see pario-engine verify-bt --help", argv[optind - 1]);
+        default: fail_usage("unknown option '%s': see pario-engine verify-bt --help", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        fail_usage("name exactly one FILE: pario-engine verify-bt FILE --class C");
+    if (!cls)
+        fail_usage("--class is required: use S, W, A, B or C");
+    const char *path = argv[optind];
+    const int dumps = btio_dumps(cls->steps, interval);
+    double xce[5];
+    char why[512];
+    if (btio_read_check(path, cls->grid, dumps, xce, quiet ? NULL : stdout, why, sizeof why) != 0) {
+        fprintf(stderr, "pario-engine: verify-bt: %s\n", why);
+        return EXIT_RUN_FAILED;
+    }
+    printf("mean error norm over %d dumps:\n", dumps);
+    double worst = 0;
+    for (int m = 0; m < 5; m++) {
+        double rel = fabs(xce[m] - cls->btio_xce_ref[m]) / fabs(cls->btio_xce_ref[m]);
+        worst = fmax(worst, rel);
+        printf("  %d %22.13e  reference %22.13e\n", m + 1, xce[m], cls->btio_xce_ref[m]);
+    }
+    if (interval != 5) {
+        printf("verification not performed: BTIO's references hold for --write-interval 5 only\n");
+        return 0;
+    }
+    bool ok = worst <= 1e-8;
+    printf("verification %s (largest relative difference %.2e)\n", ok ? "SUCCESSFUL" : "UNSUCCESSFUL",
+           worst);
+    return ok ? 0 : EXIT_RUN_FAILED;
+}
