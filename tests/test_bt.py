@@ -1,5 +1,6 @@
 """BT verifies against NPB's reference residual and error norms (1e-8)."""
 
+import hashlib
 import json
 import subprocess
 
@@ -45,10 +46,34 @@ def test_bt_refuses_with_one_line(engine, args, phrase):
     assert p.returncode == 2 and len(lines) == 1 and phrase in lines[0]
 
 
-def test_bt_refuses_more_ranks_until_the_decomposition_exists(launcher, engine):
-    argv = launcher.command(2, [engine, "bt", "--class", "S"])
-    p = subprocess.run(argv, capture_output=True, text=True, env=launcher.environment(), timeout=120)
-    assert p.returncode != 0 and "bt runs on one rank for now" in p.stderr
+def run_bt(launcher, engine, ranks, *args, timeout=300):
+    argv = launcher.command(ranks, [engine, "bt", *args])
+    return subprocess.run(argv, capture_output=True, text=True, env=launcher.environment(), timeout=timeout)
+
+
+@pytest.mark.parametrize("cls,ranks", [("S", 2), ("S", 3), ("S", 4), ("S", 9), ("S", 12),
+                                       ("W", 2), ("W", 4), ("W", 9)])
+def test_bt_verifies_on_any_rank_count(launcher, engine, cls, ranks):
+    p = run_bt(launcher, engine, ranks, "--class", cls)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert f"{ranks} rank(s) in z slabs" in p.stdout and "verification SUCCESSFUL" in p.stdout
+
+
+def test_bt_files_are_identical_whatever_the_rank_count(launcher, engine, shm_dir):
+    digests = set()
+    for ranks in (1, 2, 4, 9):
+        d = shm_dir / str(ranks)
+        d.mkdir()
+        p = run_bt(launcher, engine, ranks, "--class", "S", "--io", "posix", "--dir", str(d), "--keep")
+        assert p.returncode == 0 and "file check SUCCESSFUL" in p.stdout, p.stdout + p.stderr
+        [f] = list(d.iterdir())
+        digests.add(hashlib.sha256(f.read_bytes()).hexdigest())
+    assert len(digests) == 1
+
+
+def test_bt_refuses_more_ranks_than_planes(launcher, engine):
+    p = run_bt(launcher, engine, 13, "--class", "S")
+    assert p.returncode != 0 and "use at most 12 ranks" in p.stderr
 
 
 @pytest.mark.parametrize("cls,dumps", [("S", 12), ("W", 40)])

@@ -3,8 +3,13 @@
  * application the NHT-1 report checkpoints.
  *
  * State u is stored point-major, component fastest: u[((k*N + j)*N + i)*5 + m],
- * so a point's five unknowns are one cache line apart at most and x lines
- * are contiguous. */
+ * so a point's five unknowns are one cache line apart at most, x lines are
+ * contiguous, and a slab of k-planes is exactly a run of the BTIO file.
+ *
+ * Decomposition: contiguous slabs of k-planes, any rank count up to N.
+ * x and y lines are local; z lines are solved by a block-Thomas sweep
+ * pipelined across the ranks one j-row at a time.  Chosen over NPB's
+ * multi-partition because that needs a square rank count. */
 #ifndef PARIO_BT_H
 #define PARIO_BT_H
 
@@ -39,13 +44,20 @@ const bt_class *bt_class_find(char name);
 typedef struct bt_problem {
     int n;          /* grid points per direction */
     double dt;
+    /* z-slab decomposition: this rank owns planes k0 .. k0+nk-1 and stores
+     * two ghost planes on each side */
+    int k0, nk;
+    int rank, nranks;
+    void *comm;     /* MPI_Comm * */
+    double *cprime; /* pipelined z solve: C' of every owned point */
     /* derived constants (set_constants) */
     double dnm1, t1, t2, tt1; /* 1/(n-1), 1/dnm1^2 etc. shared by x, y, z since the grid is cubic */
     double *u, *rhs, *forcing;
     double *rho_i, *us, *vs, *ws, *square, *qs;
 } bt_problem;
 
-int bt_problem_init(bt_problem *p, int n, double dt); /* allocate, 0 or -1 */
+/* Allocate this rank's slab; 0 or -1. */
+int bt_problem_init(bt_problem *p, int n, double dt, int k0, int nk, void *comm);
 void bt_problem_free(bt_problem *p);
 
 void bt_initialize(bt_problem *p);   /* u from the transfinite interpolation */

@@ -51,7 +51,7 @@ static void bt_usage(void)
            "  --tc SECONDS         T_C of the same run without I/O, for zeta\n"
            "  --json FILE          write the result document\n"
            "\n"
-           "Runs on one rank for now: the MPI decomposition and the collective,\n"
+           "Any rank count up to the grid size (z slabs). The collective,\n"
            "independent, per-rank and serial I/O modes are not built yet.\n");
 }
 
@@ -235,25 +235,37 @@ int bt_command(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     bt_options o;
     parse(argc, argv, rank, &o);
-    if (nranks != 1)
-        fail_usage("bt runs on one rank for now (%d were started): the MPI decomposition is not "
-                   "built yet; run it without mpirun or with -np 1",
-                   nranks);
     const bt_class *cls = o.cls;
+    if (nranks > cls->grid)
+        fail_usage("class %c has %d planes and %d ranks were started: use at most %d ranks",
+                   cls->name, cls->grid, nranks, cls->grid);
+    /* z slabs: the first grid %% P ranks get one plane more */
+    const int base = cls->grid / nranks, extra = cls->grid % nranks;
+    const int nk = base + (rank < extra), k0 = rank * base + (rank < extra ? rank : extra);
+    MPI_Comm comm = MPI_COMM_WORLD;
     const bool verify = o.steps < 0 || o.steps == cls->steps;
     const long steps = o.steps < 0 ? cls->steps : o.steps;
     const int dumps = o.io ? btio_dumps((int)steps, o.interval) : 0;
 
     bt_problem p;
-    if (bt_problem_init(&p, cls->grid, cls->dt) != 0)
+    if (bt_problem_init(&p, cls->grid, cls->dt, k0, nk, &comm) != 0)
         fail_usage("cannot allocate class %c (grid %d^3)", cls->name, cls->grid);
     char path[4200] = "";
     int fd = -1;
     if (o.io) {
-        snprintf(path, sizeof path, "%s/btio.pario.%ld.%ld.out", o.dir, (long)getpid(), (long)time(NULL));
-        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644); /* never an existing file */
-        if (fd < 0)
-            fail_usage("cannot create %s: %s", path, strerror(errno));
+        long stamp[2] = {(long)getpid(), (long)time(NULL)};
+        MPI_Bcast(stamp, 2, MPI_LONG, 0, comm);
+        snprintf(path, sizeof path, "%s/btio.pario.%ld.%ld.out", o.dir, stamp[0], stamp[1]);
+        int e = 0;
+        if (rank == 0) { /* O_EXCL: never an existing file */
+            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+            e = fd < 0 ? errno : 0;
+        }
+        MPI_Bcast(&e, 1, MPI_INT, 0, comm);
+        if (e)
+            fail_usage("cannot create %s: %s", path, strerror(e));
+        if (rank != 0 && (fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+            fail_exit(EXIT_RUN_FAILED, 1, "rank %d cannot open %s: %s", rank, path, strerror(errno));
     }
     double *dump_seconds = calloc((size_t)dumps + 1, sizeof(double));
     bt_initialize(&p);
@@ -262,6 +274,7 @@ int bt_command(int argc, char **argv)
     bt_initialize(&p);
 
     int io_err = 0, dump = 0;
+    MPI_Barrier(comm);
     double t0 = clock_now();
     for (long s = 1; s <= steps; s++) {
         bt_step(&p);
@@ -277,10 +290,16 @@ int bt_command(int argc, char **argv)
         if (close(fd) != 0 && !io_err)
             io_err = errno;
     }
-    const double tt = clock_now() - t0;
-    if (io_err) {
-        unlink(path);
-        fail_exit(EXIT_RUN_FAILED, 1, "writing %s: %s", path, strerror(io_err));
+    double my_time = clock_now() - t0, tt;
+    MPI_Allreduce(&my_time, &tt, 1, MPI_DOUBLE, MPI_MAX, comm); /* as NPB: the slowest rank */
+    int any_err;
+    MPI_Allreduce(&io_err, &any_err, 1, MPI_INT, MPI_MAX, comm);
+    if (any_err) {
+        MPI_Barrier(comm);
+        if (rank == 0)
+            unlink(path);
+        fail_exit(EXIT_RUN_FAILED, io_err != 0, "rank %d writing %s: %s", rank, path,
+                  strerror(io_err));
     }
 
     double xcr[5], xce[5], worst = 0;
@@ -298,7 +317,7 @@ int bt_command(int argc, char **argv)
     double file_xce[5] = {0}, file_worst = 0;
     bool file_checked = false, file_ok = false;
     char why[512] = "";
-    if (o.io && verify) {
+    if (o.io && verify && rank == 0) {
         if (btio_read_check(path, cls->grid, dumps, file_xce, NULL, why, sizeof why) != 0) {
             file_checked = true;
         } else if (o.interval == 5) {
@@ -312,10 +331,21 @@ int bt_command(int argc, char **argv)
                                    ((double)o.interval * tt)
                              : 0;
     const double mops = bt_mops(cls->grid, (int)steps, tt);
+    /* the file check ran on rank 0: share its verdict */
+    int file_flags[2] = {file_checked, file_ok};
+    MPI_Bcast(file_flags, 2, MPI_INT, 0, comm);
+    file_checked = file_flags[0];
+    file_ok = file_flags[1];
+    bool failed = (verify && !ok) || (file_checked && !file_ok);
+    if (rank != 0) {
+        free(dump_seconds);
+        bt_problem_free(&p);
+        return failed ? EXIT_RUN_FAILED : 0;
+    }
 
-    printf("pario-engine bt: class %c, grid %d^3, %ld steps, dt %g, 1 rank, io %s\n", cls->name,
-           cls->grid, steps, cls->dt, o.io ? "posix" : "none");
-    printf("  T_T %.3f s, %.1f Mop/s (%.1f Mop/s per rank)\n", tt, mops, mops);
+    printf("pario-engine bt: class %c, grid %d^3, %ld steps, dt %g, %d rank(s) in z slabs, io %s\n",
+           cls->name, cls->grid, steps, cls->dt, nranks, o.io ? "posix" : "none");
+    printf("  T_T %.3f s, %.1f Mop/s (%.1f Mop/s per rank)\n", tt, mops, mops / nranks);
     if (o.io) {
         printf("  %d dumps every %d steps, %llu bytes, R_IO %.1f MB/s", dumps, o.interval,
                (unsigned long long)bytes, r_io / 1e6);
@@ -341,7 +371,6 @@ int bt_command(int argc, char **argv)
     else if (o.io && verify)
         printf("  file read back, %d dumps; BTIO references apply to --write-interval 5 only\n", dumps);
 
-    bool failed = (verify && !ok) || (file_checked && !file_ok);
     if (o.json && !failed)
         save_json(&o, nranks, steps, tt, mops, dumps, dump_seconds, bytes, r_io, verify, ok, worst,
                   xcr, xce, file_checked, file_ok, file_xce, path);

@@ -7,6 +7,7 @@
  * 1.0 in z).  The grid is cubic, so tx*, ty*, tz* and the *con* constants
  * coincide. */
 #include <math.h>
+#include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,7 +81,17 @@ static direction dir_of(const bt_problem *p, int axis)
     return d;
 }
 
-#define AT(p, i, j, k) ((((long)(k) * (p)->n + (j)) * (p)->n + (i)))
+/* Point (i, j, k) in global coordinates; a rank stores its planes
+ * k0..k0+nk-1 and two ghost planes on each side. */
+#define AT(p, i, j, k) ((((long)((k) - (p)->k0 + 2) * (p)->n + (j)) * (p)->n + (i)))
+
+/* The planes of the global interior (1..n-2) this rank owns: [kb, ke]. */
+static inline int first_interior(const bt_problem *p) { return p->k0 > 1 ? p->k0 : 1; }
+static inline int last_interior(const bt_problem *p)
+{
+    int k1 = p->k0 + p->nk - 1;
+    return k1 < p->n - 2 ? k1 : p->n - 2;
+}
 
 /* Point s of the line along axis through the fixed coordinates (b, c):
  * x lines are (s, c, b), y lines (c, s, b), z lines (c, b, s). */
@@ -99,16 +110,27 @@ static void exact_solution(double xi, double eta, double zeta, double out[5])
                  zeta * (ce[m][3] + zeta * (ce[m][6] + zeta * (ce[m][9] + zeta * ce[m][12])));
 }
 
-int bt_problem_init(bt_problem *p, int n, double dt)
+int bt_problem_init(bt_problem *p, int n, double dt, int k0, int nk, void *comm)
 {
     memset(p, 0, sizeof *p);
     p->n = n;
     p->dt = dt;
+    p->k0 = k0;
+    p->nk = nk;
+    p->comm = comm;
+    MPI_Comm c = *(MPI_Comm *)comm;
+    MPI_Comm_rank(c, &p->rank);
+    MPI_Comm_size(c, &p->nranks);
     p->dnm1 = 1.0 / (n - 1);
     p->t1 = 1.0 / (p->dnm1 * p->dnm1); /* tx1 */
     p->t2 = 1.0 / (2.0 * p->dnm1);     /* tx2 */
     p->tt1 = 1.0 / p->dnm1;            /* tx3 */
-    size_t pts = (size_t)n * n * n;
+    size_t pts = (size_t)n * n * (size_t)(nk + 4);
+    if (p->nranks > 1) { /* C' of every owned point, kept between the pipelined sweeps */
+        p->cprime = malloc(sizeof(double) * 25 * (size_t)n * n * (size_t)nk);
+        if (!p->cprime)
+            return -1;
+    }
     p->u = calloc(pts * 5, sizeof(double));
     p->rhs = calloc(pts * 5, sizeof(double));
     p->forcing = calloc(pts * 5, sizeof(double));
@@ -137,6 +159,7 @@ void bt_problem_free(bt_problem *p)
     free(p->ws);
     free(p->square);
     free(p->qs);
+    free(p->cprime);
     memset(p, 0, sizeof *p);
 }
 
@@ -144,9 +167,10 @@ void bt_initialize(bt_problem *p)
 {
     const int n = p->n;
     const double h = p->dnm1;
-    for (long q = 0; q < (long)n * n * n * 5; q++)
+    const int k1 = p->k0 + p->nk - 1;
+    for (long q = 0; q < (long)n * n * (p->nk + 4) * 5; q++)
         p->u[q] = 1.0;
-    for (int k = 0; k < n; k++)
+    for (int k = p->k0; k <= k1; k++)
         for (int j = 0; j < n; j++)
             for (int i = 0; i < n; i++) {
                 double xi = i * h, eta = j * h, zeta = k * h, face[6][5];
@@ -165,7 +189,7 @@ void bt_initialize(bt_problem *p)
                 }
             }
     /* the six boundary planes take the exact solution */
-    for (int k = 0; k < n; k++)
+    for (int k = p->k0; k <= k1; k++)
         for (int j = 0; j < n; j++)
             for (int i = 0; i < n; i++) {
                 if (i && j && k && i != n - 1 && j != n - 1 && k != n - 1)
@@ -197,14 +221,19 @@ void bt_exact_rhs(bt_problem *p)
     const double con1 = c3c4t3 * CON43 * t3, con2 = c3c4t3 * t3,
                  con3 = c3c4t3 * (1.0 - c1 * c5) * t3, con4 = c3c4t3 * CON16 * t3,
                  con5 = c3c4t3 * c1 * c5 * t3, dssp = 0.25;
-    memset(p->forcing, 0, sizeof(double) * 5 * (size_t)n * n * n);
+    memset(p->forcing, 0, sizeof(double) * 5 * (size_t)n * n * (size_t)(p->nk + 4));
+    const int kb = first_interior(p), ke = last_interior(p);
     double *ue = malloc(sizeof(double) * 5 * n), *buf = malloc(sizeof(double) * 5 * n),
            *cuf = malloc(sizeof(double) * n), *q = malloc(sizeof(double) * n);
     for (int axis = 0; axis < 3; axis++) {
         const direction d = dir_of(p, axis);
         const int a = d.normal;
         const double dt1 = d.d * t1;
-        for (int b = 1; b < n - 1; b++)
+        /* x and y lines lie in one plane k = b: only owned planes; z lines
+         * cross every slab and are evaluated whole (the exact solution is
+         * known everywhere), then kept where this rank owns the point. */
+        const int b_first = axis == 2 ? 1 : kb, b_last = axis == 2 ? n - 2 : ke;
+        for (int b = b_first; b <= b_last; b++)
             for (int c = 1; c < n - 1; c++) {
                 /* the line through the two fixed interior coordinates */
                 for (int s = 0; s < n; s++) {
@@ -221,6 +250,8 @@ void bt_exact_rhs(bt_problem *p)
                 for (int s = 1; s < n - 1; s++) {
                     int i, j, k;
                     line_point(axis, s, b, c, &i, &j, &k);
+                    if (k < kb || k > ke)
+                        continue;
                     double *fo = &p->forcing[AT(p, i, j, k) * 5];
                     const double *e0 = &ue[5 * s], *ep = e0 + 5, *em = e0 - 5;
                     const double *b0 = &buf[5 * s], *bp = b0 + 5, *bm = b0 - 5;
@@ -246,7 +277,7 @@ void bt_exact_rhs(bt_problem *p)
                 }
             }
     }
-    for (int k = 1; k < n - 1; k++)
+    for (int k = kb; k <= ke; k++)
         for (int j = 1; j < n - 1; j++)
             for (int i = 1; i < n - 1; i++)
                 for (int m = 0; m < 5; m++)
@@ -257,15 +288,39 @@ void bt_exact_rhs(bt_problem *p)
     free(q);
 }
 
+/* Two ghost planes on each side, in two rounds of one plane: the second
+ * round forwards what the first brought, so a slab of one plane works. */
+static void exchange_halo(bt_problem *p)
+{
+    if (p->nranks == 1)
+        return;
+    MPI_Comm comm = *(MPI_Comm *)p->comm;
+    const int n = p->n, k0 = p->k0, k1 = p->k0 + p->nk - 1, count = 5 * n * n;
+    const int prev = p->rank > 0 ? p->rank - 1 : MPI_PROC_NULL;
+    const int next = p->rank < p->nranks - 1 ? p->rank + 1 : MPI_PROC_NULL;
+    for (int round = 1; round <= 2; round++) {
+        MPI_Sendrecv(&p->u[AT(p, 0, 0, k1 - round + 1) * 5], count, MPI_DOUBLE, next, round,
+                     &p->u[AT(p, 0, 0, k0 - round) * 5], count, MPI_DOUBLE, prev, round, comm,
+                     MPI_STATUS_IGNORE);
+        MPI_Sendrecv(&p->u[AT(p, 0, 0, k0 + round - 1) * 5], count, MPI_DOUBLE, prev, 10 + round,
+                     &p->u[AT(p, 0, 0, k1 + round) * 5], count, MPI_DOUBLE, next, 10 + round, comm,
+                     MPI_STATUS_IGNORE);
+    }
+}
+
 void bt_compute_rhs(bt_problem *p)
 {
     const int n = p->n;
-    const long pts = (long)n * n * n;
     const double t1 = p->t1, t2 = p->t2, t3 = p->tt1, dt = p->dt;
     const double c3c4t3 = c3 * c4 * t3;
     const double con2 = c3c4t3 * t3, con3 = c3c4t3 * (1.0 - c1 * c5) * t3,
                  con4 = c3c4t3 * CON16 * t3, con5 = c3c4t3 * c1 * c5 * t3, dssp = 0.25;
-    for (long q = 0; q < pts; q++) {
+    const int kb = first_interior(p), ke = last_interior(p);
+    exchange_halo(p);
+    /* derived quantities on every stored plane that exists globally */
+    const int klo = p->k0 - 2 > 0 ? p->k0 - 2 : 0;
+    const int khi = p->k0 + p->nk + 1 < n - 1 ? p->k0 + p->nk + 1 : n - 1;
+    for (long q = AT(p, 0, 0, klo); q < AT(p, 0, 0, khi + 1); q++) {
         const double *u = &p->u[5 * q];
         double r = 1.0 / u[0];
         p->rho_i[q] = r;
@@ -275,7 +330,7 @@ void bt_compute_rhs(bt_problem *p)
         p->square[q] = 0.5 * (u[1] * u[1] + u[2] * u[2] + u[3] * u[3]) * r;
         p->qs[q] = p->square[q] * r;
     }
-    memcpy(p->rhs, p->forcing, sizeof(double) * 5 * (size_t)pts);
+    memcpy(p->rhs, p->forcing, sizeof(double) * 5 * (size_t)n * n * (size_t)(p->nk + 4));
     const double *vel[4] = {NULL, p->us, p->vs, p->ws};
     for (int axis = 0; axis < 3; axis++) {
         const direction d = dir_of(p, axis);
@@ -283,7 +338,7 @@ void bt_compute_rhs(bt_problem *p)
         const int a = d.normal;
         const double dt1 = d.d * t1;
         const double *va = vel[a];
-        for (int k = 1; k < n - 1; k++)
+        for (int k = kb; k <= ke; k++)
             for (int j = 1; j < n - 1; j++)
                 for (int i = 1; i < n - 1; i++) {
                     const long q = AT(p, i, j, k), qp = q + s, qm = q - s;
@@ -311,130 +366,109 @@ void bt_compute_rhs(bt_problem *p)
                         rh[m] -= dssp * dissipation(&u0[m], 5 * s, pos, n);
                 }
     }
-    for (int k = 1; k < n - 1; k++)
+    for (int k = kb; k <= ke; k++)
         for (int j = 1; j < n - 1; j++)
             for (int i = 1; i < n - 1; i++)
                 for (int m = 0; m < 5; m++)
                     p->rhs[AT(p, i, j, k) * 5 + m] *= dt;
 }
 
-/* --- the 5x5 block operations of the line solves ----------------------- */
+#include "bt_blocks.h"
 
-typedef double block[5][5];
-
-/* Flux Jacobian F and viscous Jacobian N at one point (§1.6). */
-static inline void jacobians(const double *u, int a, block F, block N)
-{
-    const double r = 1.0 / u[0], r2 = r * r, r3 = r2 * r;
-    const double sq = 0.5 * (u[1] * u[1] + u[2] * u[2] + u[3] * u[3]) * r, qs = sq * r;
-    const double c3c4 = c3 * c4, c1345 = c1 * c5 * c3 * c4;
-    memset(F, 0, sizeof(block));
-    memset(N, 0, sizeof(block));
-    const double ua = u[a];
-    F[0][a] = 1.0;
-    F[a][0] = -(ua * r) * (ua * r) + c2 * qs;
-    F[a][a] = (2.0 - c2) * ua * r;
-    F[a][4] = c2;
-    F[4][0] = (2.0 * c2 * sq - c1 * u[4]) * ua * r2;
-    F[4][a] = c1 * u[4] * r - c2 * (qs + ua * ua * r2);
-    F[4][4] = c1 * ua * r;
-    double n40 = -c1345 * r2 * u[4];
-    for (int b = 1; b < 4; b++) {
-        const double ks = (b == a ? CON43 : 1.0) * c3c4;
-        N[b][0] = -ks * r2 * u[b];
-        N[b][b] = ks * r;
-        N[4][b] = (ks - c1345) * r2 * u[b];
-        n40 -= (ks - c1345) * r3 * u[b] * u[b];
-        if (b == a)
-            continue;
-        F[a][b] = -c2 * u[b] * r;
-        F[b][0] = -ua * u[b] * r2;
-        F[b][a] = u[b] * r;
-        F[b][b] = ua * r;
-        F[4][b] = -c2 * ua * u[b] * r2;
-    }
-    N[4][0] = n40;
-    N[4][4] = c1345 * r;
-}
-
-/* Gauss-Jordan without pivoting: C <- B^-1 C, r <- B^-1 r (B destroyed). */
-static inline void solve_block(block B, block C, double r[5])
-{
-    for (int p = 0; p < 5; p++) {
-        const double piv = 1.0 / B[p][p];
-        for (int c = p + 1; c < 5; c++)
-            B[p][c] *= piv;
-        for (int c = 0; c < 5; c++)
-            C[p][c] *= piv;
-        r[p] *= piv;
-        for (int q = 0; q < 5; q++) {
-            if (q == p)
-                continue;
-            const double f = B[q][p];
-            for (int c = p + 1; c < 5; c++)
-                B[q][c] -= f * B[p][c];
-            for (int c = 0; c < 5; c++)
-                C[q][c] -= f * C[p][c];
-            r[q] -= f * r[p];
-        }
-    }
-}
-
-/* Solve every interior line of one direction; rhs holds the solution after. */
+/* Solve every interior line of one direction that lies wholly on this
+ * rank (x and y always; z when one rank holds every plane); rhs holds the
+ * solution after. */
 static void line_solve(bt_problem *p, int axis, block *F, block *N, block *Cp)
 {
     const int n = p->n;
     const direction d = dir_of(p, axis);
     const double t1 = p->dt * p->t1, t2 = p->dt * p->t2, diag = t1 * d.d;
-    for (int b = 1; b < n - 1; b++)
+    const int b_first = axis == 2 ? 1 : first_interior(p), b_last = axis == 2 ? n - 2 : last_interior(p);
+    for (int b = b_first; b <= b_last; b++)
         for (int c = 1; c < n - 1; c++) {
             int i0, j0, k0;
             line_point(axis, 0, b, c, &i0, &j0, &k0);
             const long first = AT(p, i0, j0, k0); /* position 0 of this line */
             for (int s = 0; s < n; s++)
-                jacobians(&p->u[5 * (first + s * d.stride)], d.normal, F[s], N[s]);
+                bt_jacobians(&p->u[5 * (first + s * d.stride)], d.normal, F[s], N[s]);
             for (int s = 1; s < n - 1; s++) {
                 block A, B;
                 double *r = &p->rhs[5 * (first + s * d.stride)];
-                for (int x = 0; x < 5; x++)
-                    for (int y = 0; y < 5; y++) {
-                        A[x][y] = -t2 * F[s - 1][x][y] - t1 * N[s - 1][x][y];
-                        B[x][y] = 2.0 * t1 * N[s][x][y];
-                        Cp[s][x][y] = t2 * F[s + 1][x][y] - t1 * N[s + 1][x][y];
-                    }
-                for (int x = 0; x < 5; x++) {
-                    A[x][x] -= diag;
-                    B[x][x] += 1.0 + 2.0 * diag;
-                    Cp[s][x][x] -= diag;
-                }
-                if (s > 1) { /* position 0 is a boundary: r = 0, C' = 0 there */
-                    const double *rp = r - 5 * d.stride;
-                    for (int x = 0; x < 5; x++) {
-                        double acc = 0;
-                        for (int y = 0; y < 5; y++)
-                            acc += A[x][y] * rp[y];
-                        r[x] -= acc;
-                        for (int y = 0; y < 5; y++) {
-                            double m = 0;
-                            for (int z = 0; z < 5; z++)
-                                m += A[x][z] * Cp[s - 1][z][y];
-                            B[x][y] -= m;
-                        }
-                    }
-                }
-                solve_block(B, Cp[s], r);
+                bt_build_row(F[s - 1], N[s - 1], N[s], F[s + 1], N[s + 1], t1, t2, diag, A, B, Cp[s]);
+                if (s > 1) /* position 0 is a boundary: r = 0, C' = 0 there */
+                    bt_eliminate(A, B, Cp[s - 1], r - 5 * d.stride, Cp[s], r);
+                else
+                    bt_solve_block(B, Cp[s], r);
             }
             for (int s = n - 3; s >= 1; s--) {
                 double *r = &p->rhs[5 * (first + s * d.stride)];
-                const double *rn = r + 5 * d.stride;
-                for (int x = 0; x < 5; x++) {
-                    double acc = 0;
-                    for (int y = 0; y < 5; y++)
-                        acc += Cp[s][x][y] * rn[y];
-                    r[x] -= acc;
-                }
+                bt_back_substitute(Cp[s], r + 5 * d.stride, r);
             }
         }
+}
+
+/* z lines cross the slabs: block Thomas pipelined over ranks, one j-row of
+ * lines per message.  Forward, rank p takes C' and r of the plane below its
+ * slab from p-1 and hands its top plane's to p+1; backward, r of the plane
+ * above comes from p+1 and its first plane's goes to p-1. */
+static void z_solve_pipelined(bt_problem *p, block *F, block *N)
+{
+    MPI_Comm comm = *(MPI_Comm *)p->comm;
+    const int n = p->n, kb = first_interior(p), ke = last_interior(p), lines = n - 2;
+    const direction d = dir_of(p, 2);
+    const double t1 = p->dt * p->t1, t2 = p->dt * p->t2, diag = t1 * d.d;
+    const bool owns = kb <= ke;
+    const bool from_below = owns && kb > 1, to_above = owns && ke < n - 2;
+    double *msg = malloc(sizeof(double) * 30 * (size_t)lines);
+#define CPRIME(i, j, k) ((block *)&p->cprime[25 * ((((long)(k) - p->k0) * n + (j)) * n + (i))])
+    for (int j = 1; j < n - 1; j++) {
+        if (from_below)
+            MPI_Recv(msg, 30 * lines, MPI_DOUBLE, p->rank - 1, j, comm, MPI_STATUS_IGNORE);
+        for (int i = 1; i < n - 1 && owns; i++) {
+            for (int k = kb - 1; k <= ke + 1; k++)
+                bt_jacobians(&p->u[5 * AT(p, i, j, k)], d.normal, F[k - kb + 1], N[k - kb + 1]);
+            for (int k = kb; k <= ke; k++) {
+                const int s = k - kb + 1;
+                block A, B;
+                double *r = &p->rhs[5 * AT(p, i, j, k)];
+                block *C = CPRIME(i, j, k);
+                bt_build_row(F[s - 1], N[s - 1], N[s], F[s + 1], N[s + 1], t1, t2, diag, A, B, *C);
+                if (k == 1)
+                    bt_solve_block(B, *C, r);
+                else if (k == kb) /* the previous row lives on rank p-1 */
+                    bt_eliminate(A, B, (const double(*)[5]) & msg[30 * (i - 1)],
+                                 &msg[30 * (i - 1) + 25], *C, r);
+                else
+                    bt_eliminate(A, B, *CPRIME(i, j, k - 1), r - 5L * n * n, *C, r);
+            }
+            if (to_above) {
+                memcpy(&msg[30 * (i - 1)], CPRIME(i, j, ke), 25 * sizeof(double));
+                memcpy(&msg[30 * (i - 1) + 25], &p->rhs[5 * AT(p, i, j, ke)], 5 * sizeof(double));
+            }
+        }
+        if (to_above)
+            MPI_Send(msg, 30 * lines, MPI_DOUBLE, p->rank + 1, j, comm);
+    }
+    for (int j = 1; j < n - 1; j++) {
+        if (to_above)
+            MPI_Recv(msg, 5 * lines, MPI_DOUBLE, p->rank + 1, n + j, comm, MPI_STATUS_IGNORE);
+        for (int i = 1; i < n - 1 && owns; i++) {
+            for (int k = ke; k >= kb; k--) {
+                double *r = &p->rhs[5 * AT(p, i, j, k)];
+                if (k < ke)
+                    bt_back_substitute(*CPRIME(i, j, k), r + 5L * n * n, r);
+                else if (to_above)
+                    bt_back_substitute(*CPRIME(i, j, k), &msg[5 * (i - 1)], r);
+                /* k == n-2: the plane above is the boundary, r = 0 there */
+            }
+            if (from_below)
+                memcpy(&msg[5 * (i - 1)], &p->rhs[5 * AT(p, i, j, kb)], 5 * sizeof(double));
+        }
+        if (from_below)
+            MPI_Send(msg, 5 * lines, MPI_DOUBLE, p->rank - 1, n + j, comm);
+    }
+#undef CPRIME
+    free(msg);
 }
 
 void bt_step(bt_problem *p)
@@ -443,9 +477,13 @@ void bt_step(bt_problem *p)
     block *F = malloc(sizeof(block) * n), *N = malloc(sizeof(block) * n),
           *Cp = malloc(sizeof(block) * n);
     bt_compute_rhs(p);
-    for (int axis = 0; axis < 3; axis++)
-        line_solve(p, axis, F, N, Cp);
-    for (int k = 1; k < n - 1; k++)
+    line_solve(p, 0, F, N, Cp);
+    line_solve(p, 1, F, N, Cp);
+    if (p->nranks == 1)
+        line_solve(p, 2, F, N, Cp);
+    else
+        z_solve_pipelined(p, F, N);
+    for (int k = first_interior(p); k <= last_interior(p); k++)
         for (int j = 1; j < n - 1; j++)
             for (int i = 1; i < n - 1; i++)
                 for (int m = 0; m < 5; m++)
@@ -455,45 +493,58 @@ void bt_step(bt_problem *p)
     free(Cp);
 }
 
+/* Squared error summed over `planes` whole planes starting at global k. */
+static void error_sums(int n, const double *u, int k, int planes, double sum[5])
+{
+    const double h = 1.0 / (n - 1);
+    for (int kk = 0; kk < planes; kk++)
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) {
+                double e[5];
+                exact_solution(i * h, j * h, (k + kk) * h, e);
+                for (int m = 0; m < 5; m++) {
+                    double diff = u[(((long)kk * n + j) * n + i) * 5 + m] - e[m];
+                    sum[m] += diff * diff;
+                }
+            }
+}
+
+static void finish_norm(int n, const double sum[5], double scale, double out[5])
+{
+    double inner = (double)(n - 2) * (n - 2) * (n - 2);
+    for (int m = 0; m < 5; m++)
+        out[m] = sqrt(sum[m] / inner) / scale;
+}
+
 void bt_error_norm(const bt_problem *p, double xce[5])
 {
-    bt_error_norm_of(p->n, p->u, xce);
+    double mine[5] = {0}, all[5];
+    error_sums(p->n, &p->u[5 * AT(p, 0, 0, p->k0)], p->k0, p->nk, mine);
+    MPI_Allreduce(mine, all, 5, MPI_DOUBLE, MPI_SUM, *(MPI_Comm *)p->comm);
+    finish_norm(p->n, all, 1.0, xce);
 }
 
 void bt_error_norm_of(int n, const double *u, double xce[5])
 {
-    const double h = 1.0 / (n - 1);
     double sum[5] = {0};
-    for (int k = 0; k < n; k++)
-        for (int j = 0; j < n; j++)
-            for (int i = 0; i < n; i++) {
-                double e[5];
-                exact_solution(i * h, j * h, k * h, e);
-                for (int m = 0; m < 5; m++) {
-                    double diff = u[(((long)k * n + j) * n + i) * 5 + m] - e[m];
-                    sum[m] += diff * diff;
-                }
-            }
-    double inner = (double)(n - 2) * (n - 2) * (n - 2);
-    for (int m = 0; m < 5; m++)
-        xce[m] = sqrt(sum[m] / inner);
+    error_sums(n, u, 0, n, sum);
+    finish_norm(n, sum, 1.0, xce);
 }
 
 void bt_residual_norm(bt_problem *p, double xcr[5])
 {
     const int n = p->n;
     bt_compute_rhs(p);
-    double sum[5] = {0};
-    for (int k = 1; k < n - 1; k++)
+    double mine[5] = {0}, all[5];
+    for (int k = first_interior(p); k <= last_interior(p); k++)
         for (int j = 1; j < n - 1; j++)
             for (int i = 1; i < n - 1; i++)
                 for (int m = 0; m < 5; m++) {
                     double v = p->rhs[AT(p, i, j, k) * 5 + m];
-                    sum[m] += v * v;
+                    mine[m] += v * v;
                 }
-    double inner = (double)(n - 2) * (n - 2) * (n - 2);
-    for (int m = 0; m < 5; m++)
-        xcr[m] = sqrt(sum[m] / inner) / p->dt;
+    MPI_Allreduce(mine, all, 5, MPI_DOUBLE, MPI_SUM, *(MPI_Comm *)p->comm);
+    finish_norm(n, all, p->dt, xcr);
 }
 
 double bt_mops(int n, int steps, double seconds)

@@ -28,9 +28,9 @@ int btio_write_dump_rows(int fd, const bt_problem *p, int dump)
 {
     const int n = p->n;
     const size_t row = 40u * (size_t)n;
-    for (int k = 0; k < n; k++)
+    for (int k = p->k0; k < p->k0 + p->nk; k++) /* this rank's planes */
         for (int j = 0; j < n; j++) {
-            const double *src = &p->u[(((long)k * n + j) * n) * 5];
+            const double *src = &p->u[(((long)(k - p->k0 + 2) * n + j) * n) * 5];
             int e = pwrite_all(fd, src, row, (off_t)btio_offset(n, 0, j, k, (uint64_t)dump));
             if (e)
                 return e;

@@ -8,7 +8,8 @@
 
 #include "bt.h"
 
-/* posix mode: one pwrite per contiguous (j,k) row of 40*n bytes.
+/* posix mode: one pwrite per contiguous (j,k) row of 40*n bytes, for the
+ * planes this rank owns; together the ranks write the whole dump.
  * Returns 0 or an errno value. */
 int btio_write_dump_rows(int fd, const bt_problem *p, int dump);
 
