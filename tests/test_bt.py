@@ -59,16 +59,36 @@ def test_bt_verifies_on_any_rank_count(launcher, engine, cls, ranks):
     assert f"{ranks} rank(s) in z slabs" in p.stdout and "verification SUCCESSFUL" in p.stdout
 
 
-def test_bt_files_are_identical_whatever_the_rank_count(launcher, engine, shm_dir):
+def test_bt_shared_file_modes_write_identical_files_whatever_the_rank_count(launcher, engine, shm_dir):
     digests = set()
-    for ranks in (1, 2, 4, 9):
-        d = shm_dir / str(ranks)
-        d.mkdir()
-        p = run_bt(launcher, engine, ranks, "--class", "S", "--io", "posix", "--dir", str(d), "--keep")
-        assert p.returncode == 0 and "file check SUCCESSFUL" in p.stdout, p.stdout + p.stderr
-        [f] = list(d.iterdir())
-        digests.add(hashlib.sha256(f.read_bytes()).hexdigest())
+    for mode in ("posix", "independent", "collective", "serial"):
+        for ranks in (1, 2, 4, 9):
+            d = shm_dir / f"{mode}{ranks}"
+            d.mkdir()
+            p = run_bt(launcher, engine, ranks, "--class", "S", "--io", mode, "--dir", str(d), "--keep")
+            assert p.returncode == 0 and "file check SUCCESSFUL" in p.stdout, p.stdout + p.stderr
+            [f] = list(d.iterdir())
+            digests.add(hashlib.sha256(f.read_bytes()).hexdigest())
     assert len(digests) == 1
+
+
+def test_bt_per_rank_mode_says_it_is_not_serial_order(launcher, engine, shm_dir, tmp_path):
+    out = tmp_path / "r.json"
+    p = run_bt(launcher, engine, 3, "--class", "S", "--io", "per-rank", "--dir", str(shm_dir), "--keep",
+               "--json", str(out))
+    assert p.returncode == 0 and "not the serial order" in p.stdout
+    files = sorted(f.name for f in shm_dir.iterdir())
+    assert len(files) == 3 and files[0].endswith(".0000") and files[2].endswith(".0002")
+    assert sum((shm_dir / f).stat().st_size for f in files) == 40 * 12**3 * 12
+    doc = json.loads(out.read_text())
+    assert doc["params"]["serial_order"] is False and doc["verification"]["file_checked"] is False
+
+
+def test_bt_collective_takes_mpiio_hints(launcher, engine, shm_dir):
+    p = run_bt(launcher, engine, 2, "--class", "S", "--io", "collective", "--dir", str(shm_dir),
+               "--hint", "cb_nodes=1", "--hint", "romio_cb_write=enable")
+    assert p.returncode == 0 and "file check SUCCESSFUL" in p.stdout, p.stderr
+    assert list(shm_dir.iterdir()) == []
 
 
 def test_bt_refuses_more_ranks_than_planes(launcher, engine):
@@ -121,9 +141,11 @@ def test_bt_without_keep_removes_only_its_file(engine, shm_dir):
 
 @pytest.mark.parametrize("args,phrase", [
     (["--class", "S", "--io", "posix"], "needs --dir"),
-    (["--class", "S", "--io", "collective", "--dir", "/tmp"], "not built yet"),
+    (["--class", "S", "--io", "serial"], "needs --dir"),
+    (["--class", "S", "--io", "posix", "--dir", "/tmp", "--hint", "a=b"], "--hint is for MPI-IO"),
+    (["--class", "S", "--io", "collective", "--dir", "/tmp", "--hint", "novalue"], "key=value"),
     (["--class", "S", "--io", "teleport"], "--io 'teleport' is unknown"),
-    (["--class", "S", "--dir", "/tmp"], "need --io posix"),
+    (["--class", "S", "--dir", "/tmp"], "need an --io mode"),
     (["--class", "S", "--io", "posix", "--dir", "/nonexistent"], "not an existing directory"),
     (["--class", "S", "--io", "posix", "--dir", "/tmp", "--write-interval", "0"], "--write-interval '0'"),
     (["--class", "S", "--tc", "-2"], "--tc '-2'"),

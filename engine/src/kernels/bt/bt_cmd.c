@@ -29,7 +29,10 @@
 typedef struct bt_options {
     const bt_class *cls;
     long steps;
-    bool io;            /* --io posix; none otherwise */
+    bool io;            /* any mode but none */
+    const btio_mode *mode;
+    MPI_Info hints;     /* --hint key=value, for the MPI-IO modes */
+    int nhints;
     int interval;       /* I_W */
     char dir[4096];
     bool keep;
@@ -43,28 +46,33 @@ static void bt_usage(void)
            "\n"
            "  --class C            NPB problem class (grid, steps, dt, reference norms)\n"
            "  --steps N            run N steps instead of the class's (no verification)\n"
-           "  --io MODE            none (default) or posix: one pwrite per row of the\n"
-           "                       solution into one serial-order (BTIO) file\n"
+           "  --io MODE            none (default); posix (pwrite per row), independent\n"
+           "                       (MPI_File_write_at per row), collective (one\n"
+           "                       MPI_File_write_at_all per dump), serial (gather to\n"
+           "                       rank 0): one serial-order (BTIO) file; per-rank: one\n"
+           "                       file per rank, not serial order\n"
+           "  --hint KEY=VALUE     MPI-IO hint (independent, collective); repeatable\n"
            "  --write-interval I   write the solution every I steps (default 5)\n"
-           "  --dir DIR            where the file goes (required with --io posix)\n"
+           "  --dir DIR            where the file goes (required with an --io mode)\n"
            "  --keep               keep the file (default: removed after verification)\n"
            "  --tc SECONDS         T_C of the same run without I/O, for zeta\n"
            "  --json FILE          write the result document\n"
            "\n"
-           "Any rank count up to the grid size (z slabs). The collective,\n"
-           "independent, per-rank and serial I/O modes are not built yet.\n");
+           "Any rank count up to the grid size (z slabs).\n");
 }
 
 static void parse(int argc, char **argv, int rank, bt_options *o)
 {
-    enum { O_CLASS = 1000, O_STEPS, O_IO, O_INTERVAL, O_DIR, O_KEEP, O_TC, O_JSON, O_HELP };
+    enum { O_CLASS = 1000, O_STEPS, O_IO, O_INTERVAL, O_DIR, O_KEEP, O_TC, O_JSON, O_HINT, O_HELP };
     static const struct option opts[] = {
         {"class", required_argument, 0, O_CLASS},  {"steps", required_argument, 0, O_STEPS},
         {"io", required_argument, 0, O_IO},        {"write-interval", required_argument, 0, O_INTERVAL},
         {"dir", required_argument, 0, O_DIR},      {"keep", no_argument, 0, O_KEEP},
         {"tc", required_argument, 0, O_TC},        {"json", required_argument, 0, O_JSON},
+        {"hint", required_argument, 0, O_HINT},
         {"help", no_argument, 0, O_HELP},          {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
+    MPI_Info_create(&o->hints);
     o->steps = -1;
     o->interval = 5;
     bool interval_given = false;
@@ -86,16 +94,22 @@ static void parse(int argc, char **argv, int rank, bt_options *o)
                 fail_usage("--steps '%s' must be a whole number from 1 to 1000000", optarg);
             break;
         case O_IO:
-            if (strcmp(optarg, "posix") == 0)
-                o->io = true;
-            else if (strcmp(optarg, "none") == 0)
-                o->io = false;
-            else if (!strcmp(optarg, "collective") || !strcmp(optarg, "independent") ||
-                     !strcmp(optarg, "per-rank") || !strcmp(optarg, "serial"))
-                fail_usage("--io %s is not built yet: use none or posix", optarg);
-            else
-                fail_usage("--io '%s' is unknown: use none or posix", optarg);
+            o->mode = btio_mode_find(optarg);
+            o->io = o->mode != NULL;
+            if (!o->mode && strcmp(optarg, "none") != 0)
+                fail_usage("--io '%s' is unknown: use none, posix, independent, collective, "
+                           "per-rank or serial", optarg);
             break;
+        case O_HINT: {
+            const char *eq = strchr(optarg, '=');
+            if (!eq || eq == optarg || !eq[1] || eq - optarg >= MPI_MAX_INFO_KEY)
+                fail_usage("--hint '%s' must be key=value, e.g. cb_nodes=2", optarg);
+            char key[MPI_MAX_INFO_KEY + 1];
+            snprintf(key, sizeof key, "%.*s", (int)(eq - optarg), optarg);
+            MPI_Info_set(o->hints, key, eq + 1);
+            o->nhints++;
+            break;
+        }
         case O_INTERVAL: {
             long v = strtol(optarg, &end, 10);
             if (*end || v <= 0 || v > 1000000)
@@ -127,11 +141,14 @@ static void parse(int argc, char **argv, int rank, bt_options *o)
     if (!o->cls)
         fail_usage("--class is required: use S, W, A, B or C");
     if (!o->io && (o->dir[0] || o->keep || interval_given))
-        fail_usage("--dir, --keep and --write-interval need --io posix");
+        fail_usage("--dir, --keep and --write-interval need an --io mode other than none");
+    if (o->nhints && !(o->io && (!strcmp(o->mode->name, "independent") ||
+                                 !strcmp(o->mode->name, "collective"))))
+        fail_usage("--hint is for MPI-IO: use it with --io independent or --io collective");
     if (o->io) {
         struct stat st;
         if (!o->dir[0])
-            fail_usage("--io posix needs --dir DIR: where the solution file goes");
+            fail_usage("--io %s needs --dir DIR: where the solution file goes", o->mode->name);
         if (stat(o->dir, &st) != 0 || !S_ISDIR(st.st_mode))
             fail_usage("--dir %s is not an existing directory: create it first", o->dir);
         if (access(o->dir, W_OK | X_OK) != 0)
@@ -162,9 +179,9 @@ static void save_json(const bt_options *o, int nranks, long steps, double tt, do
     json_int(&j, "steps", steps);
     json_double(&j, "dt", o->cls->dt);
     json_int(&j, "ranks", nranks);
-    json_string(&j, "io", o->io ? "posix" : "none");
+    json_string(&j, "io", o->io ? o->mode->name : "none");
     json_int(&j, "write_interval", o->io ? o->interval : 0);
-    json_bool(&j, "serial_order", true);
+    json_bool(&j, "serial_order", !o->io || o->mode->serial_order);
     json_object_end(&j);
     json_double(&j, "t_t_seconds", tt);
     if (o->tc > 0) {
@@ -251,21 +268,15 @@ int bt_command(int argc, char **argv)
     if (bt_problem_init(&p, cls->grid, cls->dt, k0, nk, &comm) != 0)
         fail_usage("cannot allocate class %c (grid %d^3)", cls->name, cls->grid);
     char path[4200] = "";
-    int fd = -1;
+    btio_ctx io;
     if (o.io) {
         long stamp[2] = {(long)getpid(), (long)time(NULL)};
         MPI_Bcast(stamp, 2, MPI_LONG, 0, comm);
         snprintf(path, sizeof path, "%s/btio.pario.%ld.%ld.out", o.dir, stamp[0], stamp[1]);
-        int e = 0;
-        if (rank == 0) { /* O_EXCL: never an existing file */
-            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-            e = fd < 0 ? errno : 0;
-        }
-        MPI_Bcast(&e, 1, MPI_INT, 0, comm);
-        if (e)
-            fail_usage("cannot create %s: %s", path, strerror(e));
-        if (rank != 0 && (fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
-            fail_exit(EXIT_RUN_FAILED, 1, "rank %d cannot open %s: %s", rank, path, strerror(errno));
+        int e = btio_open(&io, o.mode, path, o.hints, &p), worst_e;
+        MPI_Allreduce(&e, &worst_e, 1, MPI_INT, MPI_MAX, comm);
+        if (worst_e)
+            fail_usage("--io %s: cannot create %s: %s", o.mode->name, path, strerror(worst_e));
     }
     double *dump_seconds = calloc((size_t)dumps + 1, sizeof(double));
     bt_initialize(&p);
@@ -280,15 +291,14 @@ int bt_command(int argc, char **argv)
         bt_step(&p);
         if (o.io && !io_err && (s % o.interval == 0 || s == steps)) {
             double t = clock_now();
-            io_err = btio_write_dump_rows(fd, &p, dump);
+            io_err = o.mode->write_dump(&io, &p, dump);
             dump_seconds[dump++] = clock_now() - t;
         }
     }
     if (o.io) { /* the transfers are complete when the file is closed */
-        if (!io_err && fsync(fd) != 0)
-            io_err = errno;
-        if (close(fd) != 0 && !io_err)
-            io_err = errno;
+        int e = o.mode->close(&io);
+        if (!io_err)
+            io_err = e;
     }
     double my_time = clock_now() - t0, tt;
     MPI_Allreduce(&my_time, &tt, 1, MPI_DOUBLE, MPI_MAX, comm); /* as NPB: the slowest rank */
@@ -296,8 +306,8 @@ int bt_command(int argc, char **argv)
     MPI_Allreduce(&io_err, &any_err, 1, MPI_INT, MPI_MAX, comm);
     if (any_err) {
         MPI_Barrier(comm);
-        if (rank == 0)
-            unlink(path);
+        if (rank == 0 || !o.mode->serial_order)
+            unlink(io.path);
         fail_exit(EXIT_RUN_FAILED, io_err != 0, "rank %d writing %s: %s", rank, path,
                   strerror(io_err));
     }
@@ -317,7 +327,7 @@ int bt_command(int argc, char **argv)
     double file_xce[5] = {0}, file_worst = 0;
     bool file_checked = false, file_ok = false;
     char why[512] = "";
-    if (o.io && verify && rank == 0) {
+    if (o.io && verify && rank == 0 && o.mode->serial_order) {
         if (btio_read_check(path, cls->grid, dumps, file_xce, NULL, why, sizeof why) != 0) {
             file_checked = true;
         } else if (o.interval == 5) {
@@ -338,13 +348,15 @@ int bt_command(int argc, char **argv)
     file_ok = file_flags[1];
     bool failed = (verify && !ok) || (file_checked && !file_ok);
     if (rank != 0) {
+        if (o.io && !o.mode->serial_order && !o.keep)
+            unlink(io.path); /* this rank's own file */
         free(dump_seconds);
         bt_problem_free(&p);
         return failed ? EXIT_RUN_FAILED : 0;
     }
 
     printf("pario-engine bt: class %c, grid %d^3, %ld steps, dt %g, %d rank(s) in z slabs, io %s\n",
-           cls->name, cls->grid, steps, cls->dt, nranks, o.io ? "posix" : "none");
+           cls->name, cls->grid, steps, cls->dt, nranks, o.io ? o.mode->name : "none");
     printf("  T_T %.3f s, %.1f Mop/s (%.1f Mop/s per rank)\n", tt, mops, mops / nranks);
     if (o.io) {
         printf("  %d dumps every %d steps, %llu bytes, R_IO %.1f MB/s", dumps, o.interval,
@@ -369,15 +381,18 @@ int bt_command(int argc, char **argv)
                "difference %.2e\n",
                file_ok ? "SUCCESSFUL" : "UNSUCCESSFUL", dumps, file_worst);
     else if (o.io && verify)
-        printf("  file read back, %d dumps; BTIO references apply to --write-interval 5 only\n", dumps);
+        printf(o.mode->serial_order
+                   ? "  file read back, %d dumps; BTIO references apply to --write-interval 5 only\n"
+                   : "  %d dumps in one file per rank: not the serial order, so not checked\n",
+               dumps);
 
     if (o.json && !failed)
         save_json(&o, nranks, steps, tt, mops, dumps, dump_seconds, bytes, r_io, verify, ok, worst,
                   xcr, xce, file_checked, file_ok, file_xce, path);
     if (o.io && !o.keep)
-        unlink(path); /* created by this run (O_EXCL) */
+        unlink(io.path); /* created by this run (O_EXCL) */
     else if (o.io)
-        printf("  kept %s\n", path);
+        printf("  kept %s%s\n", path, o.mode->serial_order ? "" : ".RRRR (one per rank)");
     free(dump_seconds);
     bt_problem_free(&p);
     return failed ? EXIT_RUN_FAILED : 0;

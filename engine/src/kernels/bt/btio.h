@@ -4,14 +4,47 @@
 #ifndef PARIO_BTIO_H
 #define PARIO_BTIO_H
 
+#include <mpi.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "bt.h"
 
-/* posix mode: one pwrite per contiguous (j,k) row of 40*n bytes, for the
- * planes this rank owns; together the ranks write the whole dump.
- * Returns 0 or an errno value. */
-int btio_write_dump_rows(int fd, const bt_problem *p, int dump);
+/* How BT writes its dumps: one table of modes, like the io backends.
+ *   posix       pwrite per (j,k) row from every rank
+ *   independent MPI_File_write_at per row (NPB "simple")
+ *   collective  one MPI_File_write_at_all per dump (NPB "full"; a z slab
+ *               is one contiguous range of each dump)
+ *   per-rank    one file per rank, slab after slab (NPB "epio"): NOT the
+ *               serial order, so verify-bt cannot read it
+ *   serial      gather to rank 0, which writes (a single writer) */
+typedef struct btio_ctx {
+    const struct btio_mode *mode;
+    char path[4200]; /* the shared file, or this rank's file for per-rank */
+    int fd;
+    MPI_File fh;
+    MPI_Info info;
+    MPI_Comm comm;
+    int rank, nranks;
+    double *gathered; /* serial: rank 0's whole dump */
+    int *counts, *displs;
+} btio_ctx;
+
+typedef struct btio_mode {
+    const char *name;
+    bool serial_order;
+    int (*open)(btio_ctx *c, const bt_problem *p);
+    int (*write_dump)(btio_ctx *c, const bt_problem *p, int dump);
+    int (*close)(btio_ctx *c);
+} btio_mode;
+
+const btio_mode *btio_mode_find(const char *name);
+
+/* Open for a run: creates the file(s) with O_EXCL (never an existing file).
+ * base is DIR/NAME; per-rank appends .RRRR. Returns 0 or an errno value. */
+int btio_open(btio_ctx *c, const btio_mode *m, const char *base, MPI_Info info,
+              const bt_problem *p);
+
 
 /* Read `dumps` dumps of an n^3 grid from path, one at a time; the mean over
  * dumps of the RMS error norm goes to xce_mean.  With diag, print the
