@@ -84,6 +84,26 @@ def test_bt_per_rank_mode_says_it_is_not_serial_order(launcher, engine, shm_dir,
     assert doc["params"]["serial_order"] is False and doc["verification"]["file_checked"] is False
 
 
+@pytest.mark.parametrize("mode,ranks", [("posix", 1), ("posix", 3), ("per-rank", 2)])
+def test_bt_overlap_writes_the_same_dumps(launcher, engine, shm_dir, tmp_path, mode, ranks):
+    out = tmp_path / "r.json"
+    p = run_bt(launcher, engine, ranks, "--class", "S", "--io", mode, "--dir", str(shm_dir),
+               "--overlap", "--keep", "--json", str(out))
+    assert p.returncode == 0 and "(overlapped)" in p.stdout, p.stdout + p.stderr
+    doc = json.loads(out.read_text())
+    assert doc["params"]["overlap"] is True and len(doc["io"]["dump_seconds"]) == 12
+    assert all(t > 0 for t in doc["io"]["dump_seconds"])  # every dump was written by the thread
+    if mode == "posix":  # byte for byte what the same run writes without the thread
+        assert "file check SUCCESSFUL" in p.stdout
+        plain = shm_dir / "plain"
+        plain.mkdir()
+        q = run_bt(launcher, engine, ranks, "--class", "S", "--io", mode, "--dir", str(plain), "--keep")
+        assert q.returncode == 0
+        [a] = [f for f in shm_dir.iterdir() if f.is_file()]
+        [b] = list(plain.iterdir())
+        assert a.read_bytes() == b.read_bytes()
+
+
 def test_bt_collective_takes_mpiio_hints(launcher, engine, shm_dir):
     p = run_bt(launcher, engine, 2, "--class", "S", "--io", "collective", "--dir", str(shm_dir),
                "--hint", "cb_nodes=1", "--hint", "romio_cb_write=enable")
@@ -149,6 +169,8 @@ def test_bt_without_keep_removes_only_its_file(engine, shm_dir):
     (["--class", "S", "--io", "posix", "--dir", "/nonexistent"], "not an existing directory"),
     (["--class", "S", "--io", "posix", "--dir", "/tmp", "--write-interval", "0"], "--write-interval '0'"),
     (["--class", "S", "--tc", "-2"], "--tc '-2'"),
+    (["--class", "S", "--io", "collective", "--dir", "/tmp", "--overlap"], "--overlap writes from a thread"),
+    (["--class", "S", "--overlap"], "--overlap writes from a thread"),
 ])
 def test_bt_io_refuses_with_one_line(engine, args, phrase):
     p = subprocess.run([engine, "bt", *args], capture_output=True, text=True)

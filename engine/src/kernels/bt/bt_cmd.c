@@ -22,6 +22,7 @@
 #include "../../util/json.h"
 #include "../../version.h"
 #include "bt.h"
+#include "bt_overlap.h"
 #include "btio.h"
 
 #define BT_EPSILON 1.0e-8
@@ -36,6 +37,7 @@ typedef struct bt_options {
     int interval;       /* I_W */
     char dir[4096];
     bool keep;
+    bool overlap;       /* write dumps from a thread while computing */
     double tc;          /* T_C from an --io none run, 0 = not given */
     const char *json;
 } bt_options;
@@ -52,6 +54,8 @@ static void bt_usage(void)
            "                       rank 0): one serial-order (BTIO) file; per-rank: one\n"
            "                       file per rank, not serial order\n"
            "  --hint KEY=VALUE     MPI-IO hint (independent, collective); repeatable\n"
+           "  --overlap            write each dump from a thread while the solver\n"
+           "                       computes on (posix, per-rank)\n"
            "  --write-interval I   write the solution every I steps (default 5)\n"
            "  --dir DIR            where the file goes (required with an --io mode)\n"
            "  --keep               keep the file (default: removed after verification)\n"
@@ -63,13 +67,13 @@ static void bt_usage(void)
 
 static void parse(int argc, char **argv, int rank, bt_options *o)
 {
-    enum { O_CLASS = 1000, O_STEPS, O_IO, O_INTERVAL, O_DIR, O_KEEP, O_TC, O_JSON, O_HINT, O_HELP };
+    enum { O_CLASS = 1000, O_STEPS, O_IO, O_INTERVAL, O_DIR, O_KEEP, O_TC, O_JSON, O_HINT, O_OVERLAP, O_HELP };
     static const struct option opts[] = {
         {"class", required_argument, 0, O_CLASS},  {"steps", required_argument, 0, O_STEPS},
         {"io", required_argument, 0, O_IO},        {"write-interval", required_argument, 0, O_INTERVAL},
         {"dir", required_argument, 0, O_DIR},      {"keep", no_argument, 0, O_KEEP},
         {"tc", required_argument, 0, O_TC},        {"json", required_argument, 0, O_JSON},
-        {"hint", required_argument, 0, O_HINT},
+        {"hint", required_argument, 0, O_HINT},    {"overlap", no_argument, 0, O_OVERLAP},
         {"help", no_argument, 0, O_HELP},          {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     MPI_Info_create(&o->hints);
@@ -122,6 +126,7 @@ static void parse(int argc, char **argv, int rank, bt_options *o)
             snprintf(o->dir, sizeof o->dir, "%s", optarg);
             break;
         case O_KEEP: o->keep = true; break;
+        case O_OVERLAP: o->overlap = true; break;
         case O_TC:
             o->tc = strtod(optarg, &end);
             if (*end || !(o->tc > 0))
@@ -142,6 +147,9 @@ static void parse(int argc, char **argv, int rank, bt_options *o)
         fail_usage("--class is required: use S, W, A, B or C");
     if (!o->io && (o->dir[0] || o->keep || interval_given))
         fail_usage("--dir, --keep and --write-interval need an --io mode other than none");
+    if (o->overlap && !(o->io && (!strcmp(o->mode->name, "posix") || !strcmp(o->mode->name, "per-rank"))))
+        fail_usage("--overlap writes from a thread with POSIX calls: use it with --io posix or "
+                   "--io per-rank");
     if (o->nhints && !(o->io && (!strcmp(o->mode->name, "independent") ||
                                  !strcmp(o->mode->name, "collective"))))
         fail_usage("--hint is for MPI-IO: use it with --io independent or --io collective");
@@ -182,6 +190,7 @@ static void save_json(const bt_options *o, int nranks, long steps, double tt, do
     json_string(&j, "io", o->io ? o->mode->name : "none");
     json_int(&j, "write_interval", o->io ? o->interval : 0);
     json_bool(&j, "serial_order", !o->io || o->mode->serial_order);
+    json_bool(&j, "overlap", o->overlap);
     json_object_end(&j);
     json_double(&j, "t_t_seconds", tt);
     if (o->tc > 0) {
@@ -285,16 +294,25 @@ int bt_command(int argc, char **argv)
     bt_initialize(&p);
 
     int io_err = 0, dump = 0;
+    overlap_writer writer;
+    if (o.overlap && (io_err = overlap_start(&writer, &io, &p, dump_seconds)) != 0)
+        fail_exit(EXIT_RUN_FAILED, 1, "--overlap: cannot start the writer thread: %s", strerror(io_err));
     MPI_Barrier(comm);
     double t0 = clock_now();
     for (long s = 1; s <= steps; s++) {
         bt_step(&p);
         if (o.io && !io_err && (s % o.interval == 0 || s == steps)) {
+            if (o.overlap) {
+                overlap_submit(&writer, &p, dump++);
+                continue;
+            }
             double t = clock_now();
             io_err = o.mode->write_dump(&io, &p, dump);
             dump_seconds[dump++] = clock_now() - t;
         }
     }
+    if (o.overlap)
+        io_err = overlap_finish(&writer); /* the last dump is on its way */
     if (o.io) { /* the transfers are complete when the file is closed */
         int e = o.mode->close(&io);
         if (!io_err)
@@ -359,7 +377,8 @@ int bt_command(int argc, char **argv)
            cls->name, cls->grid, steps, cls->dt, nranks, o.io ? o.mode->name : "none");
     printf("  T_T %.3f s, %.1f Mop/s (%.1f Mop/s per rank)\n", tt, mops, mops / nranks);
     if (o.io) {
-        printf("  %d dumps every %d steps, %llu bytes, R_IO %.1f MB/s", dumps, o.interval,
+        printf("  %d dumps every %d steps%s, %llu bytes, R_IO %.1f MB/s", dumps, o.interval,
+               o.overlap ? " (overlapped)" : "",
                (unsigned long long)bytes, r_io / 1e6);
         if (o.tc > 0)
             printf(", T_C %.3f s, zeta %.4f", o.tc, tt / o.tc - 1.0);
