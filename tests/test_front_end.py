@@ -152,3 +152,28 @@ def test_killed_run_leaves_readable_db_marked_incomplete(shm_dir, tmp_path, sig)
         assert con.execute("SELECT status FROM runs").fetchone()[0] == "incomplete"
         time.sleep(0.5)
         assert os.listdir(shm_dir) == []
+
+
+def test_nht1_preset_measures_tc_then_tt_and_zeta(shm_dir, tmp_path):
+    db, plots = tmp_path / "r.sqlite", tmp_path / "plots"
+    r = pario("run", "nht1", "--quick", "--dir", shm_dir, "--ranks", "1,2", "--classes", "S",
+              "--tests", "posix,collective,posix-overlap", "--out", plots, db=db)
+    assert r.returncode == 0, r.stderr
+    assert "BT class S (N=12), I_W=5" in r.stdout
+    assert "posix+overlap" in r.stdout and "collective" in r.stdout
+    con = sqlite3.connect(db)
+    rows = con.execute("SELECT api, ranks, result_json FROM points WHERE status='ok'").fetchall()
+    assert len(rows) == 2 * 4  # per rank count: T_C, then three write modes
+    import json as _json
+    docs = [(_json.loads(j)) for _, _, j in rows]
+    tc = {d["params"]["ranks"]: d["t_t_seconds"] for d in docs if d["params"]["io"] == "none"}
+    for d in docs:
+        if d["params"]["io"] != "none":
+            assert d["t_c_seconds"] == pytest.approx(tc[d["params"]["ranks"]])  # T_C handed on
+            assert d["zeta"] == pytest.approx(d["t_t_seconds"] / d["t_c_seconds"] - 1)
+            assert d["verification"]["ok"] and d["verification"]["file_ok"]
+    assert sorted(p.name for p in plots.glob("*.png")) == ["run1-btS-rio.png", "run1-btS-time.png",
+                                                          "run1-btS-zeta.png"]
+    assert os.listdir(shm_dir) == []
+    shown = pario("show", "1", db=db)
+    assert shown.returncode == 0 and "BT class S" in shown.stdout

@@ -51,6 +51,7 @@ def build_parser():
     run.add_argument("--size", help="file size for every test (default: the preset's)")
     run.add_argument("--iterations", type=_positive_int, help="trials per point (best is reported)")
     run.add_argument("--tests", type=_csv, help="only these tests of the preset")
+    run.add_argument("--classes", type=_csv, help="BT classes for the nht1 preset, e.g. S,A")
     run.add_argument("--files", choices=["shared", "per-rank"], help="one shared file or one per rank")
     run.add_argument("--evict", action="store_true", help="drop files from the page cache before reads")
     run.add_argument("--direct", action="store_true", help="O_DIRECT I/O")
@@ -115,6 +116,12 @@ def cmd_presets(args):
         print(f"{name}: {preset.get('title', '')}")
         print(f"  {preset.get('summary', '')}")
         sweep = preset["sweep"]
+        if preset.get("kind") == "bt":
+            print(f"  ranks {','.join(map(str, sweep['ranks']))}; classes {','.join(sweep['classes'])}; "
+                  f"write every {sweep.get('write_interval', 5)} steps")
+            for t in preset["test"]:
+                print(f"  - {t['id']}: {t.get('title', t['io'])}")
+            continue
         print(f"  ranks {','.join(map(str, sweep['ranks']))}; blocks {','.join(sweep['blocks'])}; "
               f"size {sweep['size']}; best of {sweep.get('iterations', 3)}")
         for t in preset["test"]:

@@ -26,7 +26,8 @@ class Point:
     iterations: int = 3
     extra: list = field(default_factory=list)
 
-    def engine_args(self, directory, json_path):
+    # The interface every kind of point offers the runner (see nht1.BtPoint).
+    def engine_args(self, directory, json_path, earlier=None):
         args = ["io", "--dir", str(directory), "--layout", self.layout, "--files", self.files,
                 "--api", self.api, "--block", engine_size(self.block),
                 "--size", engine_size(self.size), "--phases", ",".join(self.phases),
@@ -34,6 +35,16 @@ class Point:
         if self.group:
             args += ["--group", str(self.group)]
         return args + list(self.extra)
+
+    def takes_name(self):
+        return True
+
+    def remember(self, result, earlier):
+        """Nothing here feeds later points."""
+
+    def summary(self, result):
+        return ", ".join(f"{ph['name']} {ph['summary']['best_mib_per_s']:.0f} MiB/s"
+                         for ph in result["phases"])
 
     def label(self):
         return f"{self.test_id} ranks={self.ranks} block={format_size(self.block)}"

@@ -15,6 +15,7 @@ from .engine import engine_path
 from .errors import UsageError
 from .figures import figures_of, format_table
 from .launch import choose_launcher
+from .nht1 import format_tables as nht1_tables, plan_nht1, plot_figures as nht1_plots
 from .plan import plan
 from .plot import plot_figure
 from .presets import load_preset
@@ -61,9 +62,13 @@ def run_experiment(args, out=sys.stdout):
         extra.append("--direct")
     if args.verify:
         extra.append("--verify")
-    points, skipped = plan(preset, quick=args.quick, ranks=args.ranks, blocks=args.blocks,
-                           size=args.size, iterations=args.iterations, tests=args.tests,
-                           files=args.files, extra=extra)
+    if preset.get("kind") == "bt":
+        points, skipped = plan_nht1(preset, quick=args.quick, ranks=args.ranks,
+                                    classes=args.classes, tests=args.tests)
+    else:
+        points, skipped = plan(preset, quick=args.quick, ranks=args.ranks, blocks=args.blocks,
+                               size=args.size, iterations=args.iterations, tests=args.tests,
+                               files=args.files, extra=extra)
     engine = engine_path()
     launcher = choose_launcher(args.launcher_template, args.launcher)
     max_ranks = max(p.ranks for p in points)
@@ -91,6 +96,7 @@ def run_experiment(args, out=sys.stdout):
     progress = Progress(len(points))
     failures = 0
     name = None
+    earlier = {}  # what later points need from earlier ones (BT's T_C)
     try:
         with tempfile.TemporaryDirectory(prefix="pario-results-") as scratch:
             for i, p in enumerate(points):
@@ -101,7 +107,9 @@ def run_experiment(args, out=sys.stdout):
                 if _point_files(directory, name):
                     raise UsageError(f"{directory}/{name} already exists: pario will not touch a "
                                      "file it did not create; remove it or use another --dir")
-                engine_argv = [engine, *p.engine_args(directory, json_path), "--name", name]
+                engine_argv = [engine, *p.engine_args(directory, json_path, earlier)]
+                if p.takes_name():
+                    engine_argv += ["--name", name]
                 command = launcher.command(p.ranks, engine_argv)
                 progress.start(p.label())
                 outcome = launcher.run(p.ranks, engine_argv, args.timeout)
@@ -121,9 +129,8 @@ def run_experiment(args, out=sys.stdout):
                     continue
                 result = json.loads(json_path.read_text())
                 store.add_point(run_id, p, "ok", command, outcome.seconds, result=result)
-                rates = ", ".join(f"{ph['name']} {ph['summary']['best_mib_per_s']:.0f} MiB/s"
-                                  for ph in result["phases"])
-                progress.finish(rates)
+                p.remember(result, earlier)
+                progress.finish(p.summary(result))
     except (_Interrupted, UsageError) as exc:
         if name and not isinstance(exc, UsageError):
             for leftover in _point_files(directory, name):
@@ -151,6 +158,15 @@ def show_run(store, run_id, out=sys.stdout, plots_dir=None, with_plots=True):
     print(f"\nrun {run_id}: preset {run['preset']} ({run['title']}), {run['status']}, "
           f"started {run['started_utc']}, dir {run['dir']}", file=out)
     print("points: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())), file=out)
+    target = Path(plots_dir) if plots_dir else store.path.parent / "plots" / f"run{run_id}"
+    if load_preset(run["preset"]).get("kind") == "bt":
+        print(nht1_tables(store, run_id), file=out)
+        _print_failures(store, run_id, out)
+        if with_plots:
+            paths = nht1_plots(store, run_id, target)
+            print(f"\nplots: {len(paths)} PNG files in {target}", file=out)
+            return paths
+        return [True]
     figures = figures_of(store, run_id)
     for fig in figures:
         print("\n" + format_table(fig), file=out)
@@ -161,12 +177,14 @@ def show_run(store, run_id, out=sys.stdout, plots_dir=None, with_plots=True):
         print("\nwarnings:", file=out)
         for text, tests in warnings.items():
             print(f"  - {text} [{', '.join(sorted(tests))}]", file=out)
-    for p in store.points(run_id):
-        if p["status"] == "failed":
-            print(f"failed: {p['test_id']} ranks={p['ranks']} block={p['block_bytes']}: {p['error']}",
-                  file=out)
+    _print_failures(store, run_id, out)
     if with_plots and figures:
-        target = Path(plots_dir) if plots_dir else store.path.parent / "plots" / f"run{run_id}"
         paths = [plot_figure(fig, target, run_id) for fig in figures]
         print(f"\nplots: {len(paths)} PNG files in {target}", file=out)
     return figures
+
+
+def _print_failures(store, run_id, out):
+    for p in store.points(run_id):
+        if p["status"] == "failed":
+            print(f"failed: {p['test_id']} {p['layout']} ranks={p['ranks']}: {p['error']}", file=out)

@@ -121,7 +121,7 @@ class Store:
                  json.dumps(command), seconds, json.dumps(result) if result else None))
             point_id = cur.lastrowid
             if result:
-                for phase in result["phases"]:
+                for phase in result.get("phases", []):
                     for it in phase["iterations"]:
                         self.db.execute(
                             "INSERT INTO phases VALUES (?,?,?,?,?,?,?)",

@@ -38,6 +38,7 @@ typedef struct bt_options {
     char dir[4096];
     bool keep;
     bool overlap;       /* write dumps from a thread while computing */
+    char name[256];     /* file name in dir; "" = unique default */
     double tc;          /* T_C from an --io none run, 0 = not given */
     const char *json;
 } bt_options;
@@ -58,6 +59,7 @@ static void bt_usage(void)
            "                       computes on (posix, per-rank)\n"
            "  --write-interval I   write the solution every I steps (default 5)\n"
            "  --dir DIR            where the file goes (required with an --io mode)\n"
+           "  --name NAME          file name in DIR (default: a unique btio.pario.* name)\n"
            "  --keep               keep the file (default: removed after verification)\n"
            "  --tc SECONDS         T_C of the same run without I/O, for zeta\n"
            "  --json FILE          write the result document\n"
@@ -67,13 +69,14 @@ static void bt_usage(void)
 
 static void parse(int argc, char **argv, int rank, bt_options *o)
 {
-    enum { O_CLASS = 1000, O_STEPS, O_IO, O_INTERVAL, O_DIR, O_KEEP, O_TC, O_JSON, O_HINT, O_OVERLAP, O_HELP };
+    enum { O_CLASS = 1000, O_STEPS, O_IO, O_INTERVAL, O_DIR, O_KEEP, O_TC, O_JSON, O_HINT, O_OVERLAP, O_NAME, O_HELP };
     static const struct option opts[] = {
         {"class", required_argument, 0, O_CLASS},  {"steps", required_argument, 0, O_STEPS},
         {"io", required_argument, 0, O_IO},        {"write-interval", required_argument, 0, O_INTERVAL},
         {"dir", required_argument, 0, O_DIR},      {"keep", no_argument, 0, O_KEEP},
         {"tc", required_argument, 0, O_TC},        {"json", required_argument, 0, O_JSON},
         {"hint", required_argument, 0, O_HINT},    {"overlap", no_argument, 0, O_OVERLAP},
+        {"name", required_argument, 0, O_NAME},
         {"help", no_argument, 0, O_HELP},          {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     MPI_Info_create(&o->hints);
@@ -127,6 +130,12 @@ static void parse(int argc, char **argv, int rank, bt_options *o)
             break;
         case O_KEEP: o->keep = true; break;
         case O_OVERLAP: o->overlap = true; break;
+        case O_NAME:
+            if (!optarg[0] || strchr(optarg, '/') || strlen(optarg) > 200)
+                fail_usage("--name '%s' must be a plain file name (no '/'), at most 200 characters",
+                           optarg);
+            snprintf(o->name, sizeof o->name, "%s", optarg);
+            break;
         case O_TC:
             o->tc = strtod(optarg, &end);
             if (*end || !(o->tc > 0))
@@ -145,8 +154,8 @@ static void parse(int argc, char **argv, int rank, bt_options *o)
         fail_usage("unexpected argument '%s': see pario-engine bt --help", argv[optind]);
     if (!o->cls)
         fail_usage("--class is required: use S, W, A, B or C");
-    if (!o->io && (o->dir[0] || o->keep || interval_given))
-        fail_usage("--dir, --keep and --write-interval need an --io mode other than none");
+    if (!o->io && (o->dir[0] || o->keep || interval_given || o->name[0]))
+        fail_usage("--dir, --name, --keep and --write-interval need an --io mode other than none");
     if (o->overlap && !(o->io && (!strcmp(o->mode->name, "posix") || !strcmp(o->mode->name, "per-rank"))))
         fail_usage("--overlap writes from a thread with POSIX calls: use it with --io posix or "
                    "--io per-rank");
@@ -281,7 +290,10 @@ int bt_command(int argc, char **argv)
     if (o.io) {
         long stamp[2] = {(long)getpid(), (long)time(NULL)};
         MPI_Bcast(stamp, 2, MPI_LONG, 0, comm);
-        snprintf(path, sizeof path, "%s/btio.pario.%ld.%ld.out", o.dir, stamp[0], stamp[1]);
+        if (o.name[0])
+            snprintf(path, sizeof path, "%s/%s", o.dir, o.name);
+        else
+            snprintf(path, sizeof path, "%s/btio.pario.%ld.%ld.out", o.dir, stamp[0], stamp[1]);
         int e = btio_open(&io, o.mode, path, o.hints, &p), worst_e;
         MPI_Allreduce(&e, &worst_e, 1, MPI_INT, MPI_MAX, comm);
         if (worst_e)
