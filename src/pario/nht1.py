@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import UsageError
+from .plan import select_tests
 
 _GRID = {"S": 12, "W": 24, "A": 64, "B": 102, "C": 162}
 
@@ -79,14 +80,7 @@ def plan_nht1(preset, quick=False, ranks=None, classes=None, tests=None):
             raise UsageError(f"--classes {c} is unknown: use S, W, A, B or C")
     if any(r <= 0 for r in rank_list):
         raise UsageError("--ranks must be whole numbers of at least 1, e.g. 1,2,4,9")
-    chosen = preset["test"]
-    if tests:
-        known = {t["id"] for t in chosen}
-        unknown = [t for t in tests if t not in known]
-        if unknown:
-            raise UsageError(f"--tests {','.join(unknown)} unknown in preset {preset['name']}: "
-                             f"use some of {', '.join(sorted(known))}")
-        chosen = [t for t in chosen if t["id"] in tests]
+    chosen = select_tests(preset, tests)
     interval = int(sweep.get("write_interval", 5))
     points, skipped = [], []
     for c in class_list:

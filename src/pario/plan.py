@@ -76,6 +76,19 @@ def _int_list(values, what):
     return out
 
 
+def select_tests(preset, tests):
+    """The preset's tests, or those named by --tests (each must exist)."""
+    chosen = preset["test"]
+    if not tests:
+        return chosen
+    known = {t["id"] for t in chosen}
+    unknown = [t for t in tests if t not in known]
+    if unknown:
+        raise UsageError(f"--tests {','.join(unknown)} unknown in preset {preset['name']}: "
+                         f"use some of {', '.join(sorted(known))}")
+    return [t for t in chosen if t["id"] in tests]
+
+
 def plan(preset, quick=False, ranks=None, blocks=None, size=None, iterations=None,
          tests=None, files=None, extra=()):
     """Returns (points, skipped) where skipped holds (point, reason)."""
@@ -87,15 +100,8 @@ def plan(preset, quick=False, ranks=None, blocks=None, size=None, iterations=Non
     iters = iterations if iterations is not None else int(sweep.get("iterations", 3))
     if iters <= 0:
         raise UsageError("--iterations must be at least 1")
-    chosen = preset["test"]
-    if tests:
-        known = {t["id"] for t in chosen}
-        unknown = [t for t in tests if t not in known]
-        if unknown:
-            raise UsageError(f"--tests {','.join(unknown)} unknown in preset {preset['name']}: "
-                             f"use some of {', '.join(sorted(known))}")
-        chosen = [t for t in chosen if t["id"] in tests]
-    elif quick:
+    chosen = select_tests(preset, tests)
+    if not tests and quick:
         chosen = [t for t in chosen if t.get("quick", True)]
 
     points, skipped = [], []

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "../util/json.h"
+#include "../util/result_doc.h"
 #include "../util/sizes.h"
-#include "../version.h"
 
 static void warn(io_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(io_result *r, const char *fmt, ...)
@@ -217,13 +217,7 @@ int io_result_save_json(const io_result *r, const char *path)
     const io_options *o = r->opts;
     json j;
     json_init(&j, true);
-    json_object_begin(&j, NULL);
-    json_string(&j, "schema", "pario.result/1");
-    json_object_begin(&j, "tool");
-    json_string(&j, "name", "pario-engine");
-    json_string(&j, "version", PARIO_VERSION);
-    json_object_end(&j);
-    json_string(&j, "command", "io");
+    result_doc_begin(&j, "io");
     json_array_begin(&j, "argv");
     for (int i = 0; i < r->argc; i++)
         json_string(&j, NULL, r->argv[i]);

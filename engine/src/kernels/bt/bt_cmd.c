@@ -20,7 +20,7 @@
 #include "../../util/clock.h"
 #include "../../util/fail.h"
 #include "../../util/json.h"
-#include "../../version.h"
+#include "../../util/result_doc.h"
 #include "bt.h"
 #include "bt_overlap.h"
 #include "btio.h"
@@ -181,13 +181,7 @@ static void save_json(const bt_options *o, int nranks, long steps, double tt, do
 {
     json j;
     json_init(&j, true);
-    json_object_begin(&j, NULL);
-    json_string(&j, "schema", "pario.result/1");
-    json_object_begin(&j, "tool");
-    json_string(&j, "name", "pario-engine");
-    json_string(&j, "version", PARIO_VERSION);
-    json_object_end(&j);
-    json_string(&j, "command", "bt");
+    result_doc_begin(&j, "bt");
     json_string(&j, "status", "ok");
     json_object_begin(&j, "params");
     char name[2] = {o->cls->name, 0};
