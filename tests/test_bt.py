@@ -104,6 +104,15 @@ def test_bt_overlap_writes_the_same_dumps(launcher, engine, shm_dir, tmp_path, m
         assert a.read_bytes() == b.read_bytes()
 
 
+@pytest.mark.parametrize("mode", ["posix", "independent"])
+def test_bt_grouped_writing_keeps_the_file_and_records_g(launcher, engine, shm_dir, tmp_path, mode):
+    out = tmp_path / "r.json"
+    p = run_bt(launcher, engine, 4, "--class", "S", "--io", mode, "--dir", str(shm_dir), "--group", "2",
+               "--json", str(out))
+    assert p.returncode == 0 and "file check SUCCESSFUL" in p.stdout, p.stdout + p.stderr
+    assert json.loads(out.read_text())["params"]["group"] == 2
+
+
 def test_bt_collective_takes_mpiio_hints(launcher, engine, shm_dir):
     p = run_bt(launcher, engine, 2, "--class", "S", "--io", "collective", "--dir", str(shm_dir),
                "--hint", "cb_nodes=1", "--hint", "romio_cb_write=enable")
@@ -171,6 +180,9 @@ def test_bt_without_keep_removes_only_its_file(engine, shm_dir):
     (["--class", "S", "--tc", "-2"], "--tc '-2'"),
     (["--class", "S", "--io", "collective", "--dir", "/tmp", "--overlap"], "--overlap writes from a thread"),
     (["--class", "S", "--overlap"], "--overlap writes from a thread"),
+    (["--class", "S", "--io", "collective", "--dir", "/tmp", "--group", "2"], "--group limits ranks"),
+    (["--class", "S", "--io", "posix", "--dir", "/tmp", "--group", "0"], "--group '0'"),
+    (["--class", "S", "--io", "posix", "--dir", "/tmp", "--group", "2", "--overlap"], "cannot be combined"),
 ])
 def test_bt_io_refuses_with_one_line(engine, args, phrase):
     p = subprocess.run([engine, "bt", *args], capture_output=True, text=True)

@@ -22,6 +22,7 @@
 #include "../../util/json.h"
 #include "../../util/result_doc.h"
 #include "bt.h"
+#include "../../io/group_token.h"
 #include "bt_overlap.h"
 #include "btio.h"
 
@@ -39,6 +40,7 @@ typedef struct bt_options {
     bool keep;
     bool overlap;       /* write dumps from a thread while computing */
     char name[256];     /* file name in dir; "" = unique default */
+    int group;          /* at most this many ranks write at once; 0 = no limit */
     double tc;          /* T_C from an --io none run, 0 = not given */
     const char *json;
 } bt_options;
@@ -55,6 +57,8 @@ static void bt_usage(void)
            "                       rank 0): one serial-order (BTIO) file; per-rank: one\n"
            "                       file per rank, not serial order\n"
            "  --hint KEY=VALUE     MPI-IO hint (independent, collective); repeatable\n"
+           "  --group G            at most G ranks write at once, the report's grouped\n"
+           "                       writing (posix, independent, per-rank)\n"
            "  --overlap            write each dump from a thread while the solver\n"
            "                       computes on (posix, per-rank)\n"
            "  --write-interval I   write the solution every I steps (default 5)\n"
@@ -69,14 +73,14 @@ static void bt_usage(void)
 
 static void parse(int argc, char **argv, int rank, bt_options *o)
 {
-    enum { O_CLASS = 1000, O_STEPS, O_IO, O_INTERVAL, O_DIR, O_KEEP, O_TC, O_JSON, O_HINT, O_OVERLAP, O_NAME, O_HELP };
+    enum { O_CLASS = 1000, O_STEPS, O_IO, O_INTERVAL, O_DIR, O_KEEP, O_TC, O_JSON, O_HINT, O_OVERLAP, O_NAME, O_GROUP, O_HELP };
     static const struct option opts[] = {
         {"class", required_argument, 0, O_CLASS},  {"steps", required_argument, 0, O_STEPS},
         {"io", required_argument, 0, O_IO},        {"write-interval", required_argument, 0, O_INTERVAL},
         {"dir", required_argument, 0, O_DIR},      {"keep", no_argument, 0, O_KEEP},
         {"tc", required_argument, 0, O_TC},        {"json", required_argument, 0, O_JSON},
         {"hint", required_argument, 0, O_HINT},    {"overlap", no_argument, 0, O_OVERLAP},
-        {"name", required_argument, 0, O_NAME},
+        {"name", required_argument, 0, O_NAME},   {"group", required_argument, 0, O_GROUP},
         {"help", no_argument, 0, O_HELP},          {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     MPI_Info_create(&o->hints);
@@ -130,6 +134,13 @@ static void parse(int argc, char **argv, int rank, bt_options *o)
             break;
         case O_KEEP: o->keep = true; break;
         case O_OVERLAP: o->overlap = true; break;
+        case O_GROUP: {
+            long g = strtol(optarg, &end, 10);
+            if (*end || g <= 0 || g > 1 << 30)
+                fail_usage("--group '%s' must be a whole number of ranks, at least 1", optarg);
+            o->group = (int)g;
+            break;
+        }
         case O_NAME:
             if (!optarg[0] || strchr(optarg, '/') || strlen(optarg) > 200)
                 fail_usage("--name '%s' must be a plain file name (no '/'), at most 200 characters",
@@ -159,6 +170,13 @@ static void parse(int argc, char **argv, int rank, bt_options *o)
     if (o->overlap && !(o->io && (!strcmp(o->mode->name, "posix") || !strcmp(o->mode->name, "per-rank"))))
         fail_usage("--overlap writes from a thread with POSIX calls: use it with --io posix or "
                    "--io per-rank");
+    if (o->group && !(o->io && (!strcmp(o->mode->name, "posix") ||
+                                !strcmp(o->mode->name, "independent") ||
+                                !strcmp(o->mode->name, "per-rank"))))
+        fail_usage("--group limits ranks writing on their own: use it with --io posix, "
+                   "independent or per-rank");
+    if (o->group && o->overlap)
+        fail_usage("--group and --overlap cannot be combined: the writer thread makes no MPI calls");
     if (o->nhints && !(o->io && (!strcmp(o->mode->name, "independent") ||
                                  !strcmp(o->mode->name, "collective"))))
         fail_usage("--hint is for MPI-IO: use it with --io independent or --io collective");
@@ -194,6 +212,7 @@ static void save_json(const bt_options *o, int nranks, long steps, double tt, do
     json_int(&j, "write_interval", o->io ? o->interval : 0);
     json_bool(&j, "serial_order", !o->io || o->mode->serial_order);
     json_bool(&j, "overlap", o->overlap);
+    json_int(&j, "group", o->group);
     json_object_end(&j);
     json_double(&j, "t_t_seconds", tt);
     if (o->tc > 0) {
@@ -301,19 +320,24 @@ int bt_command(int argc, char **argv)
 
     int io_err = 0, dump = 0;
     overlap_writer writer;
+    token_ring ring; /* --group: the io engine's token passing, one share per dump */
+    token_ring_init(&ring, rank, nranks, o.group, GROUP_PER_RANK, comm);
     if (o.overlap && (io_err = overlap_start(&writer, &io, &p, dump_seconds)) != 0)
         fail_exit(EXIT_RUN_FAILED, 1, "--overlap: cannot start the writer thread: %s", strerror(io_err));
     MPI_Barrier(comm);
     double t0 = clock_now();
     for (long s = 1; s <= steps; s++) {
         bt_step(&p);
-        if (o.io && !io_err && (s % o.interval == 0 || s == steps)) {
+        if (o.io && (s % o.interval == 0 || s == steps)) {
             if (o.overlap) {
                 overlap_submit(&writer, &p, dump++);
                 continue;
             }
             double t = clock_now();
-            io_err = o.mode->write_dump(&io, &p, dump);
+            token_enter_share(&ring); /* the token moves even after an error, */
+            if (!io_err)              /* or the rest of the group would wait forever */
+                io_err = o.mode->write_dump(&io, &p, dump);
+            token_leave_share(&ring);
             dump_seconds[dump++] = clock_now() - t;
         }
     }
