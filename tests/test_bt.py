@@ -195,3 +195,13 @@ def test_verify_bt_refuses_wrong_size_file(engine, tmp_path):
     f.write_bytes(b"\0" * 4000)
     p = subprocess.run([engine, "verify-bt", str(f), "--class", "S"], capture_output=True, text=True)
     assert p.returncode == 3 and "expected 829440" in p.stderr
+
+
+def test_bt_explicit_grid_runs_unverified_and_converges(engine, tmp_path):
+    out = tmp_path / "g.json"
+    p = subprocess.run([engine, "bt", "--grid", "16", "--steps", "20", "--dt", "0.002", "--json", str(out)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and "grid 16^3, 20 steps" in p.stdout
+    doc = json.loads(out.read_text())
+    assert doc["verification"]["performed"] is False and doc["params"]["grid"] == 16
+    assert all(x == x and 0 < x < 1e3 for x in doc["verification"]["xce"])  # finite, no blow-up

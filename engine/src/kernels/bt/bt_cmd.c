@@ -30,6 +30,7 @@
 
 typedef struct bt_options {
     const bt_class *cls;
+    bt_class custom;    /* --grid/--dt: a problem no reference covers */
     long steps;
     bool io;            /* any mode but none */
     const btio_mode *mode;
@@ -47,10 +48,12 @@ typedef struct bt_options {
 
 static void bt_usage(void)
 {
-    printf("usage: pario-engine bt --class S|W|A|B|C [--io none|posix] [options]\n"
+    printf("usage: pario-engine bt --class S|W|A|B|C | --grid N --steps N --dt DT [options]\n"
            "\n"
            "  --class C            NPB problem class (grid, steps, dt, reference norms)\n"
            "  --steps N            run N steps instead of the class's (no verification)\n"
+           "  --grid N --dt DT     another problem size or time step (with --steps, in\n"
+           "                       place of --class; not verified)\n"
            "  --io MODE            none (default); posix (pwrite per row), independent\n"
            "                       (MPI_File_write_at per row), collective (one\n"
            "                       MPI_File_write_at_all per dump), serial (gather to\n"
@@ -73,7 +76,7 @@ static void bt_usage(void)
 
 static void parse(int argc, char **argv, int rank, bt_options *o)
 {
-    enum { O_CLASS = 1000, O_STEPS, O_IO, O_INTERVAL, O_DIR, O_KEEP, O_TC, O_JSON, O_HINT, O_OVERLAP, O_NAME, O_GROUP, O_HELP };
+    enum { O_CLASS = 1000, O_STEPS, O_IO, O_INTERVAL, O_DIR, O_KEEP, O_TC, O_JSON, O_HINT, O_OVERLAP, O_NAME, O_GROUP, O_GRID, O_DT, O_HELP };
     static const struct option opts[] = {
         {"class", required_argument, 0, O_CLASS},  {"steps", required_argument, 0, O_STEPS},
         {"io", required_argument, 0, O_IO},        {"write-interval", required_argument, 0, O_INTERVAL},
@@ -81,6 +84,7 @@ static void parse(int argc, char **argv, int rank, bt_options *o)
         {"tc", required_argument, 0, O_TC},        {"json", required_argument, 0, O_JSON},
         {"hint", required_argument, 0, O_HINT},    {"overlap", no_argument, 0, O_OVERLAP},
         {"name", required_argument, 0, O_NAME},   {"group", required_argument, 0, O_GROUP},
+        {"grid", required_argument, 0, O_GRID},   {"dt", required_argument, 0, O_DT},
         {"help", no_argument, 0, O_HELP},          {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     MPI_Info_create(&o->hints);
@@ -89,7 +93,8 @@ static void parse(int argc, char **argv, int rank, bt_options *o)
     bool interval_given = false;
     opterr = 0;
     optind = 1;
-    int c, which = 0;
+    int c, which = 0, grid = 0;
+    double dt = 0;
     char *end;
     while ((c = getopt_long(argc, argv, ":", opts, &which)) != -1) {
         if (optarg && optarg[0] == '-' && optarg[1] == '-')
@@ -134,6 +139,18 @@ static void parse(int argc, char **argv, int rank, bt_options *o)
             break;
         case O_KEEP: o->keep = true; break;
         case O_OVERLAP: o->overlap = true; break;
+        case O_GRID: {
+            long g = strtol(optarg, &end, 10);
+            if (*end || g < 5 || g > 4096)
+                fail_usage("--grid '%s' must be a whole number of points from 5 to 4096", optarg);
+            grid = (int)g;
+            break;
+        }
+        case O_DT:
+            dt = strtod(optarg, &end);
+            if (*end || !(dt > 0) || dt > 1)
+                fail_usage("--dt '%s' must be a time step above 0 and at most 1", optarg);
+            break;
         case O_GROUP: {
             long g = strtol(optarg, &end, 10);
             if (*end || g <= 0 || g > 1 << 30)
@@ -163,8 +180,23 @@ static void parse(int argc, char **argv, int rank, bt_options *o)
     }
     if (optind < argc)
         fail_usage("unexpected argument '%s': see pario-engine bt --help", argv[optind]);
-    if (!o->cls)
-        fail_usage("--class is required: use S, W, A, B or C");
+    if (!o->cls && !(grid && dt && o->steps > 0))
+        fail_usage("--class is required (S, W, A, B or C), or all of --grid, --steps and --dt");
+    if (o->cls && (grid || dt)) {
+        /* the class's problem with changes: runs, but nothing to verify against */
+        o->custom = *o->cls;
+        o->custom.grid = grid ? grid : o->cls->grid;
+        o->custom.dt = dt ? dt : o->cls->dt;
+        o->custom.name = '-';
+        o->cls = &o->custom;
+    } else if (!o->cls) {
+        memset(&o->custom, 0, sizeof o->custom);
+        o->custom.name = '-';
+        o->custom.grid = grid;
+        o->custom.steps = (int)o->steps;
+        o->custom.dt = dt;
+        o->cls = &o->custom;
+    }
     if (!o->io && (o->dir[0] || o->keep || interval_given || o->name[0]))
         fail_usage("--dir, --name, --keep and --write-interval need an --io mode other than none");
     if (o->overlap && !(o->io && (!strcmp(o->mode->name, "posix") || !strcmp(o->mode->name, "per-rank"))))
@@ -291,7 +323,7 @@ int bt_command(int argc, char **argv)
     const int base = cls->grid / nranks, extra = cls->grid % nranks;
     const int nk = base + (rank < extra), k0 = rank * base + (rank < extra ? rank : extra);
     MPI_Comm comm = MPI_COMM_WORLD;
-    const bool verify = o.steps < 0 || o.steps == cls->steps;
+    const bool verify = cls->name != '-' && (o.steps < 0 || o.steps == cls->steps);
     const long steps = o.steps < 0 ? cls->steps : o.steps;
     const int dumps = o.io ? btio_dumps((int)steps, o.interval) : 0;
 
@@ -422,7 +454,7 @@ int bt_command(int argc, char **argv)
         printf("  verification %s (largest relative difference %.2e, tolerance %.0e)\n",
                ok ? "SUCCESSFUL" : "UNSUCCESSFUL", worst, BT_EPSILON);
     else
-        printf("  verification not performed: --steps differs from the class's %d\n", cls->steps);
+        printf("  verification not performed: no NPB reference for this grid, step count and dt\n");
     if (why[0])
         printf("  file check FAILED: %s\n", why);
     else if (file_checked)
