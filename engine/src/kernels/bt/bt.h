@@ -50,6 +50,7 @@ typedef struct bt_problem {
     int rank, nranks;
     void *comm;     /* MPI_Comm * */
     double *cprime; /* pipelined z solve: C' of every owned point */
+    double *scratch; /* Jacobians and C' of one line, for the solves */
     /* derived constants (set_constants) */
     double dnm1, t1, t2, tt1; /* 1/(n-1), 1/dnm1^2 etc. shared by x, y, z since the grid is cubic */
     double *u, *rhs, *forcing;

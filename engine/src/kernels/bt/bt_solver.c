@@ -131,6 +131,7 @@ int bt_problem_init(bt_problem *p, int n, double dt, int k0, int nk, void *comm)
         if (!p->cprime)
             return -1;
     }
+    p->scratch = malloc(sizeof(double) * 25 * 3 * (size_t)n); /* F, N, C' of one line */
     p->u = calloc(pts * 5, sizeof(double));
     p->rhs = calloc(pts * 5, sizeof(double));
     p->forcing = calloc(pts * 5, sizeof(double));
@@ -140,7 +141,7 @@ int bt_problem_init(bt_problem *p, int n, double dt, int k0, int nk, void *comm)
     p->ws = calloc(pts, sizeof(double));
     p->square = calloc(pts, sizeof(double));
     p->qs = calloc(pts, sizeof(double));
-    if (!p->u || !p->rhs || !p->forcing || !p->rho_i || !p->us || !p->vs || !p->ws ||
+    if (!p->scratch || !p->u || !p->rhs || !p->forcing || !p->rho_i || !p->us || !p->vs || !p->ws ||
         !p->square || !p->qs) {
         bt_problem_free(p);
         return -1;
@@ -160,6 +161,7 @@ void bt_problem_free(bt_problem *p)
     free(p->square);
     free(p->qs);
     free(p->cprime);
+    free(p->scratch);
     memset(p, 0, sizeof *p);
 }
 
@@ -474,8 +476,7 @@ static void z_solve_pipelined(bt_problem *p, block *F, block *N)
 void bt_step(bt_problem *p)
 {
     const int n = p->n;
-    block *F = malloc(sizeof(block) * n), *N = malloc(sizeof(block) * n),
-          *Cp = malloc(sizeof(block) * n);
+    block *F = (block *)p->scratch, *N = F + n, *Cp = N + n; /* allocated once, not per step */
     bt_compute_rhs(p);
     line_solve(p, 0, F, N, Cp);
     line_solve(p, 1, F, N, Cp);
@@ -488,9 +489,6 @@ void bt_step(bt_problem *p)
             for (int i = 1; i < n - 1; i++)
                 for (int m = 0; m < 5; m++)
                     p->u[AT(p, i, j, k) * 5 + m] += p->rhs[AT(p, i, j, k) * 5 + m];
-    free(F);
-    free(N);
-    free(Cp);
 }
 
 /* Squared error summed over `planes` whole planes starting at global k. */
