@@ -104,8 +104,8 @@ def cmd_show(args, with_plots=False):
 
     store = _store(args)
     run_id = args.run or store.latest_run_id()
-    figures = show_run(store, run_id, plots_dir=getattr(args, "out", None), with_plots=with_plots)
-    if with_plots and not figures:
+    shown = show_run(store, run_id, plots_dir=getattr(args, "out", None), with_plots=with_plots)
+    if with_plots and not shown:
         raise UsageError(f"run {run_id} has no successful points to plot")
     return 0
 

@@ -31,32 +31,21 @@ class Figure:
 
 
 def figures_of(store, run_id):
-    rates = store.best_rates(run_id)
+    """The run's figures in plan order (a figure first appears with its
+    test's first point; write before read)."""
     figures = {}
-    for point in store.points(run_id):
-        if point["status"] != "ok":
-            continue
-        for (test_id, phase, ranks, block), (best, n) in rates.items():
-            if test_id != point["test_id"] or ranks != point["ranks"] or block != point["block_bytes"]:
-                continue
-            key = (test_id, phase)
-            fig = figures.get(key)
-            if fig is None:
-                fig = figures[key] = Figure(test_id, phase, point["title"], point["size_bytes"],
-                                            point["layout"])
-            fig.best[(ranks, block)] = best
-            fig.iterations = max(fig.iterations, n)
+    for row in store.best_rates(run_id):
+        key = (row["test_id"], row["phase"])
+        fig = figures.get(key)
+        if fig is None:
+            fig = figures[key] = Figure(row["test_id"], row["phase"], row["title"],
+                                        row["size_bytes"], row["layout"])
+        fig.best[(row["ranks"], row["block_bytes"])] = row["best"]
+        fig.iterations = max(fig.iterations, row["n"])
     for fig in figures.values():
         fig.ranks = sorted({r for r, _ in fig.best})
         fig.blocks = sorted({b for _, b in fig.best})
-    # the preset's order: points were stored in plan order
-    order = []
-    for point in store.points(run_id):
-        for phase in ("write", "read"):
-            key = (point["test_id"], phase)
-            if key in figures and figures[key] not in order:
-                order.append(figures[key])
-    return order
+    return list(figures.values())
 
 
 def format_table(fig):

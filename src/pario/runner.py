@@ -153,6 +153,8 @@ def run_experiment(args, out=sys.stdout):
 
 
 def show_run(store, run_id, out=sys.stdout, plots_dir=None, with_plots=True):
+    """Print the run's tables (and write its plots); returns how many
+    points succeeded, i.e. whether there was anything to show."""
     run = store.run(run_id)
     counts = store.counts(run_id)
     print(f"\nrun {run_id}: preset {run['preset']} ({run['title']}), {run['status']}, "
@@ -165,8 +167,7 @@ def show_run(store, run_id, out=sys.stdout, plots_dir=None, with_plots=True):
         if with_plots:
             paths = nht1_plots(store, run_id, target)
             print(f"\nplots: {len(paths)} PNG files in {target}", file=out)
-            return paths
-        return [True]
+        return counts.get("ok", 0)
     figures = figures_of(store, run_id)
     for fig in figures:
         print("\n" + format_table(fig), file=out)
@@ -181,7 +182,7 @@ def show_run(store, run_id, out=sys.stdout, plots_dir=None, with_plots=True):
     if with_plots and figures:
         paths = [plot_figure(fig, target, run_id) for fig in figures]
         print(f"\nplots: {len(paths)} PNG files in {target}", file=out)
-    return figures
+    return counts.get("ok", 0)
 
 
 def _print_failures(store, run_id, out):

@@ -152,13 +152,15 @@ class Store:
         return self.db.execute("SELECT * FROM points WHERE run_id=? ORDER BY id", (run_id,)).fetchall()
 
     def best_rates(self, run_id):
-        """(test_id, phase, ranks, block) -> (best MiB/s, iterations), ok points only."""
-        rows = self.db.execute(
-            "SELECT p.test_id, ph.phase, p.ranks, p.block_bytes, max(ph.mib_per_s), count(*)"
+        """Best rate of each ok point and phase, in plan order (point id):
+        rows of test_id, title, layout, size_bytes, phase, ranks,
+        block_bytes, best MiB/s, iterations."""
+        return self.db.execute(
+            "SELECT p.test_id, p.title, p.layout, p.size_bytes, ph.phase, p.ranks, p.block_bytes,"
+            " max(ph.mib_per_s) AS best, count(*) AS n"
             " FROM points p JOIN phases ph ON ph.point_id = p.id"
             " WHERE p.run_id=? AND p.status='ok'"
-            " GROUP BY p.id, ph.phase", (run_id,)).fetchall()
-        return {(r[0], r[1], r[2], r[3]): (r[4], r[5]) for r in rows}
+            " GROUP BY p.id, ph.phase ORDER BY p.id, ph.phase = 'read'", (run_id,)).fetchall()
 
     def warnings(self, run_id):
         rows = self.db.execute(

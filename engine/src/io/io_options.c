@@ -173,7 +173,6 @@ static void check_json_path(const io_options *o)
 
 void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o)
 {
-    (void)rank;
     memset(o, 0, sizeof *o);
     o->layout = layout_find("partitioned");
     o->api = backend_find("posix");

@@ -58,13 +58,20 @@ rate_summary io_result_summary(const io_result *r, enum phase_kind kind)
     return s;
 }
 
-/* Hosts with their ranks, in rank order of first appearance. */
-static int host_index(const io_result *r, int rank)
+void io_result_place_hosts(io_result *r)
 {
-    for (int i = 0; i < rank; i++)
-        if (strcmp(r->hosts[i].name, r->hosts[rank].name) == 0)
-            return host_index(r, i);
-    return rank;
+    /* first[] lists the first rank of each host seen so far */
+    int *first = malloc(sizeof(int) * (size_t)r->nranks), nhosts = 0;
+    r->host_of = malloc(sizeof(int) * (size_t)r->nranks);
+    for (int i = 0; i < r->nranks; i++) {
+        int h = 0;
+        while (h < nhosts && strcmp(r->hosts[first[h]].name, r->hosts[i].name) != 0)
+            h++;
+        if (h == nhosts)
+            first[nhosts++] = i;
+        r->host_of[i] = first[h];
+    }
+    free(first);
 }
 
 void io_result_warn(io_result *r)
@@ -92,7 +99,7 @@ void io_result_warn(io_result *r)
             crosses_hosts = false;
         for (int i = 0; i < r->nranks && crosses_hosts; i++) {
             int from = (int)(((uint64_t)i + o->read_shift) % (uint64_t)r->nranks);
-            if (host_index(r, i) == host_index(r, from))
+            if (r->host_of[i] == r->host_of[from])
                 crosses_hosts = false;
         }
         uint64_t data = r->file_bytes * r->files;
@@ -116,19 +123,18 @@ void io_result_warn(io_result *r)
 
     /* More ranks than cores on a host: waiting ranks busy-poll in MPI and
      * take CPU from the ranks doing I/O. */
+    int *on_host = calloc((size_t)r->nranks, sizeof(int)); /* indexed by a host's first rank */
+    for (int j = 0; j < r->nranks; j++)
+        on_host[r->host_of[j]]++;
     for (int i = 0; i < r->nranks; i++) {
-        if (host_index(r, i) != i)
-            continue;
-        int on_host = 0;
-        for (int j = 0; j < r->nranks; j++)
-            on_host += host_index(r, j) == i;
-        if (on_host > r->hosts[i].cores) {
+        if (r->host_of[i] == i && on_host[i] > r->hosts[i].cores) {
             warn(r, "%d ranks share %d cores on %s: ranks waiting in MPI spin and take CPU "
                     "from ranks doing I/O",
-                 on_host, r->hosts[i].cores, r->hosts[i].name);
+                 on_host[i], r->hosts[i].cores, r->hosts[i].name);
             break;
         }
     }
+    free(on_host);
     double shortest = -1;
     for (int i = 0; i < r->nits; i++)
         if (shortest < 0 || r->its[i].seconds < shortest)
@@ -234,7 +240,7 @@ int io_result_save_json(const io_result *r, const char *path)
     json_int(&j, "ranks", r->nranks);
     json_array_begin(&j, "hosts");
     for (int i = 0; i < r->nranks; i++) {
-        if (host_index(r, i) != i)
+        if (r->host_of[i] != i)
             continue;
         json_object_begin(&j, NULL);
         json_string(&j, "name", r->hosts[i].name);
@@ -242,7 +248,7 @@ int io_result_save_json(const io_result *r, const char *path)
         json_uint(&j, "memory_bytes", r->hosts[i].memory_bytes);
         json_array_begin(&j, "ranks");
         for (int k = 0; k < r->nranks; k++)
-            if (host_index(r, k) == i)
+            if (r->host_of[k] == i)
                 json_int(&j, NULL, k);
         json_array_end(&j);
         json_object_end(&j);
@@ -341,10 +347,9 @@ void io_result_print(const io_result *r)
     char bl[32], sz[32];
     size_format(o->block, bl, sizeof bl);
     size_format(o->size, sz, sizeof sz);
-    printf("pario-engine io: %s, %s file%s, api %s, %d rank(s), block %s, size %s%s\n",
+    printf("pario-engine io: %s, %s file%s, api %s, %d rank(s), block %s, size %s\n",
            o->layout->name, o->per_rank_files ? "per-rank" : "shared",
-           o->per_rank_files ? "s" : "", o->api->name, r->nranks, bl, sz,
-           o->group ? "" : "");
+           o->per_rank_files ? "s" : "", o->api->name, r->nranks, bl, sz);
     if (o->group)
         printf("  grouped: at most %d rank(s) in I/O at once, token per %s\n", o->group,
                o->group_unit == GROUP_PER_CALL ? "call" : "rank");
@@ -384,6 +389,7 @@ void io_result_free(io_result *r)
     }
     free(r->its);
     free(r->hosts);
+    free(r->host_of);
     for (int i = 0; i < r->nwarnings; i++)
         free(r->warnings[i]);
 }

@@ -61,6 +61,7 @@ typedef struct io_result {
     char mpi_library[MPI_MAX_LIBRARY_VERSION_STRING];
     int mpi_version, mpi_subversion;
     host_info *hosts; /* per rank */
+    int *host_of;     /* per rank: the first rank on the same host */
     fs_facts fs;
     char path[PATH_MAX];     /* the shared file, or rank 0's file */
     uint64_t file_bytes;     /* bytes in one file */
@@ -73,6 +74,9 @@ typedef struct io_result {
     char *warnings[IO_MAX_WARNINGS];
     int nwarnings;
 } io_result;
+
+/* Fill host_of from hosts, once, after the gather: O(ranks x hosts). */
+void io_result_place_hosts(io_result *r);
 
 /* Derive the warnings (cache honesty, tmpfs, oversubscription, short
  * phases) from what was measured. */

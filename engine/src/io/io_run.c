@@ -192,6 +192,8 @@ static void setup(io_ctx *c, const io_options *o, io_result *r)
     if (c->rank == 0)
         r->hosts = calloc((size_t)c->nranks, sizeof *r->hosts);
     MPI_Gather(&me, sizeof me, MPI_BYTE, r->hosts, sizeof me, MPI_BYTE, 0, c->comm);
+    if (c->rank == 0)
+        io_result_place_hosts(r);
     fs_facts_of(o->dir, &r->fs);
     snprintf(r->path, sizeof r->path, "%s", c->write_path);
     if (c->rank == 0)

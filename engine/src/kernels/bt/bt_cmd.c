@@ -223,11 +223,21 @@ static void parse(int argc, char **argv, int rank, bt_options *o)
     }
 }
 
-static void save_json(const bt_options *o, int nranks, long steps, double tt, double mops,
-                      int dumps, const double *dump_seconds, uint64_t bytes, double r_io,
-                      bool verified, bool ok, double worst, const double xcr[5],
-                      const double xce[5], bool file_checked, bool file_ok,
-                      const double file_xce[5], const char *path)
+/* What one BT run measured and found: everything the result document
+ * needs beyond the options. */
+typedef struct bt_outcome {
+    int nranks;
+    long steps;
+    double tt, mops, r_io, worst;
+    int dumps;
+    const double *dump_seconds;
+    uint64_t bytes;
+    bool verified, ok, file_checked, file_ok;
+    const double *xcr, *xce, *file_xce;
+    const char *path;
+} bt_outcome;
+
+static void save_json(const bt_options *o, const bt_outcome *r)
 {
     json j;
     json_init(&j, true);
@@ -237,52 +247,52 @@ static void save_json(const bt_options *o, int nranks, long steps, double tt, do
     char name[2] = {o->cls->name, 0};
     json_string(&j, "class", name);
     json_int(&j, "grid", o->cls->grid);
-    json_int(&j, "steps", steps);
+    json_int(&j, "steps", r->steps);
     json_double(&j, "dt", o->cls->dt);
-    json_int(&j, "ranks", nranks);
+    json_int(&j, "ranks", r->nranks);
     json_string(&j, "io", o->io ? o->mode->name : "none");
     json_int(&j, "write_interval", o->io ? o->interval : 0);
     json_bool(&j, "serial_order", !o->io || o->mode->serial_order);
     json_bool(&j, "overlap", o->overlap);
     json_int(&j, "group", o->group);
     json_object_end(&j);
-    json_double(&j, "t_t_seconds", tt);
+    json_double(&j, "t_t_seconds", r->tt);
     if (o->tc > 0) {
         json_double(&j, "t_c_seconds", o->tc);
-        json_double(&j, "zeta", tt / o->tc - 1.0);
+        json_double(&j, "zeta", r->tt / o->tc - 1.0);
     } else {
-        json_double(&j, "t_c_seconds", o->io ? NAN : tt);
+        json_double(&j, "t_c_seconds", o->io ? NAN : r->tt);
         json_double(&j, "zeta", o->io ? NAN : 0.0);
     }
-    json_double(&j, "mops", mops);
-    json_double(&j, "mops_per_rank", mops / nranks);
+    json_double(&j, "mops", r->mops);
+    json_double(&j, "mops_per_rank", r->mops / r->nranks);
     json_object_begin(&j, "io");
-    json_int(&j, "dumps", dumps);
-    json_uint(&j, "bytes_written", bytes);
-    json_double(&j, "r_io_bytes_per_s", r_io);
+    json_int(&j, "dumps", r->dumps);
+    json_uint(&j, "bytes_written", r->bytes);
+    json_double(&j, "r_io_bytes_per_s", r->r_io);
     json_array_begin(&j, "dump_seconds");
-    for (int d = 0; d < dumps; d++)
-        json_double(&j, NULL, dump_seconds[d]);
+    for (int d = 0; d < r->dumps; d++)
+        json_double(&j, NULL, r->dump_seconds[d]);
     json_array_end(&j);
-    json_string(&j, "file", path && o->keep ? path : NULL);
+    json_string(&j, "file", r->path && o->keep ? r->path : NULL);
     json_object_end(&j);
     json_object_begin(&j, "verification");
-    json_bool(&j, "performed", verified);
-    json_bool(&j, "ok", ok);
-    json_double(&j, "largest_relative_difference", worst);
+    json_bool(&j, "performed", r->verified);
+    json_bool(&j, "ok", r->ok);
+    json_double(&j, "largest_relative_difference", r->worst);
     json_array_begin(&j, "xcr");
     for (int m = 0; m < 5; m++)
-        json_double(&j, NULL, xcr[m]);
+        json_double(&j, NULL, r->xcr[m]);
     json_array_end(&j);
     json_array_begin(&j, "xce");
     for (int m = 0; m < 5; m++)
-        json_double(&j, NULL, xce[m]);
+        json_double(&j, NULL, r->xce[m]);
     json_array_end(&j);
-    json_bool(&j, "file_checked", file_checked);
-    json_bool(&j, "file_ok", file_ok);
+    json_bool(&j, "file_checked", r->file_checked);
+    json_bool(&j, "file_ok", r->file_ok);
     json_array_begin(&j, "file_xce_mean");
-    for (int m = 0; m < 5 && file_checked; m++)
-        json_double(&j, NULL, file_xce[m]);
+    for (int m = 0; m < 5 && r->file_checked; m++)
+        json_double(&j, NULL, r->file_xce[m]);
     json_array_end(&j);
     json_object_end(&j);
     json_array_begin(&j, "warnings");
@@ -468,8 +478,12 @@ int bt_command(int argc, char **argv)
                dumps);
 
     if (o.json && !failed)
-        save_json(&o, nranks, steps, tt, mops, dumps, dump_seconds, bytes, r_io, verify, ok, worst,
-                  xcr, xce, file_checked, file_ok, file_xce, path);
+        save_json(&o, &(bt_outcome){.nranks = nranks, .steps = steps, .tt = tt, .mops = mops,
+                                    .r_io = r_io, .worst = worst, .dumps = dumps,
+                                    .dump_seconds = dump_seconds, .bytes = bytes,
+                                    .verified = verify, .ok = ok, .file_checked = file_checked,
+                                    .file_ok = file_ok, .xcr = xcr, .xce = xce,
+                                    .file_xce = file_xce, .path = path});
     if (o.io && !o.keep)
         unlink(io.path); /* created by this run (O_EXCL) */
     else if (o.io)
