@@ -22,7 +22,7 @@ apt:
 	if [ -n "$$missing" ]; then \
 	  echo "deps: installing Debian packages:$$missing"; \
 	  if [ "$$(id -u)" != 0 ]; then SUDO=sudo; fi; \
-	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $$missing; \
+	  $$SUDO apt-get -o DPkg::Lock::Timeout=900 update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get -o DPkg::Lock::Timeout=900 install -y -q $$missing; \
 	else echo "deps: Debian packages present"; fi
 
 venv: $(VENV)/.installed
