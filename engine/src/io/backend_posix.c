@@ -12,7 +12,10 @@ typedef struct posix_file {
 
 static int posix_open(const backend_open_args *a, void **handle)
 {
-    int flags = a->mode == BACKEND_WRITE ? (O_WRONLY | O_CREAT) : O_RDONLY;
+    int flags = a->mode == BACKEND_WRITE ? O_WRONLY : O_RDONLY;
+    if (a->create)
+        flags |= O_CREAT | O_EXCL; /* see backend.h: exclusive, never through a symlink */
+    flags |= O_NOFOLLOW;
     if (a->direct)
         flags |= O_DIRECT;
     int fd = open(a->path, flags | O_CLOEXEC, 0644);
@@ -86,7 +89,8 @@ static int posix_close(void *h)
 const backend_ops backend_posix = {
     .name = "posix",
     .summary = "pread/pwrite on a file descriptor",
-    .caps = BACKEND_CAP_DIRECT,
+    .caps = BACKEND_CAP_DIRECT | BACKEND_CAP_PER_CALL | BACKEND_CAP_GROUPABLE |
+            BACKEND_CAP_PREALLOC,
     .open = posix_open,
     .write_at = posix_write_at,
     .read_at = posix_read_at,
