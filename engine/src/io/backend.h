@@ -57,7 +57,7 @@
  * layout's order, which is not sorted for `random` (a file view must sort
  * them and permute memory to match).  count may be 0: the rank takes part
  * and moves nothing.  The loop cuts the phase into slices of at most
- * IO_TRANSFER_BUFFER bytes per rank; when the whole share fits (the usual
+ * --transfer-buffer (IO_TRANSFER_BUFFER) bytes per rank; when the whole share fits (the usual
  * case) there is exactly one call per phase and the data of a write were
  * packed before the clock started.  Transfer backends are never grouped and
  * their calls are not individually timed (no --trace).
@@ -107,7 +107,8 @@
 
 enum backend_mode { BACKEND_READ, BACKEND_WRITE };
 
-/* Bytes per rank per transfer call: larger shares are cut into slices. */
+/* Bytes per rank per transfer call by default (--transfer-buffer):
+ * larger shares are cut into slices. */
 #define IO_TRANSFER_BUFFER ((size_t)256 << 20)
 
 enum backend_caps {

@@ -27,7 +27,7 @@ bool io_has_phase(const io_options *o, enum phase_kind k)
  * other options. */
 typedef struct parse_state {
     int fsync_choice, huge_choice;
-    bool size_given, shift_given, unit_given;
+    bool size_given, shift_given, unit_given, transfer_given;
 } parse_state;
 
 /* One core option: "--name ARG", its help, and what it sets. */
@@ -136,6 +136,11 @@ static void set_group_unit(io_options *o, parse_state *s, const char *a)
     else
         fail_usage("--group-unit '%s' is unknown: use call or rank", a);
 }
+static void set_transfer_buffer(io_options *o, parse_state *s, const char *a)
+{
+    o->transfer_buffer = option_size("--transfer-buffer", a);
+    s->transfer_given = true;
+}
 static void set_prealloc(io_options *o, parse_state *s, const char *a) { o->prealloc = true; }
 static void set_fsync(io_options *o, parse_state *s, const char *a) { s->fsync_choice = 1; }
 static void set_no_fsync(io_options *o, parse_state *s, const char *a) { s->fsync_choice = 0; }
@@ -182,6 +187,10 @@ static const core_option core_options[] = {
      "call (default: one call per group at a time, as\nin the CFS report) | rank (a rank's whole "
      "share)",
      set_group_unit},
+    {"transfer-buffer", "SIZE",
+     "APIs that move a rank's whole list per call (collective):\nat most SIZE per rank per call "
+     "(default 256m)",
+     set_transfer_buffer},
     {"prealloc", NULL, "reserve the file's space before each write phase", set_prealloc},
     {"fsync", NULL, "fsync before close in write phases (default on)", set_fsync},
     {"no-fsync", NULL, "no fsync before close", set_no_fsync},
@@ -326,7 +335,8 @@ static void apply_backend_option(io_options *o, const backend_option *opt, const
 }
 
 /* What the chosen backend cannot do is refused, never approximated. */
-static void check_capabilities(const io_options *o, bool writes, bool reads, int nranks)
+static void check_capabilities(const io_options *o, const parse_state *s, bool writes,
+                               bool reads, int nranks)
 {
     const char *api = o->api->name;
     unsigned caps = o->api_caps;
@@ -344,6 +354,12 @@ static void check_capabilities(const io_options *o, bool writes, bool reads, int
         fail_usage("--trace times every call, and --api %s moves a rank's whole list in one "
                    "call: drop --trace",
                    api);
+    if (s->transfer_given && !(caps & BACKEND_CAP_TRANSFER))
+        fail_usage("--transfer-buffer sizes whole-list calls, which --api %s does not make: "
+                   "drop it",
+                   api);
+    if (o->transfer_buffer < o->block)
+        fail_usage("--transfer-buffer is smaller than one --block: give at least the block size");
     if (o->prealloc && !(caps & BACKEND_CAP_PREALLOC))
         fail_usage("--api %s cannot write into a file --prealloc created: drop --prealloc", api);
     if (o->api->config_check) {
@@ -370,6 +386,7 @@ void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o
     o->iterations = 3;
     o->group_unit = GROUP_PER_CALL;
     o->seed = 1;
+    o->transfer_buffer = IO_TRANSFER_BUFFER;
     parse_state st = {.fsync_choice = -1, .huge_choice = -1}, *s = &st;
 
     size_t nentries = NCORE;
@@ -467,7 +484,7 @@ void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o
     if (o->direct && o->block % 4096 != 0)
         fail_usage("--direct needs --block to be a multiple of 4k (O_DIRECT alignment): "
                    "use 4k, 8k, 64k, 1m ...");
-    check_capabilities(o, writes, reads, nranks);
+    check_capabilities(o, s, writes, reads, nranks);
 
     /* Bytes in one file, and how many ranks share it. */
     layout_geometry g = {0};

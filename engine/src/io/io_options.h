@@ -30,6 +30,7 @@ typedef struct io_options {
     uint64_t iterations;
     int group; /* 0 = no limit */
     enum group_unit group_unit;
+    uint64_t transfer_buffer; /* transfer backends: bytes per rank per call */
     bool prealloc;
     bool fsync;
     bool direct;

@@ -500,7 +500,7 @@ static void alloc_buffers(io_ctx *c)
     }
     c->niov = 2 * c->nslots;
     if ((caps & BACKEND_CAP_TRANSFER) && !c->err) {
-        c->xfer_blocks = IO_TRANSFER_BUFFER / o->block;
+        c->xfer_blocks = o->transfer_buffer / o->block;
         if (c->xfer_blocks == 0)
             c->xfer_blocks = 1;
         /* no larger than the largest list a rank moves */
