@@ -1,5 +1,6 @@
 /* posix: open/pread/pwrite/fsync/close on a file descriptor. */
 #include "backend.h"
+#include "backend_fd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,15 +13,9 @@ typedef struct posix_file {
 
 static int posix_open(const backend_open_args *a, void **handle)
 {
-    int flags = a->mode == BACKEND_WRITE ? O_WRONLY : O_RDONLY;
-    if (a->create)
-        flags |= O_CREAT | O_EXCL; /* see backend.h: exclusive, never through a symlink */
-    flags |= O_NOFOLLOW;
-    if (a->direct)
-        flags |= O_DIRECT;
-    int fd = open(a->path, flags | O_CLOEXEC, 0644);
+    int fd = backend_open_fd(a, false);
     if (fd < 0)
-        return errno;
+        return -fd;
     posix_file *f = malloc(sizeof *f);
     if (!f) {
         close(fd);

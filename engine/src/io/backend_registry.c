@@ -3,10 +3,12 @@
 #include <string.h>
 
 extern const backend_ops backend_posix;
+extern const backend_ops backend_uring;
 
 /* The one list of APIs. Add a backend here. */
 static const backend_ops *const backends[] = {
     &backend_posix,
+    &backend_uring,
 };
 
 #define NBACKENDS (sizeof backends / sizeof backends[0])

@@ -213,7 +213,10 @@ static void print_option(const char *name, const char *arg, const char *help)
 {
     char left[64];
     snprintf(left, sizeof left, "--%s%s%s", name, arg ? " " : "", arg ? arg : "");
-    printf("  %-20s ", left);
+    if (strlen(left) > 20)
+        printf("  %s\n%23s", left, ""); /* too long for the column: help below */
+    else
+        printf("  %-20s ", left);
     for (const char *p = help; *p; p++) {
         putchar(*p);
         if (*p == '\n')
