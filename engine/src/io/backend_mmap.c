@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../util/fail.h"
+#include "../util/json.h"
 #include "io_options.h"
 
 typedef struct mmap_config {
@@ -74,6 +75,15 @@ static void mmap_config_set(void *cfg, int id, const char *opt, const char *arg)
                    arg);
     }
     }
+}
+
+static void mmap_describe(const void *cfg, struct json *j)
+{
+    const mmap_config *c = cfg;
+    json_string(j, "map", c->region ? "region" : "file");
+    json_bool(j, "populate", c->populate);
+    json_bool(j, "huge_pages", c->huge_pages);
+    json_string(j, "advice", c->advice_name);
 }
 
 typedef struct mmap_file {
@@ -208,6 +218,7 @@ const backend_ops backend_mmap = {
     .config_size = sizeof(mmap_config),
     .config_init = mmap_config_init,
     .config_set = mmap_config_set,
+    .describe = mmap_describe,
     .open = mmap_open,
     .write_at = mmap_write_at,
     .read_at = mmap_read_at,

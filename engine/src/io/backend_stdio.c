@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../util/fail.h"
+#include "../util/json.h"
 #include "io_options.h"
 
 #define STDIO_MAX_BUFFER (1ULL << 30)
@@ -34,6 +35,15 @@ static void stdio_config_set(void *cfg, int id, const char *opt, const char *arg
         if (c->buffer > STDIO_MAX_BUFFER)
             fail_usage("--stdio-buffer %s is larger than 1 GiB: use a smaller buffer", arg);
     }
+}
+
+static void stdio_describe(const void *cfg, struct json *j)
+{
+    const stdio_config *c = cfg;
+    if (c->buffer)
+        json_uint(j, "buffer_bytes", c->buffer);
+    else
+        json_null(j, "buffer_bytes"); /* the C library's choice */
 }
 
 typedef struct stdio_file {
@@ -138,6 +148,7 @@ const backend_ops backend_stdio = {
     .noptions = sizeof stdio_options / sizeof stdio_options[0],
     .config_size = sizeof(stdio_config),
     .config_set = stdio_config_set,
+    .describe = stdio_describe,
     .open = stdio_open,
     .write_at = stdio_write_at,
     .read_at = stdio_read_at,

@@ -18,6 +18,7 @@
 
 #include "../util/fail.h"
 #include "../util/pattern.h"
+#include "../util/json.h"
 #include "io_options.h"
 
 #define URING_MAX_DEPTH 4096u
@@ -90,6 +91,14 @@ static void uring_config_check(const void *cfg, const backend_run_facts *run)
 }
 
 static unsigned uring_queue_depth(const void *cfg) { return ((const uring_config *)cfg)->depth; }
+
+static void uring_describe(const void *cfg, struct json *j)
+{
+    const uring_config *c = cfg;
+    json_uint(j, "queue_depth", c->depth);
+    json_bool(j, "register_buffers", c->register_buffers);
+    json_bool(j, "register_files", c->register_files);
+}
 
 /* One request in flight: what remains of it after a short transfer. */
 typedef struct uring_req {
@@ -286,6 +295,7 @@ const backend_ops backend_uring = {
     .config_init = uring_config_init,
     .config_set = uring_config_set,
     .config_check = uring_config_check,
+    .describe = uring_describe,
     .open = uring_open,
     .queue_depth = uring_queue_depth,
     .submit = uring_submit,
