@@ -6,6 +6,7 @@ Settings the launcher applies on the user's behalf (Open MPI's root
 permission, oversubscription) are reported in `notes`, printed before a run
 and stored with it."""
 
+import itertools
 import os
 import shlex
 import shutil
@@ -14,7 +15,10 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 
+from . import slurm
 from .errors import UsageError
+
+_steps = itertools.count()
 
 
 @dataclass
@@ -24,6 +28,7 @@ class LaunchOutcome:
     stderr: str
     seconds: float
     timed_out: bool
+    note: str = ""              # what was done about a timed-out point (e.g. scancel)
 
 
 @dataclass
@@ -33,8 +38,9 @@ class Launcher:
     flavour: str = ""           # "openmpi", "mpich", "" when unknown
     template: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    allocation: object = None   # slurm.Allocation when kind == "srun"
 
-    def command(self, ranks, engine_argv):
+    def command(self, ranks, engine_argv, step_name=None):
         """The full argument list for `ranks` ranks of `engine_argv`."""
         if self.kind == "template":
             words = []
@@ -45,7 +51,12 @@ class Launcher:
                     words.append(word.replace("{ranks}", str(ranks)).replace("{engine}", engine_argv[0]))
             return words
         if self.kind == "srun":
-            return [*self.program, "-n", str(ranks), *engine_argv]
+            words = [*self.program, "-n", str(ranks)]
+            if self.allocation and ranks > self.allocation.cpus:
+                words.append("-O")  # without it srun waits for CPUs that never come
+            if step_name:
+                words += ["-J", step_name]  # so a timed-out step can be found and cancelled
+            return [*words, *engine_argv]
         words = [*self.program, "-np", str(ranks)]
         if self.flavour == "openmpi" and ranks > cores():
             words.append("--oversubscribe")
@@ -61,6 +72,11 @@ class Launcher:
     def explain(self, max_ranks):
         """Lines saying what this launcher will do on the user's behalf."""
         lines = [f"launcher: {self.kind} ({' '.join(self.program or self.template)})"]
+        if self.allocation:
+            lines.append(f"launcher: inside {self.allocation.describe()}; srun places the ranks")
+            if max_ranks > self.allocation.cpus:
+                lines.append(f"launcher: points with more than {self.allocation.cpus} ranks (the "
+                             "allocation's CPUs) get -O (--overcommit)")
         if self.flavour == "openmpi" and os.geteuid() == 0:
             lines.append("launcher: running as root, so OMPI_ALLOW_RUN_AS_ROOT=1 and "
                          "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 are set for Open MPI")
@@ -70,21 +86,36 @@ class Launcher:
         return lines
 
     def run(self, ranks, engine_argv, timeout):
-        argv = self.command(ranks, engine_argv)
+        step_name = f"pario-{os.getpid()}-{next(_steps)}" if self.kind == "srun" else None
+        argv = self.command(ranks, engine_argv, step_name)
         started = time.monotonic()
+        note = ""
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 env=self.environment(), start_new_session=True)
         try:
             out, err = proc.communicate(timeout=timeout)
             timed_out = False
         except subprocess.TimeoutExpired:
+            note = self._cancel_step(step_name)
             _kill_group(proc)
             out, err = proc.communicate()
             timed_out = True
         except BaseException:
+            self._cancel_step(step_name)
             _kill_group(proc)  # pario itself is stopping: take the ranks with it
             raise
-        return LaunchOutcome(proc.returncode, out, err, time.monotonic() - started, timed_out)
+        outcome = LaunchOutcome(proc.returncode, out, err, time.monotonic() - started, timed_out)
+        if timed_out and note:
+            outcome.note = note
+        return outcome
+
+    def _cancel_step(self, step_name):
+        """srun killed alone can leave its step's tasks running: cancel the
+        step through Slurm first.  Returns what was done, for the record."""
+        if not (step_name and self.allocation):
+            return ""
+        ids = slurm.cancel_step(self.allocation.job_id, step_name)
+        return f"Slurm step {', '.join(ids)} cancelled with scancel" if ids else ""
 
 
 def _kill_group(proc):
@@ -137,12 +168,12 @@ def choose_launcher(template=None, kind=None):
         return Launcher("template", [], flavour=_flavour(program) if program else "", template=words)
     if kind not in (None, "auto", "mpirun", "srun"):
         raise UsageError(f"--launcher '{kind}' is unknown: use auto, mpirun or srun")
-    if kind == "srun" or (kind in (None, "auto") and os.environ.get("SLURM_JOB_ID")
-                          and shutil.which("srun")):
-        srun = shutil.which("srun")
-        if not srun:
-            raise UsageError("--launcher srun: srun is not on PATH: run inside a Slurm job or use mpirun")
-        return Launcher("srun", [srun])
+    if kind == "srun" or (kind in (None, "auto") and os.environ.get("SLURM_JOB_ID")):
+        alloc = slurm.allocation()  # refuses in seconds, not minutes, outside a live job
+        srun = [shutil.which("srun")]
+        if not os.environ.get("SLURM_MPI_TYPE"):
+            srun.append("--mpi=pmix")  # Debian's Open MPI speaks PMIx only (pmi2 aborts in MPI_Init)
+        return Launcher("srun", srun, allocation=alloc)
     for name in ("mpirun", "mpiexec"):
         path = shutil.which(name)
         if path:

@@ -117,6 +117,8 @@ def run_experiment(args, out=sys.stdout):
                     leftover.unlink()  # created by this point's engine, which died
                 if outcome.timed_out:
                     error = f"timed out after {args.timeout:g} s (raise --timeout, or look for a hung rank)"
+                    if outcome.note:
+                        error += f"; {outcome.note}"
                 elif outcome.returncode != 0 or not json_path.exists():
                     error = _engine_error(outcome)
                 else:
