@@ -114,3 +114,17 @@ def test_stale_job_id_with_a_live_controller_is_refused(slurm_cluster, tmp_path,
     assert p.returncode == 2 and len(lines) == 1, p.stderr
     assert "Slurm job 999999 is unknown to the controller, not a live allocation" in lines[0]
     assert not (tmp_path / "r.sqlite").exists()
+
+
+def test_mpich_engine_under_srun_speaks_pmi2(slurm_cluster, tmp_path, shm_dir):
+    db = tmp_path / "r.sqlite"
+    env = {k: v for k, v in env_for(slurm_cluster, db).items() if k != "PARIO_ENGINE"}
+    p = subprocess.run(["salloc", "-n", "2", *pario_argv("run", "cfs", "--mpi", "mpich", "--dir", shm_dir,
+                                                         "--tests", "interleaved", *SMALL[2:],
+                                                         "--ranks", "2")],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert p.returncode == 0, p.stderr
+    [(status, ranks, command, doc)] = stored_points(db)
+    assert status == "ok" and "--mpi=pmi2" in command and command[0].endswith("srun")
+    assert doc["mpi"]["library"].startswith("MPICH") and doc["mpi"]["ranks"] == 2
+    assert doc["mpi"]["hosts"][0]["slurm_node"] == "pario1" and doc["verification"]["ok"]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from . import slurm
 from .errors import UsageError
+from .mpi import FLAVOURS, find_launcher, flavour_of_launcher
 
 _steps = itertools.count()
 
@@ -33,7 +34,7 @@ class LaunchOutcome:
 
 @dataclass
 class Launcher:
-    kind: str                   # "mpirun", "srun" or "template"
+    kind: str                   # "mpirun" (Open MPI), "mpiexec" (MPICH's hydra), "srun" or "template"
     program: list               # the launcher's own words
     flavour: str = ""           # "openmpi", "mpich", "" when unknown
     template: list = field(default_factory=list)
@@ -71,7 +72,8 @@ class Launcher:
 
     def explain(self, max_ranks):
         """Lines saying what this launcher will do on the user's behalf."""
-        lines = [f"launcher: {self.kind} ({' '.join(self.program or self.template)})"]
+        library = f" for {FLAVOURS[self.flavour].title}" if self.flavour in FLAVOURS else ""
+        lines = [f"launcher: {self.kind} ({' '.join(self.program or self.template)}){library}"]
         if self.allocation:
             lines.append(f"launcher: inside {self.allocation.describe()}; srun places the ranks")
             if max_ranks > self.allocation.cpus:
@@ -80,7 +82,7 @@ class Launcher:
         if self.flavour == "openmpi" and os.geteuid() == 0:
             lines.append("launcher: running as root, so OMPI_ALLOW_RUN_AS_ROOT=1 and "
                          "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 are set for Open MPI")
-        if self.flavour == "openmpi" and max_ranks > cores() and self.kind != "template":
+        if self.flavour == "openmpi" and max_ranks > cores() and self.kind in ("mpirun", "mpiexec"):
             lines.append(f"launcher: points with more than {cores()} ranks (the cores here) "
                          "get --oversubscribe; waiting ranks then compete for CPU")
         return lines
@@ -143,20 +145,13 @@ def cores():
         return os.cpu_count() or 1
 
 
-def _flavour(mpirun):
-    try:
-        text = subprocess.run([mpirun, "--version"], capture_output=True, text=True, timeout=20).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
-    if "Open MPI" in text or "OpenRTE" in text:
-        return "openmpi"
-    if "HYDRA" in text or "MPICH" in text.upper():
-        return "mpich"
-    return ""
+def _flavour(program):
+    return flavour_of_launcher(program)
 
 
-def choose_launcher(template=None, kind=None):
-    """A user template wins; then srun inside a Slurm job; then mpirun or mpiexec."""
+def choose_launcher(template=None, kind=None, mpi=""):
+    """A user template wins; then srun inside a Slurm job; then the mpirun
+    or mpiexec of `mpi`, the library the engine was built with."""
     if template:
         words = shlex.split(template)
         if "{engine}" not in " ".join(words) or "{ranks}" not in " ".join(words):
@@ -166,16 +161,20 @@ def choose_launcher(template=None, kind=None):
             words.append("{engine_args}")
         program = shutil.which(words[0])
         return Launcher("template", [], flavour=_flavour(program) if program else "", template=words)
-    if kind not in (None, "auto", "mpirun", "srun"):
-        raise UsageError(f"--launcher '{kind}' is unknown: use auto, mpirun or srun")
+    if kind not in (None, "auto", "mpirun", "mpiexec", "srun"):
+        raise UsageError(f"--launcher '{kind}' is unknown: use auto, mpirun, mpiexec or srun")
     if kind == "srun" or (kind in (None, "auto") and os.environ.get("SLURM_JOB_ID")):
         alloc = slurm.allocation()  # refuses in seconds, not minutes, outside a live job
         srun = [shutil.which("srun")]
         if not os.environ.get("SLURM_MPI_TYPE"):
-            srun.append("--mpi=pmix")  # Debian's Open MPI speaks PMIx only (pmi2 aborts in MPI_Init)
-        return Launcher("srun", srun, allocation=alloc)
-    for name in ("mpirun", "mpiexec"):
-        path = shutil.which(name)
-        if path:
-            return Launcher("mpirun", [path], flavour=_flavour(path))
-    raise UsageError("mpirun not found: run 'make deps' (installs Open MPI) or put your MPI's bin on PATH")
+            srun.append(f"--mpi={FLAVOURS[mpi or 'openmpi'].srun_mpi}")
+        return Launcher("srun", srun, flavour=mpi, allocation=alloc)
+    found = find_launcher(mpi)
+    if not found:
+        if mpi:
+            f = FLAVOURS[mpi]
+            raise UsageError(f"the engine is built with {f.title} but none of {', '.join(f.launchers)} "
+                             f"is a {f.title} launcher: run 'make deps' or put its bin on PATH")
+        raise UsageError("mpirun not found: run 'make deps' (installs Open MPI) or put your MPI's bin on PATH")
+    path, flavour = found
+    return Launcher("mpiexec" if flavour == "mpich" else "mpirun", [path], flavour=flavour)

@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 from . import __version__
-from .engine import engine_path
+from .engine import engine_mpi, engine_path
 from .errors import UsageError
 from .figures import figures_of, format_table
 from .launch import choose_launcher
@@ -69,8 +69,9 @@ def run_experiment(args, out=sys.stdout):
         points, skipped = plan(preset, quick=args.quick, ranks=args.ranks, blocks=args.blocks,
                                size=args.size, iterations=args.iterations, tests=args.tests,
                                files=args.files, extra=extra)
-    engine = engine_path()
-    launcher = choose_launcher(args.launcher_template, args.launcher)
+    mpi = getattr(args, "mpi", None)
+    engine = engine_path(mpi)
+    launcher = choose_launcher(args.launcher_template, args.launcher, mpi=engine_mpi(engine, mpi))
     max_ranks = max(p.ranks for p in points)
     for line in launcher.explain(max_ranks):
         print(line, file=out)
