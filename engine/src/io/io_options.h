@@ -8,6 +8,7 @@
 
 #include "backend.h"
 #include "layout.h"
+#include "stripe.h"
 
 enum phase_kind { PHASE_WRITE, PHASE_READ };
 enum group_unit { GROUP_PER_CALL, GROUP_PER_RANK };
@@ -23,6 +24,12 @@ typedef struct io_options {
     const backend_ops *api;
     void *api_config;   /* the backend's own options (api->config_size bytes) */
     unsigned api_caps;  /* backend_caps(api, api_config) */
+    /* What the run calls to move bytes: api itself, or stripe_backend
+     * around it when striped. */
+    const backend_ops *mover;
+    void *mover_config;
+    stripe_spec stripe;  /* --stripe-dirs / --stripe-unit; ntargets 0 = one file */
+    stripe_wrap stripe_wrap;
     uint64_t block;
     uint64_t size; /* broadcast: the file each rank reads; else aggregate over ranks */
     enum phase_kind phases[IO_MAX_PHASES];
