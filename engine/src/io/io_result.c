@@ -253,6 +253,8 @@ int io_result_save_json(const io_result *r, const char *path)
         json_string(&j, "name", r->hosts[i].name);
         json_int(&j, "cores", r->hosts[i].cores);
         json_uint(&j, "memory_bytes", r->hosts[i].memory_bytes);
+        if (r->hosts[i].slurm_node[0])
+            json_string(&j, "slurm_node", r->hosts[i].slurm_node);
         json_array_begin(&j, "ranks");
         for (int k = 0; k < r->nranks; k++)
             if (r->host_of[k] == i)
@@ -261,6 +263,14 @@ int io_result_save_json(const io_result *r, const char *path)
         json_object_end(&j);
     }
     json_array_end(&j);
+    /* Which Slurm job step placed the ranks, when srun launched them. */
+    const char *job = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
+    if (job && step) {
+        json_object_begin(&j, "slurm");
+        json_string(&j, "job_id", job);
+        json_string(&j, "step_id", step);
+        json_object_end(&j);
+    }
     json_object_end(&j);
 
     json_object_begin(&j, "target");

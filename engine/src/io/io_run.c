@@ -637,6 +637,9 @@ static void setup(io_ctx *c, const io_options *o, io_result *r)
     MPI_Get_processor_name(me.name, &len);
     me.cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     me.memory_bytes = node_memory_bytes();
+    const char *slurm_node = getenv("SLURMD_NODENAME"); /* set by slurmd for each task it starts */
+    if (slurm_node)
+        snprintf(me.slurm_node, sizeof me.slurm_node, "%s", slurm_node);
     if (c->rank == 0)
         r->hosts = calloc((size_t)c->nranks, sizeof *r->hosts);
     MPI_Gather(&me, sizeof me, MPI_BYTE, r->hosts, sizeof me, MPI_BYTE, 0, c->comm);
