@@ -27,7 +27,7 @@ bool io_has_phase(const io_options *o, enum phase_kind k)
  * other options. */
 typedef struct parse_state {
     int fsync_choice, huge_choice;
-    bool size_given, shift_given, unit_given, transfer_given, dir_given, stripe_unit_given;
+    bool size_given, shift_given, unit_given, transfer_given, dir_given, stripe_unit_given, kind_given;
 } parse_state;
 
 /* One core option: "--name ARG", its help, and what it sets. */
@@ -146,6 +146,23 @@ static void set_stripe_unit(io_options *o, parse_state *s, const char *a)
     o->stripe.unit = option_size("--stripe-unit", a);
     s->stripe_unit_given = true;
 }
+static void set_background(io_options *o, parse_state *s, const char *a)
+{
+    uint64_t n = option_count("--background", a);
+    if (n > BACKGROUND_MAX)
+        fail_usage("--background %s is more than %d loaders: use fewer", a, BACKGROUND_MAX);
+    o->background = (int)n;
+}
+static void set_background_kind(io_options *o, parse_state *s, const char *a)
+{
+    s->kind_given = true;
+    if (strcmp(a, "write") == 0)
+        o->background_kind = BACKGROUND_WRITE;
+    else if (strcmp(a, "cpu") == 0)
+        o->background_kind = BACKGROUND_CPU;
+    else
+        fail_usage("--background-kind '%s' is unknown: use write or cpu", a);
+}
 static void set_transfer_buffer(io_options *o, parse_state *s, const char *a)
 {
     o->transfer_buffer = option_size("--transfer-buffer", a);
@@ -203,6 +220,12 @@ static const core_option core_options[] = {
      "call (default: one call per group at a time, as\nin the CFS report) | rank (a rank's whole "
      "share)",
      set_group_unit},
+    {"background", "N",
+     "N loader processes per node during every phase\n(the ASCI Red report's load, Figure 3)",
+     set_background},
+    {"background-kind", "K",
+     "write (default: each streams into its own file in\nthe target) | cpu (each spins)",
+     set_background_kind},
     {"transfer-buffer", "SIZE",
      "APIs that move a rank's whole list per call (collective):\nat most SIZE per rank per call "
      "(default 256m)",
@@ -504,6 +527,8 @@ void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o
     free(pending_arg);
 
     check_striping(o, s);
+    if (s->kind_given && !o->background)
+        fail_usage("--background-kind needs --background N");
     check_dir(o);
     check_json_path(o);
 
@@ -575,6 +600,8 @@ void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o
     uint64_t need = o->layout->read_only
                         ? (o->per_rank_files ? o->size * (uint64_t)nranks : o->size)
                         : o->size;
+    if (o->background && o->background_kind == BACKGROUND_WRITE && !o->stripe.ntargets)
+        need += (uint64_t)o->background * BACKGROUND_FILE_BYTES; /* loaders' files, per node */
     int targets = o->stripe.ntargets ? o->stripe.ntargets : 1;
     for (int t = 0; t < targets; t++) {
         const char *dir = o->stripe.ntargets ? o->stripe.dirs[t] : o->dir;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "background.h"
 #include "layout.h"
 #include "stripe.h"
 
@@ -37,6 +38,8 @@ typedef struct io_options {
     uint64_t iterations;
     int group; /* 0 = no limit */
     enum group_unit group_unit;
+    int background;      /* loader processes per node during phases */
+    enum background_kind background_kind;
     uint64_t transfer_buffer; /* transfer backends: bytes per rank per call */
     bool prealloc;
     bool fsync;

@@ -195,6 +195,10 @@ static void write_phase(json *j, const io_result *r, enum phase_kind kind)
             json_double(j, "cache_resident_fraction", it->cache_fraction);
         else
             json_null(j, "cache_resident_fraction");
+        if (it->background_load >= 0)
+            json_double(j, "background_load", it->background_load);
+        else
+            json_null(j, "background_load");
         json_object_begin(j, "verify");
         json_bool(j, "checked", it->verified);
         json_uint(j, "bytes", it->verified_bytes);
@@ -318,6 +322,15 @@ int io_result_save_json(const io_result *r, const char *path)
     json_bool(&j, "keep", o->keep);
     json_bool(&j, "trace", o->trace);
     json_uint(&j, "seed", o->seed);
+    if (o->background) {
+        json_object_begin(&j, "background");
+        json_int(&j, "loaders_per_node", o->background);
+        json_string(&j, "kind", background_kind_name(o->background_kind));
+        json_double(&j, "known_task_alone_seconds", r->background_alone_seconds);
+        json_object_end(&j);
+    } else {
+        json_null(&j, "background");
+    }
     if (o->stripe.ntargets) {
         json_object_begin(&j, "stripe");
         json_int(&j, "targets", o->stripe.ntargets);
@@ -420,6 +433,19 @@ void io_result_print(const io_result *r)
         rate_summary s = io_result_summary(r, o->phases[p]);
         printf("%s: best %.1f MiB/s, median %.1f, min %.1f, stdev %.1f over %d iteration(s)\n",
                phase_name(o->phases[p]), s.best, s.median, s.min, s.stdev, s.n);
+        if (o->background) {
+            double sum = 0;
+            int n = 0;
+            for (int i = 0; i < r->nits; i++)
+                if (r->its[i].kind == o->phases[p] && r->its[i].background_load >= 0) {
+                    sum += r->its[i].background_load;
+                    n++;
+                }
+            printf("%s under %d %s loader(s) per node: load %.2f (known task under load / "
+                   "alone, mean of %d)\n",
+                   phase_name(o->phases[p]), o->background, background_kind_name(o->background_kind),
+                   n ? sum / n : 0, n);
+        }
         if (o->stripe.ntargets)
             printf("%s per target: best %.1f MiB/s, median %.1f (%d targets, unit %llu bytes)\n",
                    phase_name(o->phases[p]), s.best / o->stripe.ntargets,

@@ -41,6 +41,7 @@ typedef struct io_ctx {
     int nparts;
     char (*write_parts)[PATH_MAX], (*read_parts)[PATH_MAX];
     token_ring ring;
+    background bg;
     /* Buffer slots: one for per-call backends, queue-depth many for
      * asynchronous ones (backend.h says why each has its own source). */
     unsigned nslots;
@@ -113,6 +114,7 @@ static void agree_or_fail(io_ctx *c)
     if (c->rank == first)
         fprintf(stderr, "pario-engine: error: rank %d: %s\n", c->rank, c->err_msg);
     fflush(stderr);
+    background_stop(&c->bg);
     remove_own_files(c);
     fail_exit(EXIT_RUN_FAILED, 0, "%s", "");
 }
@@ -620,6 +622,13 @@ static void setup(io_ctx *c, const io_options *o, io_result *r)
 
     alloc_buffers(c);
     agree_or_fail(c);
+    c->bg.n = o->background;
+    c->bg.kind = o->background_kind;
+    char why[PATH_MAX + 128];
+    int be = background_start(&c->bg, o->dir, c->comm, why, sizeof why);
+    if (be)
+        record_error(c, be, "%s", why);
+    agree_or_fail(c);
 
     double epoch = clock_now();
     MPI_Bcast(&epoch, 1, MPI_DOUBLE, 0, c->comm);
@@ -895,7 +904,10 @@ int io_command(int argc, char **argv)
                 it.data_iteration = data_iteration;
             }
             rank_record rec;
+            double load = background_resume(&c.bg);
             timed_phase(&c, kind, &rec, trace);
+            background_pause(&c.bg);
+            MPI_Reduce(&load, &it.background_load, 1, MPI_DOUBLE, MPI_MAX, 0, c.comm);
             agree_or_fail(&c);
             if (kind == PHASE_WRITE)
                 data_iteration = iter;
@@ -914,6 +926,7 @@ int io_command(int argc, char **argv)
         }
     }
     r.last_data_iteration = data_iteration;
+    r.background_alone_seconds = c.bg.alone_seconds;
     utc_now(r.finished_utc, sizeof r.finished_utc);
 
     int status = 0;
@@ -930,6 +943,7 @@ int io_command(int argc, char **argv)
         }
     }
     MPI_Bcast(&status, 1, MPI_INT, 0, c.comm);
+    background_stop(&c.bg);
     remove_own_files(&c);
     if (rank == 0)
         io_result_free(&r);
