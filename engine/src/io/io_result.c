@@ -281,6 +281,13 @@ int io_result_save_json(const io_result *r, const char *path)
     json_string(&j, "layout", o->layout->name);
     json_string(&j, "files", o->per_rank_files ? "per-rank" : "shared");
     json_string(&j, "api", o->api->name);
+    json_string(&j, "api_style", (o->api_caps & BACKEND_CAP_TRANSFER) ? "transfer"
+                                 : (o->api_caps & BACKEND_CAP_ASYNC)  ? "async"
+                                                                      : "per-call");
+    json_object_begin(&j, "api_options");
+    if (o->api->describe)
+        o->api->describe(o->api_config, &j);
+    json_object_end(&j);
     json_uint(&j, "block_bytes", o->block);
     json_uint(&j, "size_bytes", o->size);
     json_uint(&j, "file_bytes", r->file_bytes);
