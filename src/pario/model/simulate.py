@@ -97,8 +97,17 @@ class Simulation:
     def _move(self, ion, rank, nbytes, arrival):
         """A message of `nbytes` between an I/O node and a rank."""
         t = nbytes / self.link_rate
-        if self.backplane is None:
-            return reserve_together((ion.link, self.rank_links[rank]), arrival, (t, t))
+        if self.backplane is None:  # the common case, kept cheap: both ends at once
+            a, b = ion.link, self.rank_links[rank]
+            start = max(arrival, a.free_at, b.free_at)
+            a.waited += start - arrival
+            b.waited += start - arrival
+            a.free_at = b.free_at = start + t
+            a.busy += t
+            b.busy += t
+            a.jobs += 1
+            b.jobs += 1
+            return start + t
         return reserve_together((ion.link, self.rank_links[rank], self.backplane), arrival,
                                 (t, t, nbytes / self.bp_rate))
 
