@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 from pario.model.core import Environment  # noqa: E402
 from pario.model.machine import load_machine  # noqa: E402
 from pario.model.predict import predict_point  # noqa: E402
-from pario.plan import Point  # noqa: E402
+from pario.studies.io import IoPoint as Point  # noqa: E402
 
 MIB = 1 << 20
 

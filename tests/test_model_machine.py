@@ -4,12 +4,12 @@ in the store: the model's plumbing and its bad inputs."""
 import pytest
 
 from pario.errors import UsageError
-from pario.figures import figures_of, format_table
+from pario.figures import format_table
 from pario.model import load_machine, machine_from_probe, machine_names, predict_point
 from pario.model.core import Environment, Resource, Server
 from pario.model.params import PARAMS, parse_value
 from pario.model.workload import permute_index, rank_offsets
-from pario.plan import Point
+from pario.studies.io import IoPoint as Point
 from pario.store import Store
 
 MIB = 1 << 20
@@ -154,10 +154,13 @@ def test_predicted_document_has_the_engine_shape_and_shows(tmp_path):
         assert phase["explanation"]["bound"]
     assert "predicted by the model of machine ipsc860" in doc["warnings"][0]
     assert "io_node.cache=2000k" in doc["warnings"][0]
+    from pario.runner import run_views
+
     store = Store(tmp_path / "r.sqlite")
-    run = store.start_run("cfs", "CFS", "model:ipsc860", [], {}, "model", "0")
+    run = store.start_run("cfs", "CFS", "predicted: model of ipsc860", [], {}, "model", "0",
+                          kind="io")
     store.add_point(run, point, "ok", ["pario", "model"], 0.1, result=doc)
-    figs = figures_of(store, run)
+    figs = run_views(store, run)[-1]
     assert [f.name for f in figs] == ["partitioned-write", "partitioned-read"]
     assert "64 KiB" in format_table(figs[0])
 

@@ -9,7 +9,7 @@ import functools
 import pytest
 
 from pario.model import load_machine, predict_point
-from pario.plan import Point
+from pario.studies.io import IoPoint as Point
 
 MIB = 1 << 20
 

@@ -19,6 +19,9 @@ _NAMES = {
     "agent": "serialising service agents",
     "file_token": "shared-file token (munix) serialising calls between agents",
 }
+_PLAIN = {"disk": "disks", "io_node": "I/O node processors", "io_link": "I/O node links",
+          "rank_link": "compute node links", "backplane": "backplane", "agent": "service agents",
+          "file_token": "shared-file token"}
 
 
 def explain(counters, op, block_bytes=None):
@@ -28,7 +31,7 @@ def explain(counters, op, block_bytes=None):
            "utilisation": {k: round(min(v["max"], 1.0), 3) for k, v in util.items()}}
     cache = counters.get("cache")
     if top < BUSY:
-        out["text"] = (f"latency: no resource above {BUSY:.0%} busy (busiest: {_NAMES[kind]} "
+        out["text"] = (f"latency: no resource above {BUSY:.0%} busy (busiest: {_PLAIN[kind]} "
                        f"{top:.0%}); each rank waits for its own requests' round trips")
         return out
     text = f"{_NAMES[kind]} ({top:.0%} busy)"
