@@ -10,7 +10,7 @@ Blocks are keyed by (file, stripe unit).  Stripe unit u of a file lives on
 disk (file + u) mod stripe.count at that disk's position u // stripe.count,
 so the blocks contiguous on a disk are u, u + count, u + 2 count, ..."""
 
-from collections import OrderedDict
+from collections import OrderedDict, deque
 
 PENDING, CLEAN, DIRTY, FLUSHING = range(4)
 FILE_SHIFT = 40
@@ -42,7 +42,7 @@ class BlockCache:
         self.clean = OrderedDict()  # evictable blocks, least recently used first
         self.dirty = OrderedDict()  # dirty blocks, oldest first
         self.flushing = 0
-        self.slot_waiters = []
+        self.slot_waiters = deque()
         self.reset_counters()
 
     def reset_counters(self):
@@ -63,16 +63,22 @@ class BlockCache:
             free += 1
         return min(free, wanted)
 
-    def _wake_slot_waiters(self):
-        if self.slot_waiters:
-            waiters, self.slot_waiters = self.slot_waiters, []
-            for ev in waiters:
-                ev.succeed()
+    def _wake_slot_waiters(self, freed):
+        """`freed` blocks became evictable: wake that many waiters, oldest
+        first (waking all of them would have each retry in vain)."""
+        waiters = self.slot_waiters
+        for _ in range(min(freed, len(waiters))):
+            waiters.popleft().succeed()
 
-    def _wait_slot(self):
-        self.slot_waits += 1
+    def _wait_slot(self, again=False):
+        """An event for a free slot; a waiter woken in vain keeps its turn."""
+        if not again:
+            self.slot_waits += 1
         ev = self.sim.env.event()
-        self.slot_waiters.append(ev)
+        if again:
+            self.slot_waiters.appendleft(ev)
+        else:
+            self.slot_waiters.append(ev)
         return ev
 
     # -- reads -----------------------------------------------------------
@@ -113,7 +119,7 @@ class BlockCache:
                 e.ready = None
                 self.clean[key] = e
         ready.succeed()
-        self._wake_slot_waiters()
+        self._wake_slot_waiters(len(run))
 
     def _touch(self, key, e, f, disk, file_units):
         if e.state == CLEAN:
@@ -128,7 +134,7 @@ class BlockCache:
     def read(self, f, u, disk, file_units):
         """A generator: returns when block u of file f is in the cache."""
         key = (f << FILE_SHIFT) | u
-        counted = False
+        counted = waited = False
         while True:
             e = self.entries.get(key)
             if e is None:
@@ -136,7 +142,8 @@ class BlockCache:
                     self.misses += 1
                     counted = True
                 if self._fetch_run(f, u, disk, file_units) == 0:
-                    yield self._wait_slot()
+                    yield self._wait_slot(again=waited)
+                    waited = True
                 continue
             if e.state == PENDING:
                 if not counted:
@@ -191,7 +198,11 @@ class BlockCache:
                 e.used = True
                 self.clean[key] = e
         self.flushing -= len(keys)
-        self._wake_slot_waiters()
+        self._wake_slot_waiters(len(keys))
+        # Writers still waiting would otherwise sleep with nothing in flight
+        # to wake them: write back the next oldest group now.
+        if self.slot_waiters and self.flushing == 0 and self.dirty:
+            self._flush_oldest(self.sim.file_units)
 
     def _flush_oldest(self, file_units):
         """The cache is full of dirty blocks: write back the oldest dirty
@@ -205,13 +216,15 @@ class BlockCache:
     def write(self, f, u, disk, file_units):
         """A generator: returns when block u of file f is dirty in the cache."""
         key = (f << FILE_SHIFT) | u
+        waited = False
         while True:
             e = self.entries.get(key)
             if e is None:
                 if self._free_slots(1) == 0:
                     if self.dirty and self.flushing == 0:
                         self._flush_oldest(file_units)
-                    yield self._wait_slot()
+                    yield self._wait_slot(again=waited)
+                    waited = True
                     continue
                 e = Entry(DIRTY)
                 self.entries[key] = e
@@ -243,7 +256,7 @@ class BlockCache:
                 self.clean[key] = e
         self.dirty.clear()
         self.flushing = 0
-        self.slot_waiters = []
+        self.slot_waiters = deque()
 
     def counters(self):
         return {"hits": self.hits, "misses": self.misses, "waits_on_disk": self.pending_waits,
