@@ -49,7 +49,8 @@ def add_parser(sub, csv, positive_int):
     return p
 
 
-def run_model(args, out=sys.stdout):
+def run_model(args, out=None):
+    out = out or sys.stdout  # looked up now, so a redirected stdout is honoured
     if args.parameters:
         print("\n".join(describe_parameters()), file=out)
         return 0
