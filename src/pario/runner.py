@@ -171,9 +171,10 @@ def run_views(store, run_id):
     return run, kind, experiment, options, records, data
 
 
-def show_run(store, run_id, out=sys.stdout, plots_dir=None, with_plots=True):
+def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     """Print the run's tables (and write its plots); returns how many
     points succeeded, i.e. whether there was anything to show."""
+    out = out or sys.stdout  # the stdout of the moment (a default would be import time's)
     run, kind, experiment, options, records, figures = run_views(store, run_id)
     predicted = predicted_label(run)
     if predicted:  # a model's figures say so in every table and plot title
