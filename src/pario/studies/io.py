@@ -176,6 +176,9 @@ class IoKind(Kind):
         Option(("--cached",), dict(action="store_true",
                                    help="do not evict the file from the page cache before reads "
                                         "(default: evict, so reads come from storage)")),
+        Option(("--evict",), dict(action="store_true",
+                                  help="evict before every read even where the preset says not to "
+                                       "(the default for the shipped presets)")),
         Option(("--prealloc",), dict(action=argparse.BooleanOptionalAction,
                                      help="reserve each file's space before write phases "
                                           "(default: the preset's; cfs preallocates, as the report)")),
@@ -257,7 +260,9 @@ class IoKind(Kind):
         extra = [f"--{flag}" for flag in ("direct", "verify") if options.get(flag)]
         prealloc = options.get("prealloc")
         prealloc = sweep.get("prealloc", False) if prealloc is None else prealloc
-        evict = sweep.get("evict", True) and not options.get("cached")
+        if options.get("evict") and options.get("cached"):
+            raise UsageError("--evict and --cached contradict each other: give one of them")
+        evict = (options.get("evict") or sweep.get("evict", True)) and not options.get("cached")
         fsync = sweep.get("fsync", True) and not options.get("no_fsync")
         unit = options.get("group_unit")
 
