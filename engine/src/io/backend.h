@@ -93,7 +93,20 @@
  * (calling fail_usage() with one line on a bad value), and `config_check`
  * checks them against the rest of the run.  The option parser refuses an
  * option of one backend given with another --api by name, and --help
- * groups options by backend. */
+ * groups options by backend.
+ *
+ * Observations (optional; added for mpiio and hdf5).  A backend may report
+ * what the library under it really did in a timed phase, per rank, as up
+ * to BACKEND_MAX_OBSERVED numbers named by `observed_names` (NULL-ended):
+ * e.g. the write system calls a rank made, which shows which ranks were
+ * collective-buffering aggregators, or the byte-range locks atomic mode
+ * took.  open gets a zeroed array (backend_open_args.observed; NULL in
+ * untimed passes) that the backend fills by the time close returns; the
+ * loop gathers it with the rank's timing record and the result lists it
+ * per iteration as "observed": {name: [one number per rank]}.  `describe`
+ * adds run-level facts (which implementation ran, hints asked and
+ * returned, ...) to the result's "backend" object; it runs on rank 0 only,
+ * after the last phase, while MPI is still up. */
 #ifndef PARIO_BACKEND_H
 #define PARIO_BACKEND_H
 
@@ -106,6 +119,11 @@
 #include "layout.h"
 
 enum backend_mode { BACKEND_READ, BACKEND_WRITE };
+
+/* Per-rank numbers a backend may observe in one phase (see Observations). */
+#define BACKEND_MAX_OBSERVED 8
+
+struct json;
 
 /* Bytes per rank per transfer call by default (--transfer-buffer):
  * larger shares are cut into slices. */
@@ -138,6 +156,7 @@ typedef struct backend_open_args {
     const struct iovec *buffers;  /* every buffer the loop will pass (registrable) */
     unsigned nbuffers;
     const void *config;  /* the backend's options (config_size bytes), or NULL */
+    double *observed;    /* BACKEND_MAX_OBSERVED zeroed numbers to fill, or NULL */
 } backend_open_args;
 
 /* One asynchronous request. */
@@ -210,6 +229,10 @@ typedef struct backend_ops {
 
     int (*sync)(void *handle);
     int (*close)(void *handle);
+
+    /* Observations (optional, see above). */
+    const char *const *observed_names;
+    void (*describe)(const void *config, struct json *j);
 } backend_ops;
 
 /* Capabilities for a configuration. */

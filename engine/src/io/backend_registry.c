@@ -4,11 +4,15 @@
 
 extern const backend_ops backend_posix;
 extern const backend_ops backend_uring;
+extern const backend_ops backend_mpiio;
+extern const backend_ops backend_hdf5;
 
 /* The one list of APIs. Add a backend here. */
 static const backend_ops *const backends[] = {
     &backend_posix,
     &backend_uring,
+    &backend_mpiio,
+    &backend_hdf5,
 };
 
 #define NBACKENDS (sizeof backends / sizeof backends[0])
