@@ -24,8 +24,8 @@
 #include <string.h>
 
 #include "../util/fail.h"
-#include "../util/sizes.h"
 #include "backend.h"
+#include "io_options.h"
 #include "mpiio_env.h"
 #include "mpiio_observe.h"
 
@@ -97,15 +97,6 @@ static void need(const char *why)
         fail_usage("%s", why);
 }
 
-static uint64_t need_size(const char *opt, const char *arg)
-{
-    uint64_t v;
-    const char *why;
-    if (size_parse(arg, &v, &why) != 0)
-        fail_usage("--%s '%s' %s: give a size such as 4k or 1m", opt, arg, why);
-    return v;
-}
-
 static void hdf5_config_set(void *cfg, int id, const char *opt, const char *arg)
 {
     hdf5_config *c = cfg;
@@ -114,20 +105,15 @@ static void hdf5_config_set(void *cfg, int id, const char *opt, const char *arg)
     case OPT_COLLECTIVE: c->collective = true; break;
     case OPT_ATOMIC: c->atomic = true; break;
     case OPT_ALIGN:
-        c->align = need_size("hdf5-align", arg);
-        if (c->align == 0)
-            fail_usage("--hdf5-align 0 is not an alignment: give 1 for none, or e.g. 4k or 1m");
+        c->align = option_size("--hdf5-align", arg);
         break;
     case OPT_CHUNK:
-        c->chunk = need_size("hdf5-chunk", arg);
-        if (c->chunk == 0)
-            fail_usage("--hdf5-chunk 0 is not a chunk size: give e.g. 1m, or leave it out for a "
-                       "contiguous dataset");
+        c->chunk = option_size("--hdf5-chunk", arg);
         if (c->chunk >= (1ULL << 32))
             fail_usage("--hdf5-chunk must be below 4g (HDF5's limit on a chunk)");
         break;
     case OPT_HINT: need(mpiio_hint_add(&c->mpi, arg, why, sizeof why)); break;
-    case OPT_AGGREGATORS: need(mpiio_aggregators_parse(&c->mpi, arg, why, sizeof why)); break;
+    case OPT_AGGREGATORS: c->mpi.aggregators = mpiio_aggregators_parse(arg); break;
     case OPT_IMPL: need(mpiio_impl_parse(&c->mpi, arg, why, sizeof why)); break;
     default: fail_usage("%s: not an hdf5 option", opt);
     }

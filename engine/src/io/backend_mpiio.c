@@ -89,7 +89,7 @@ static void mpiio_config_set(void *cfg, int id, const char *opt, const char *arg
     }
     case OPT_ATOMIC: c->atomic = true; break;
     case OPT_HINT: need(mpiio_hint_add(&c->mpi, arg, why, sizeof why)); break;
-    case OPT_AGGREGATORS: need(mpiio_aggregators_parse(&c->mpi, arg, why, sizeof why)); break;
+    case OPT_AGGREGATORS: c->mpi.aggregators = mpiio_aggregators_parse(arg); break;
     case OPT_IMPL: need(mpiio_impl_parse(&c->mpi, arg, why, sizeof why)); break;
     default: fail_usage("%s: not an mpiio option", opt);
     }

@@ -1,5 +1,8 @@
 #include "mpiio_env.h"
 
+#include "../util/fail.h"
+#include "io_options.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -72,16 +75,13 @@ const char *mpiio_impl_parse(mpiio_settings *s, const char *text, char *why, siz
     return NULL;
 }
 
-const char *mpiio_aggregators_parse(mpiio_settings *s, const char *text, char *why, size_t len)
+int mpiio_aggregators_parse(const char *text)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (!text[0] || *end || errno || v < 1 || v > 1 << 20)
-        return failf(why, len, "--aggregators '%s' must be a whole number of ranks, at least 1",
-                     text);
-    s->aggregators = (int)v;
-    return NULL;
+    uint64_t v = option_count("--aggregators", text);
+    if (v > 1u << 20)
+        fail_usage("--aggregators %s is more than any run has ranks: give at most the rank count",
+                   text);
+    return (int)v;
 }
 
 /* Open MPI's component for an implementation choice. */

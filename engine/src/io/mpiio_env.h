@@ -46,7 +46,9 @@ typedef struct mpiio_settings {
 /* Each returns NULL, or the reason and the fix (for one line on stderr). */
 const char *mpiio_hint_add(mpiio_settings *s, const char *text, char *why, size_t len);
 const char *mpiio_impl_parse(mpiio_settings *s, const char *text, char *why, size_t len);
-const char *mpiio_aggregators_parse(mpiio_settings *s, const char *text, char *why, size_t len);
+
+/* --aggregators N: a whole number of at least 1 (else one line, exit 2). */
+int mpiio_aggregators_parse(const char *text);
 
 /* Check against the rank count and the MPI library, and set the MCA
  * environment.  Call on every rank before any MPI_File_* call. */
