@@ -38,7 +38,7 @@ def test_mpiio_every_layout_and_mode_writes_the_posix_bytes(request, where, run_
         for mode, flags in modes.items():
             name = f"{layout}-{mode}"
             r = write_kept(run_io, directory, name, "--api", "mpiio", *flags, layout=layout)
-            assert r.result["backend"]["name"] == "mpiio"
+            assert r.result["params"]["api"] == "mpiio"
             assert digest(directory / name) == reference, name
             ok = verify(directory / name, SEED)
             assert ok.returncode == 0, ok.stderr
@@ -46,7 +46,7 @@ def test_mpiio_every_layout_and_mode_writes_the_posix_bytes(request, where, run_
             if mode == "collective":
                 shape = {"partitioned": "contiguous", "interleaved": "vector",
                          "random": "indexed"}[layout]
-                assert r.result["backend"]["file_views"] == shape
+                assert r.result["params"]["api_options"]["file_views"] == shape
 
 
 def test_mpiio_write_then_read_verifies_through_both_implementations(shm_dir, run_io):
@@ -54,7 +54,7 @@ def test_mpiio_write_then_read_verifies_through_both_implementations(shm_dir, ru
         r = run_io(RANKS, "--dir", shm_dir, "--api", "mpiio", "--collective", "--mpiio-impl", impl,
                    "--layout", "random", "--block", "64k", "--size", SIZE, "--iterations", 1,
                    "--verify")
-        b = r.result["backend"]
+        b = r.result["params"]["api_options"]
         component = {"romio": "romio321", "ompio": "ompio"}[impl]
         assert b["implementation"] == component
         # the evidence: the one MPI-IO component the process loaded
@@ -77,7 +77,7 @@ def test_hdf5_dataset_holds_the_posix_bytes(shm_dir, run_io):
     for label, layout, flags in cases:
         name = f"{label}.h5"
         r = write_kept(run_io, shm_dir, name, "--api", "hdf5", *flags, layout=layout)
-        b = r.result["backend"]
+        b = r.result["params"]["api_options"]
         data, offset = hdf5_dataset_bytes(shm_dir / name)
         assert data == raw, label
         if label == "chunked":
@@ -103,7 +103,7 @@ def test_hdf5_write_read_verify_and_alignment(disk_dir, run_io):
                "--layout", "interleaved", "--block", "64k", "--size", SIZE, "--iterations", 1,
                "--verify", "--keep", "--name", "a.h5")
     assert r.result["verification"]["bytes_checked"] == 2 * SIZE
-    assert r.result["backend"]["data_offset"] % (64 * 1024) == 0
+    assert r.result["params"]["api_options"]["data_offset"] % (64 * 1024) == 0
 
 
 def written_by_rank(r):
@@ -122,7 +122,7 @@ def test_aggregators_change_which_ranks_write(shm_dir, run_io, impl):
                    "--aggregators", n, "--layout", "interleaved", "--block", "64k", "--size", size,
                    "--phases", "write", "--iterations", 1)
         seen[n] = written_by_rank(r)
-        assert r.result["backend"]["aggregators_asked"] == n
+        assert r.result["params"]["api_options"]["aggregators_asked"] == n
     one, four = seen[1], seen[4]
     assert sum(w >= size for w in one) == 1, one
     assert sum(w < size // 100 for w in one) == RANKS - 1, one
@@ -138,15 +138,15 @@ def test_atomic_mode_takes_locks_where_honoured_and_says_so_where_not(shm_dir, r
               "--size", SIZE, "--iterations", 1)
     relaxed = run_io(RANKS, *common, "--mpiio-impl", "romio")
     atomic = run_io(RANKS, *common, "--mpiio-impl", "romio", "--atomic")
-    assert lock_calls(relaxed) == [0] * RANKS and "atomic_mode" not in relaxed.result["backend"]
+    assert lock_calls(relaxed) == [0] * RANKS and "atomic_mode" not in relaxed.result["params"]["api_options"]
     # ROMIO locks each access's byte range: lock and unlock per block
     per_rank = SIZE // BLOCK // RANKS
     assert all(n >= 2 * per_rank for n in lock_calls(atomic)), lock_calls(atomic)
     assert all(n >= 2 * per_rank for n in lock_calls(atomic, "read"))
-    mode = atomic.result["backend"]["atomic_mode"]
-    assert atomic.result["backend"]["atomic"] is True and mode["honoured"] is True
+    mode = atomic.result["params"]["api_options"]["atomic_mode"]
+    assert atomic.result["params"]["api_options"]["atomic"] is True and mode["honoured"] is True
     ompio = run_io(RANKS, *common, "--mpiio-impl", "ompio", "--atomic")
-    mode = ompio.result["backend"]["atomic_mode"]
+    mode = ompio.result["params"]["api_options"]["atomic_mode"]
     assert mode["honoured"] is False and mode["evidence"].startswith("not honoured")
     assert lock_calls(ompio) == [0] * RANKS
 

@@ -91,7 +91,8 @@
  * argument, help), `config_size` is the size of its options struct,
  * `config_init` sets its defaults, `config_set` parses one option into it
  * (calling fail_usage() with one line on a bad value), and `config_check`
- * checks them against the rest of the run.  The option parser refuses an
+ * checks them against the rest of the run; `describe` records them in the
+ * result document.  The option parser refuses an
  * option of one backend given with another --api by name, and --help
  * groups options by backend.
  *
@@ -103,10 +104,10 @@
  * took.  open gets a zeroed array (backend_open_args.observed; NULL in
  * untimed passes) that the backend fills by the time close returns; the
  * loop gathers it with the rank's timing record and the result lists it
- * per iteration as "observed": {name: [one number per rank]}.  `describe`
- * adds run-level facts (which implementation ran, hints asked and
- * returned, ...) to the result's "backend" object; it runs on rank 0 only,
- * after the last phase, while MPI is still up. */
+ * per iteration as "observed": {name: [one number per rank]}.  Run-level
+ * facts (which implementation ran, hints asked and returned, ...) go
+ * through `describe`, which runs on rank 0 only, after the last phase,
+ * while MPI is still up. */
 #ifndef PARIO_BACKEND_H
 #define PARIO_BACKEND_H
 
@@ -118,12 +119,12 @@
 
 #include "layout.h"
 
+struct json;
+
 enum backend_mode { BACKEND_READ, BACKEND_WRITE };
 
 /* Per-rank numbers a backend may observe in one phase (see Observations). */
 #define BACKEND_MAX_OBSERVED 8
-
-struct json;
 
 /* Bytes per rank per transfer call by default (--transfer-buffer):
  * larger shares are cut into slices. */
@@ -155,7 +156,8 @@ typedef struct backend_open_args {
     MPI_Comm comm;       /* ranks sharing this file (MPI_COMM_SELF for per-rank files) */
     const struct iovec *buffers;  /* every buffer the loop will pass (registrable) */
     unsigned nbuffers;
-    const void *config;  /* the backend's options (config_size bytes), or NULL */
+    void *config;        /* the backend's options (config_size bytes); the backend may also
+                          * keep there facts it learns while running, for describe() */
     double *observed;    /* BACKEND_MAX_OBSERVED zeroed numbers to fill, or NULL */
 } backend_open_args;
 
@@ -215,6 +217,10 @@ typedef struct backend_ops {
     void (*config_init)(void *config);
     void (*config_set)(void *config, int id, const char *opt, const char *arg);
     void (*config_check)(const void *config, const backend_run_facts *run);
+    /* Write the options as they took effect, and facts learnt while
+     * running (e.g. the hints an MPI library reports), as members of the
+     * result's params.api_options object.  Rank 0, after the last phase. */
+    void (*describe)(const void *config, struct json *j);
 
     int (*open)(const backend_open_args *args, void **handle);
     /* per call */
@@ -232,7 +238,6 @@ typedef struct backend_ops {
 
     /* Observations (optional, see above). */
     const char *const *observed_names;
-    void (*describe)(const void *config, struct json *j);
 } backend_ops;
 
 /* Capabilities for a configuration. */
