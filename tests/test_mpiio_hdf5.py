@@ -110,16 +110,18 @@ def written_by_rank(r):
     return r.phase("write")["iterations"][0]["observed"]["write_bytes"]
 
 
-@pytest.mark.parametrize("impl", ["romio", "ompio"])
-def test_aggregators_change_which_ranks_write(shm_dir, run_io, impl):
+@pytest.mark.parametrize("impl,layout", [("romio", "interleaved"), ("ompio", "interleaved"),
+                                         ("romio", "partitioned")])
+def test_aggregators_change_which_ranks_write(shm_dir, run_io, impl, layout):
     """One aggregator: one rank writes every byte of the file and the others
     none; four: every rank writes its part.  Counted by the engine from
-    /proc/self/io around the phase."""
+    /proc/self/io around the phase.  Partitioned: ROMIO would skip its
+    aggregators there (accesses that do not interleave) unless told."""
     size = 64 * BLOCK
     seen = {}
     for n in (1, 4):
         r = run_io(RANKS, "--dir", shm_dir, "--api", "mpiio", "--collective", "--mpiio-impl", impl,
-                   "--aggregators", n, "--layout", "interleaved", "--block", "64k", "--size", size,
+                   "--aggregators", n, "--layout", layout, "--block", "64k", "--size", size,
                    "--phases", "write", "--iterations", 1)
         seen[n] = written_by_rank(r)
         assert r.result["params"]["api_options"]["aggregators_asked"] == n

@@ -170,10 +170,19 @@ static void each_pair(const mpiio_settings *s, pair_fn f, void *ctx)
         char n[16];
         snprintf(n, sizeof n, "%d", s->aggregators);
         f(ctx, "cb_nodes", n);
-        /* ROMIO: without this, one aggregator per host whatever cb_nodes
-         * says.  Harmless to OMPIO, which ignores the key. */
-        if (hint_index(s, "cb_config_list") < 0 && strncmp(s->impl, "romio", 5) == 0)
-            f(ctx, "cb_config_list", "*:*");
+        if (strncmp(s->impl, "romio", 5) == 0) {
+            /* ROMIO: without this, one aggregator per host whatever
+             * cb_nodes says. */
+            if (hint_index(s, "cb_config_list") < 0)
+                f(ctx, "cb_config_list", "*:*");
+            /* ROMIO's automatic mode skips collective buffering, and so
+             * the aggregators, when the ranks' accesses do not interleave
+             * (a partitioned file): the aggregators asked for must act. */
+            if (hint_index(s, "romio_cb_write") < 0)
+                f(ctx, "romio_cb_write", "enable");
+            if (hint_index(s, "romio_cb_read") < 0)
+                f(ctx, "romio_cb_read", "enable");
+        }
     }
 }
 

@@ -14,8 +14,14 @@
  *
  * Aggregators: ROMIO takes the hint cb_nodes, but caps it at one
  * aggregator per host unless cb_config_list lets more processes of a host
- * serve ("*:*"); OMPIO takes cb_nodes as well and has its own MCA variable
- * (io_ompio_num_aggregators), set too so both paths agree. */
+ * serve ("*:*"), and in its automatic mode does without aggregators when
+ * the ranks' accesses do not interleave (each rank's part of a partitioned
+ * file is written by that rank), so --aggregators also enables collective
+ * buffering (romio_cb_write/romio_cb_read=enable) unless a hint says
+ * otherwise.  OMPIO takes cb_nodes as well and has its own MCA variable
+ * (io_ompio_num_aggregators), set too so both paths agree.  All of this is
+ * checked by behaviour in the tests: which ranks' write system calls carry
+ * the bytes. */
 #ifndef PARIO_MPIIO_ENV_H
 #define PARIO_MPIIO_ENV_H
 

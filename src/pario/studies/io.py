@@ -20,7 +20,8 @@ from . import Kind, Option, csv_list, positive_int
 
 # The engine's layout table (engine/src/io/layout.c): names a preset may use.
 LAYOUTS = ("broadcast", "partitioned", "interleaved", "random")
-APIS = ("posix",)
+# The engine's backend table (engine/src/io/backend_registry.c).
+APIS = ("posix", "stdio", "mmap", "uring", "mpiio", "hdf5")
 PHASES = ("write", "read")
 
 
@@ -38,6 +39,8 @@ class IoPoint:
     api: str = "posix"
     iterations: int = 3
     extra: list = field(default_factory=list)
+    options: list = field(default_factory=list)  # the backend's own flags, from the test
+    aggregators: int = 0
 
     def engine_args(self, directory, json_path, earlier=None):
         args = ["io", "--dir", str(directory), "--layout", self.layout, "--files", self.files,
@@ -46,7 +49,9 @@ class IoPoint:
                 "--iterations", str(self.iterations), "--json", str(json_path)]
         if self.group:
             args += ["--group", str(self.group)]
-        return args + list(self.extra)
+        if self.aggregators:
+            args += ["--aggregators", str(self.aggregators)]
+        return args + list(self.options) + list(self.extra)
 
     def takes_name(self):
         return True
@@ -69,10 +74,13 @@ class IoPoint:
         return {"test": self.test_id, "title": self.title, "layout": self.layout,
                 "phases": list(self.phases), "ranks": self.ranks, "block": self.block,
                 "size": self.size, "group": self.group, "files": self.files, "api": self.api,
-                "iterations": self.iterations, "extra": list(self.extra)}
+                "iterations": self.iterations, "extra": list(self.extra),
+                "options": list(self.options), "aggregators": self.aggregators}
 
 
-def why_impossible(layout, size, block, ranks, files):
+def why_impossible(layout, size, block, ranks, files, aggregators=0):
+    if aggregators > ranks:
+        return "more aggregators than ranks"
     if block % 8:
         return "block is not a multiple of 8 bytes"
     if layout == "broadcast":
@@ -118,6 +126,26 @@ def sweep_of(preset, quick):
     return sweep
 
 
+def _test_grid(test, values, key):
+    """A test's own `ranks` or `blocks` choose among the sweep's (so --quick
+    shrinks them too); without them the test takes the whole sweep."""
+    mine = test.get(key)
+    if mine is None:
+        return values
+    want = {parse_size(v) for v in mine} if key == "blocks" else set(mine)
+    return [v for v in values if v in want]
+
+
+def _api_facts(api_options):
+    """Record parameters from what the backend says it ran (mpiio, hdf5):
+    collective or not, atomic or relaxed, aggregators asked for."""
+    calls = api_options.get("calls") or api_options.get("transfer")
+    return {"collective": None if calls is None else calls != "independent",
+            "atomic": api_options.get("atomic"),
+            "aggregators": api_options.get("aggregators_asked") or 0,
+            "mpiio_impl": api_options.get("implementation")}
+
+
 def _phase_title(title, phase):
     return title if title.lower().endswith(phase) else f"{title} {phase.capitalize()}"
 
@@ -138,7 +166,7 @@ class IoKind(Kind):
                                             "rank's whole share per token")),
     )
     sweep_keys = {"ranks": schema.POSITIVES, "blocks": schema.SIZES, "size": schema.SIZE,
-                  "iterations": schema.POSITIVE}
+                  "iterations": schema.POSITIVE, "kind_figures": schema.BOOL}
     required_sweep = ("ranks", "blocks", "size")
     test_keys = {
         "id": schema.STRING, "title": schema.STRING, "layout": schema.one_of(*LAYOUTS),
@@ -146,6 +174,8 @@ class IoKind(Kind):
             (f"'{p}' is not a phase: use write and/or read" for p in v if p not in PHASES), None)),
         "size": schema.SIZE, "group": schema.POSITIVE, "files": schema.one_of("shared", "per-rank"),
         "api": schema.one_of(*APIS), "quick": schema.BOOL,
+        "options": schema.STRINGS, "aggregators": schema.POSITIVE,
+        "ranks": schema.POSITIVES, "blocks": schema.SIZES,
         "figures": schema.Type("table of phase = \"Figure N\"", lambda v: None if isinstance(v, dict) and all(
             k in PHASES and isinstance(x, str) for k, x in v.items())
             else "is not a table like { write = \"Figure 6\", read = \"Figure 7\" }"),
@@ -157,6 +187,10 @@ class IoKind(Kind):
         "size": size_param("file size"), "files": Param("files"), "api": Param("api"),
         "group": Param("group", lambda g: f"G={g}" if g else "ungrouped"),
         "group_unit": Param("group unit"),
+        "aggregators": Param("aggregators", str, "log2"),
+        "collective": Param("calls", lambda c: "-" if c is None else "collective" if c else "independent"),
+        "atomic": Param("mode", lambda a: "-" if a is None else "atomic (MUNIX)" if a else "relaxed (MASYNC)"),
+        "mpiio_impl": Param("MPI-IO"),
     }
     quantities = {
         "rate": Quantity("", "MiB/s", "max"),
@@ -176,7 +210,9 @@ class IoKind(Kind):
                  f"size {sweep['size']}; best of {sweep.get('iterations', 3)}"]
         for t in preset["test"]:
             group = f", group {t['group']}" if t.get("group") else ""
-            lines.append(f"- {t['id']}: {t['layout']} {'/'.join(t['phases'])}{group}")
+            api = "" if t.get("api", "posix") == "posix" else f", {t['api']} {' '.join(t.get('options', []))}"
+            aggs = f", {t['aggregators']} aggregator(s)" if t.get("aggregators") else ""
+            lines.append(f"- {t['id']}: {t['layout']} {'/'.join(t['phases'])}{group}{api.rstrip()}{aggs}")
         return lines
 
     def plan(self, preset, options):
@@ -200,15 +236,17 @@ class IoKind(Kind):
             size = options.get("size")
             test_size = parse_size(size if size else test.get("size", sweep["size"]), "--size")
             grouped = int(test.get("group", 0))
-            for r in rank_list:
-                for b in block_list:
+            aggregators = int(test.get("aggregators", 0))
+            for r in _test_grid(test, rank_list, "ranks"):
+                for b in _test_grid(test, block_list, "blocks"):
                     p = IoPoint(test_id=test["id"], title=test.get("title", test["id"]),
                                 layout=test["layout"], phases=list(test["phases"]), ranks=r, block=b,
                                 size=test_size, group=grouped,
                                 files=options.get("files") or test.get("files", "shared"),
                                 api=test.get("api", "posix"), iterations=iters,
-                                extra=extra + (["--group-unit", unit] if unit and grouped else []))
-                    why = why_impossible(p.layout, p.size, p.block, p.ranks, p.files)
+                                extra=extra + (["--group-unit", unit] if unit and grouped else []),
+                                options=list(test.get("options", [])), aggregators=aggregators)
+                    why = why_impossible(p.layout, p.size, p.block, p.ranks, p.files, aggregators)
                     if why:
                         skipped.append((p, why))
                     else:
@@ -223,7 +261,7 @@ class IoKind(Kind):
         base = {"test": point["test_id"], "title": point["title"], "layout": p["layout"],
                 "ranks": result["mpi"]["ranks"], "block": p["block_bytes"], "size": p["size_bytes"],
                 "files": p["files"], "api": p["api"], "group": p["group"],
-                "group_unit": p["group_unit"]}
+                "group_unit": p["group_unit"], **_api_facts(p.get("api_options", {}))}
         out = []
         for ph in result["phases"]:
             its = ph["iterations"]
@@ -237,6 +275,8 @@ class IoKind(Kind):
     def figures(self, preset, records, options):
         """One per (test, phase) in the order measured: rate against
         ranks, a line per block size."""
+        if not preset["sweep"].get("kind_figures", True):
+            return []  # the preset draws only its own [[figure]]s
         numbers = {t["id"]: t.get("figures", {}) for t in preset["test"]}
         seen = []
         for r in records:
