@@ -22,7 +22,7 @@ IOR is not built here: build it yourself (configure --with-mpiio) and pass
 its path.
 
     python bench/mpiio_vs_ior.py --ior /path/to/ior [--disk /var/tmp/pario-bench]
-        [--shm /dev/shm/pario-bench] [--size 512m] [--block 1m] [--rounds 3]
+        [--shm /dev/shm/pario-bench] [--size 1g] [--block 1m] [--rounds 3]
         [--iterations 3] [--impl ompio|romio] [--only independent,collective,per-call,hdf5]
 """
 
@@ -144,7 +144,7 @@ def main():
     ap.add_argument("--ior", required=True, help="path of an IOR binary built with MPIIO")
     ap.add_argument("--disk", default="/var/tmp/pario-bench")
     ap.add_argument("--shm", default="/dev/shm/pario-bench")
-    ap.add_argument("--size", default="512m", help="the shared file (aggregate over 4 ranks)")
+    ap.add_argument("--size", default="1g", help="the shared file (aggregate over 4 ranks)")
     ap.add_argument("--block", default="1m", help="bytes per transfer (IOR -t)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--iterations", type=int, default=3)
