@@ -3,6 +3,7 @@ layout, and what the MPI library did (which ranks wrote, which locks it
 took) seen by behaviour, never by MPI_File_get_info, which echoes hints."""
 
 import hashlib
+import json
 import subprocess
 from pathlib import Path
 
@@ -221,3 +222,29 @@ def test_without_parallel_hdf5_the_backend_refuses_in_one_line(engine, launcher,
     lines = [l for l in p.stderr.splitlines() if l.startswith("pario-engine")]
     assert p.returncode == 2 and len(lines) == 1
     assert "built without parallel HDF5" in lines[0] and "libhdf5-openmpi-dev" in lines[0]
+
+
+def test_under_mpich_romio_is_the_implementation_and_hdf5_works(shm_dir, tmp_path):
+    """The MPICH build (build/engine-mpich): one MPI-IO, ROMIO, which
+    reports the hints in force; HDF5 through MPICH's parallel HDF5."""
+    root = Path(__file__).resolve().parents[1]
+    engine = root / "build" / "engine-mpich" / "pario-engine"
+    launcher = subprocess.run(["sh", "-c", "command -v mpiexec.mpich"], capture_output=True,
+                              text=True).stdout.strip()
+    if not engine.exists() or not launcher:
+        pytest.skip("no MPICH build: make build makes build/engine-mpich")
+    out = tmp_path / "r.json"
+    for api, extra in (("mpiio", ["--aggregators", "1"]), ("hdf5", [])):
+        p = subprocess.run([launcher, "-n", "2", str(engine), "io", "--dir", str(shm_dir), "--api", api,
+                            "--collective", *extra, "--block", "64k", "--size", "1m", "--iterations", "1",
+                            "--verify", "--json", str(out)], capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        opts = json.loads(out.read_text())["params"]["api_options"]
+        assert opts["implementation"] == "romio"
+        if api == "mpiio":
+            assert opts["info_returned"]["cb_nodes"] == "1"
+        else:
+            assert opts["actual_io_mode"] == "contiguous collective"
+    p = subprocess.run([launcher, "-n", "1", str(engine), "io", "--dir", str(shm_dir), "--api", "mpiio",
+                        "--mpiio-impl", "ompio", "--size", "1m"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "needs Open MPI" in p.stderr
