@@ -40,8 +40,8 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 build: apt
 	cmake -S engine -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build $(BUILD) -j2
-	cmake -S engine -B $(BUILD_MPICH) -DCMAKE_BUILD_TYPE=Release -DMPI_C_COMPILER=mpicc.mpich --no-warn-unused-cli \
-	  -DHDF5_C_COMPILER_EXECUTABLE=h5pcc.mpich >/dev/null
+	cmake -S engine -B $(BUILD_MPICH) -DCMAKE_BUILD_TYPE=Release -DMPI_C_COMPILER=mpicc.mpich --no-warn-unused-cli -U 'HDF5_*' \
+	  -DHDF5_C_COMPILER_EXECUTABLE=$$(command -v h5pcc.mpich) >/dev/null
 	cmake --build $(BUILD_MPICH) -j2 --target pario-engine
 
 # The CFS study, quick form, on the local disk in a directory made for it.
