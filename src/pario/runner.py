@@ -59,15 +59,18 @@ def run_experiment(args, out=sys.stdout):
     options = {k: v for k, v in vars(args).items() if k not in ("func",)}
     refuse_foreign_options(kind, options, f"{experiment.origin}")
     directory = _check_dir(args.dir)
-    points, skipped = kind.plan(preset, options)
     mpi = getattr(args, "mpi", None)
     engine = engine_path(mpi)
     launcher = choose_launcher(args.launcher_template, args.launcher, mpi=engine_mpi(engine, mpi))
+    options["slots"], options["slots_from"] = launcher.slots()
+    points, skipped = kind.plan(preset, options)
     max_ranks = max(p.ranks for p in points)
     for line in launcher.explain(max_ranks):
         print(line, file=out)
     for p, why in skipped:
         print(f"plan: skipping {p.label()}: {why}", file=out)
+    for line in kind.plan_notes(preset, points, options):
+        print(f"plan: {line}", file=out)
     if args.dry_run:
         for p in points:
             print(" ".join(launcher.command(p.ranks, [engine, *p.engine_args(directory, "RESULT.json")])),
@@ -169,6 +172,7 @@ def run_views(store, run_id):
         point = dict(p)
         point["params"] = json.loads(p["params_json"]) if p["params_json"] else {}
         records += kind.records(point, json.loads(p["result_json"]))
+    records = kind.finish(records)
     figures = kind.figures(experiment.data, records, options) + preset_figures(experiment.data)
     data = [d for d in (build(f, records, kind.params, kind.quantities) for f in figures) if d]
     return run, kind, experiment, options, records, data
