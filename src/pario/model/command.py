@@ -101,7 +101,6 @@ def run_model(args, out=None):
     from ..runner import show_run
 
     show_run(store, run_id, out, plots_dir=args.out)
-    print(f"\nwhat bounded each point: 'pario show {run_id}' lists it under 'model'", file=out)
     store.close()
     return 0
 
