@@ -15,6 +15,7 @@ from .engine import engine_mpi, engine_path
 from .errors import UsageError
 from .figures import build, format_table
 from .launch import choose_launcher
+from .model.command import bound_lines, predicted_label
 from .plot import Palette, plot_figure
 from .presets import load_experiment, parse_experiment, preset_figures, Experiment
 from .progress import Progress
@@ -177,10 +178,15 @@ def run_views(store, run_id):
     return run, kind, experiment, options, records, data
 
 
-def show_run(store, run_id, out=sys.stdout, plots_dir=None, with_plots=True):
+def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     """Print the run's tables (and write its plots); returns how many
     points succeeded, i.e. whether there was anything to show."""
+    out = out or sys.stdout  # the stdout of the moment (a default would be import time's)
     run, kind, experiment, options, records, figures = run_views(store, run_id)
+    predicted = predicted_label(run)
+    if predicted:  # a model's figures say so in every table and plot title
+        for fig in figures:
+            fig.heading += f" [{predicted}]"
     counts = store.counts(run_id)
     print(f"\nrun {run_id}: preset {run['preset']} ({run['title']}), {run['status']}, "
           f"started {run['started_utc']}, dir {run['dir']}", file=out)
@@ -200,6 +206,9 @@ def show_run(store, run_id, out=sys.stdout, plots_dir=None, with_plots=True):
             print(f"  - {text} [{', '.join(sorted(tests))}]", file=out)
         for text in notes:
             print(f"  - {text}", file=out)
+    if predicted:
+        print("\nmodel: what bounded each point", file=out)
+        print("\n".join(bound_lines(store, run_id)), file=out)
     _print_failures(store, run_id, out)
     if with_plots and figures:
         palette = Palette()
