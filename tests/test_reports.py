@@ -190,10 +190,13 @@ def test_nht1_grouped_writing_study_and_oversubscription_warning(shm_dir, tmp_pa
     (["--write-interval", "0"], "--write-interval"),
     (["--iterations", "zero"], "--iterations"),
     (["--prealloc"], "--prealloc does not apply to nht1"),
+    (["--cached", "--evict"], "--evict does not apply to nht1"),
+    ("cfs --evict --cached".split()[1:], "contradict"),
 ])
-def test_nht1_run_options_refuse_bad_values_in_one_line(tmp_path, args, phrase):
+def test_run_options_refuse_bad_values_in_one_line(tmp_path, args, phrase):
     db = tmp_path / "r.sqlite"
-    r = pario("run", "nht1", "--dir", tmp_path, *args, db=db)
+    preset = "cfs" if phrase == "contradict" else "nht1"
+    r = pario("run", preset, "--dir", tmp_path, *args, db=db)
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 2 and len(lines) == 1 and phrase in lines[0], r.stderr
     assert not db.exists()
