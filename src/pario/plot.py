@@ -58,8 +58,8 @@ def plot_figure(data, out_dir, run_id, palette=None):
             ax.plot([pos[x] for x in xs], best, **style)
     for y, text in fig.lines:
         ax.axhline(y, color="0.4", linestyle="--", linewidth=1)
-        ax.annotate(text, xy=(0.01, y), xycoords=("axes fraction", "data"), fontsize="small",
-                    color="0.3", va="bottom")
+        ax.annotate(text, xy=(0.99, y), xycoords=("axes fraction", "data"), fontsize="small",
+                    color="0.3", va="bottom", ha="right")
     if category:
         ax.set_xticks(range(len(data.xs)))
         ax.set_xticklabels([data.x_labels[x] for x in data.xs])
