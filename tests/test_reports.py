@@ -239,3 +239,19 @@ def test_nht1_zeta_figure_draws_the_acceptable_line_and_methods_keep_their_colou
     for label, colour in drawn:
         assert colours.setdefault(label, colour) == colour, label   # one colour per method on every plot
     assert set(colours) == {"T_C (no I/O)", "posix", "serial"}
+
+
+def test_a_method_keeps_its_colour_in_every_run(tmp_path):
+    """A run with only 'serial' colours it as a run with every method does."""
+    from pario.plot import Palette, plot_figure
+
+    def colour_of_serial(methods):
+        recs = [Record({"test": m, "class": "S", "N": 12, "steps": 60, "ranks": 1, "io": m, "method": m,
+                        "interval": 10, "group": 0, "trial": 1}, {"t_t": [1.0], "r_io": [], "zeta": []})
+                for m in methods]
+        fig = next(f for f in BT.figures({}, recs, {}) if f.id == "btS-time")
+        palette = Palette()
+        plot_figure(build(fig, recs, BT.params, BT.quantities), tmp_path, 1, palette)
+        return palette.style("serial")["color"]
+
+    assert colour_of_serial(["serial"]) == colour_of_serial(["posix", "collective", "serial"])
