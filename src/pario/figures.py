@@ -66,10 +66,13 @@ class Quantity:
 @dataclass(frozen=True)
 class Param:
     """A parameter that can be an axis or a series: label, how its values
-    print, and the axis scale it suits ("log2", "linear" or "category")."""
+    print, the axis scale it suits ("log2", "linear" or "category"), and
+    optionally its known values in a fixed order, so that as a series each
+    value keeps one colour in every plot of every run."""
     label: str
     fmt: object = str
     scale: str = "category"
+    order: tuple = ()
 
 
 def size_param(label):
@@ -138,6 +141,7 @@ class FigureData:
     trials: int
     x_labels: dict
     series_labels: dict
+    palette_order: list = field(default_factory=list)   # labels to colour first, in order
 
     @property
     def name(self):
@@ -211,11 +215,13 @@ def build(figure, records, params, quantities):
         series_label = ", ".join(params.get(n, Param(n)).label for n in figure.series)
     else:
         series_label = ""
+    known = params.get(figure.series, Param("")).order if isinstance(figure.series, str) else ()
     return FigureData(
         figure=figure, heading=heading, quantity=quantity, unit=unit, x_param=x_param,
         series_label=series_label, xs=xs, series=order, cells=cells, trials=trials,
         x_labels={x: x_param.fmt(x) for x in xs},
-        series_labels={s: _label(s, figure.series, params) for s in order})
+        series_labels={s: _label(s, figure.series, params) for s in order},
+        palette_order=[_label(v, figure.series, params) for v in known])
 
 
 class _Missing(dict):

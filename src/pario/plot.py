@@ -4,7 +4,9 @@ best of the trials, the min-median spread as error bars when the figure
 asks for it, and the figure's reference lines (zeta's 0.1).
 
 Colours follow series labels through a `Palette` shared by every figure
-of a run, so one write method has one colour on all its plots."""
+of a run, so one write method has one colour on all its plots; a series
+parameter that lists its values (`Param.order`) gives them the same
+colours in every run."""
 
 from pathlib import Path
 
@@ -35,6 +37,8 @@ def plot_figure(data, out_dir, run_id, palette=None):
     import matplotlib.pyplot as plt
 
     palette = palette or Palette()
+    for label in data.palette_order:
+        palette.style(label)        # known values take their fixed places first
     fig, q = data.figure, data.quantity
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -58,8 +62,8 @@ def plot_figure(data, out_dir, run_id, palette=None):
             ax.plot([pos[x] for x in xs], best, **style)
     for y, text in fig.lines:
         ax.axhline(y, color="0.4", linestyle="--", linewidth=1)
-        ax.annotate(text, xy=(0.01, y), xycoords=("axes fraction", "data"), fontsize="small",
-                    color="0.3", va="bottom")
+        ax.annotate(text, xy=(0.99, y), xycoords=("axes fraction", "data"), fontsize="small",
+                    color="0.3", va="bottom", ha="right")
     if category:
         ax.set_xticks(range(len(data.xs)))
         ax.set_xticklabels([data.x_labels[x] for x in data.xs])
