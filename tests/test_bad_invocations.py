@@ -49,6 +49,8 @@ ENGINE_CASES = [
     ("json dir missing", GOOD + ["--json", "/nonexistent-dir/r.json"], "does not exist"),
     ("trace too long", ["--block", "8", "--size", "1m", "--trace"], "--trace records every call"),
     ("size beyond free space", ["--block", "1m", "--size", "1p"], "free"),
+    ("transfer buffer on a per-call api", GOOD + ["--transfer-buffer", "1m"],
+     "--transfer-buffer sizes whole-list calls, which --api posix does not make"),
 ]
 
 
