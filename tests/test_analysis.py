@@ -97,7 +97,12 @@ def test_straggler_names_rank_and_host():
              {"name": "node2", "cores": 64, "memory_bytes": 16 * GIB, "ranks": [2, 3]}]
     f = diagnose([point(4, [100, 99, 98], io=[0.2, 0.21, 0.19, 0.9], hosts=hosts)])
     [s] = [x for x in f if x.rule == "straggler"]
-    assert "rank 3 on node2" in s.text and "4.5x the median" in s.text
+    assert "rank 3 on node2 was slow in 3 of 3 iterations" in s.text and "4.5x the median" in s.text
+    # slow in one iteration of three: noise, not a straggler
+    d = doc(4, io=[0.2, 0.21, 0.19, 0.9], hosts=hosts)
+    for it in d["phases"][0]["iterations"][1:]:
+        it["ranks"][3]["io_last_seconds"] = 0.2
+    assert "straggler" not in rules(diagnose([MeasuredPoint("read", 4, "1 MiB", [100, 99, 98], d)]))
     # even ranks: no straggler
     assert "straggler" not in rules(diagnose([point(4, [100, 99, 98], io=[0.2, 0.21, 0.19, 0.22])]))
 
@@ -106,8 +111,10 @@ def test_cliff_when_doubling_loses_a_third():
     pts = [point(8, [80, 79, 78]), point(16, [81, 80, 79]), point(32, [20, 19, 18])]
     [c] = [x for x in diagnose(pts) if x.rule == "cliff"]
     assert "from 16 to 32 ranks" in c.text and "75%" in c.text and c.points == ["32 ranks, 1 MiB"]
-    # a 30% fall is not a cliff
+    # a 30% fall is not a cliff, nor a fall of the best trial alone
     pts = [point(8, [80, 79, 78]), point(16, [56, 55, 54])]
+    assert "cliff" not in rules(diagnose(pts))
+    pts = [point(8, [80, 40, 39]), point(16, [50, 45, 40])]
     assert "cliff" not in rules(diagnose(pts))
 
 
@@ -115,6 +122,9 @@ def test_rate_above_predicted_peak():
     pts = [point(1, [100, 99, 98], phase="write"), point(4, [300, 295, 290], phase="write")]
     [a] = [x for x in diagnose(pts, probe(write=150.0)) if x.rule == "above-peak"]
     assert "above the predicted peak of 150.0 MiB/s" in a.text and a.points == ["4 ranks, 1 MiB"]
+    assert "several streams" in a.text
+    [a] = [x for x in diagnose(pts, probe(write=80.0)) if x.rule == "above-peak"]
+    assert "one rank already beats the probe's one stream" in a.text
     # within the noise the probe itself shows: no finding
     # (the probe's own streams spread 60%: 200 is within 150 x 1.6)
     noisy = probe(write=150.0, values=[150.0, 60.0, 50.0])

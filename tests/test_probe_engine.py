@@ -10,7 +10,7 @@ import pytest
 
 def _probe(engine, launcher, ranks, directory, json_path, *extra, timeout=300):
     argv = launcher.command(ranks, [engine, "probe", "--dir", str(directory), "--size", "32m",
-                                    "--memory", "32m", "--ops", "50", "--json", str(json_path),
+                                    "--memory", "128m", "--ops", "50", "--json", str(json_path),
                                     *extra])
     proc = subprocess.run(argv, capture_output=True, text=True, env=launcher.environment(),
                           timeout=timeout)

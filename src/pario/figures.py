@@ -93,7 +93,7 @@ class Figure:
     where: dict = field(default_factory=dict)  # param -> value or list of values
     number: str = ""             # the report's figure number, e.g. "Figure 7"
     unit: str = ""               # display unit; "" = the quantity's own
-    spread: bool = False         # table cells show best [min-median]
+    spread: bool = True          # table cells show best [min-median]; plots error bars
     lines: tuple = ()            # ((y, label), ...) reference lines
     note: str = ""               # appended to the heading, e.g. "fsync before close"
     log_y: bool = False
@@ -138,6 +138,9 @@ class FigureData:
     trials: int
     x_labels: dict
     series_labels: dict
+    # Curves drawn under the measured ones, each (label, [(x, y), ...]):
+    # the ideal curve of the CFS report's Figure 3 (pario.explain).
+    curves: list = field(default_factory=list)
 
     @property
     def name(self):

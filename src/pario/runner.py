@@ -10,9 +10,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import __version__
+from .version import describe as describe_version
 from .engine import engine_path
 from .errors import UsageError
+from .explain import explain_run
 from .figures import build, format_table
 from .launch import choose_launcher
 from .plot import Palette, plot_figure
@@ -74,7 +75,7 @@ def run_experiment(args, out=sys.stdout):
 
     store = Store(args.db)
     run_id = store.start_run(preset["name"], preset.get("title", ""), directory, sys.argv,
-                             options, launcher.kind, __version__, kind=kind.name,
+                             options, launcher.kind, describe_version(), kind=kind.name,
                              experiment_toml=experiment.text, experiment_origin=experiment.origin)
     print(f"run {run_id}: {len(points)} points of preset {preset['name']} into {directory}; "
           f"results in {store.path}", file=out)
@@ -174,6 +175,7 @@ def show_run(store, run_id, out=sys.stdout, plots_dir=None, with_plots=True):
     """Print the run's tables (and write its plots); returns how many
     points succeeded, i.e. whether there was anything to show."""
     run, kind, experiment, options, records, figures = run_views(store, run_id)
+    probe_run, explained = explain_run(store, run_id, kind, figures)
     counts = store.counts(run_id)
     print(f"\nrun {run_id}: preset {run['preset']} ({run['title']}), {run['status']}, "
           f"started {run['started_utc']}, dir {run['dir']}", file=out)
@@ -181,8 +183,12 @@ def show_run(store, run_id, out=sys.stdout, plots_dir=None, with_plots=True):
     target = Path(plots_dir) if plots_dir else store.path.parent / "plots" / f"run{run_id}"
     for table in kind.tables(experiment.data, records, options):
         print(table, file=out)
-    for fig in figures:
-        print("\n" + format_table(fig), file=out)
+    if probe_run:
+        print(f"ideal curves from the probe of this host and file system (run {probe_run})", file=out)
+    for e in explained:
+        print("\n" + format_table(e.data), file=out)
+        for line in e.lines():
+            print(f"  {line}", file=out)
     warnings = {}
     for test_id, text in store.warnings(run_id):
         warnings.setdefault(text, set()).add(test_id)

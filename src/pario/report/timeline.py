@@ -54,7 +54,7 @@ def timeline_svg(iteration, title):
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for _, _, c in PARTS]
     handles.append(plt.Rectangle((0, 0), 1, 1, color="#cccccc"))
     ax.legend(handles, [p[0] for p in PARTS] + ["barrier wait"], fontsize=7, ncol=5,
-              loc="upper center", bbox_to_anchor=(0.5, -0.25 if n < 8 else -0.08), frameon=False)
+              loc="upper center", bbox_to_anchor=(0.5, -0.45 if n < 8 else -0.1), frameon=False)
     ax.grid(True, axis="x", alpha=0.3)
     fig.tight_layout()
     return svg_bytes(fig)

@@ -22,7 +22,7 @@ static void usage(void)
            "  --dir DIR          target directory (must exist and be writable)\n"
            "  --size SIZE        bytes of the one-stream write and read (default 256m)\n"
            "  --block SIZE       bytes per call of the stream, a multiple of 4k (default 1m)\n"
-           "  --memory SIZE      bytes each rank copies for the memory rate (default 64m)\n"
+           "  --memory SIZE      bytes each rank copies for the memory rate (default 256m)\n"
            "  --ops N            metadata files per rank; open/close repetitions (default 200)\n"
            "  --iterations N     repetitions of every measurement (default 3)\n"
            "  --servers N        independent storage units behind DIR (disks, OSTs,\n"
@@ -70,7 +70,7 @@ void probe_options_parse(int argc, char **argv, int rank, probe_options *o)
     memset(o, 0, sizeof *o);
     o->stream_bytes = 256ULL << 20;
     o->block = 1ULL << 20;
-    o->memory_bytes = 64ULL << 20;
+    o->memory_bytes = 256ULL << 20; /* 4 x src+dst above the 32-64 MiB L3 of a current server */
     o->ops = 200;
     o->iterations = 3;
     o->servers = 1;
