@@ -168,9 +168,13 @@ def test_verdicts_from_the_spread():
     assert verdict([100, 99, 98], [101, 100, 97])[2] == SAME
     assert verdict([100, 99, 98], [50, 49, 48])[2] == SLOWER
     assert verdict([100, 99, 98], [150, 149, 148])[2] == FASTER
-    # iterations spread over 40%: a 25% difference is noise
+    # trials spread down to 55: B's 75 lies within A's range, so it is noise
     assert verdict([100, 60, 55], [75, 74, 73])[2] == SAME
     assert verdict([100, 99, 98], [75, 74, 73])[2] == SLOWER
+    # overlapping by one trial is still noise
+    assert verdict([100, 99, 98], [150, 149, 97])[2] == SAME
+    # within the 5% floor is never a change
+    assert verdict([100, 100, 100], [103, 103, 103])[2] == SAME
 
 
 def test_compare_matches_and_flags_regressions():

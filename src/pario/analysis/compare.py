@@ -4,15 +4,15 @@ Points match on what was measured (test, phase, ranks, block, size,
 layout, files, api); points left over match again without the test's name
 and group, so a grouped run can be held against an ungrouped one.
 
-The verdict uses the noise each run's iterations show: a point whose
-iterations spread over 20% cannot tell a 10% change from chance.  With
-spread s = (best - median) / best of each side, the band is
-max(s_a, s_b, NOISE_FLOOR): a ratio b/a above 1 + band is "faster", below
-1 / (1 + band) "slower", else "same within noise"."""
+The verdict uses the noise each run's iterations show: a change counts
+only when the two runs' trials do not overlap.  B is "faster" when its
+slowest trial beats A's fastest by more than NOISE_FLOOR, "slower" when its
+fastest trial falls below A's slowest by more than NOISE_FLOOR, and "same
+within noise" otherwise.  On a shared or noisy machine wide trials make
+"same" the honest answer; more iterations narrow it."""
 
 from dataclasses import dataclass
 
-from .measured import relative_spread
 
 NOISE_FLOOR = 0.05
 
@@ -43,13 +43,16 @@ def _loose_key(p):
 
 
 def verdict(a_rates, b_rates):
-    """(ratio, band, verdict) of B's best against A's best."""
-    a, b = max(a_rates), max(b_rates)
-    band = max(NOISE_FLOOR, relative_spread(a_rates), relative_spread(b_rates))
-    ratio = b / a if a > 0 else float("inf")
-    if ratio > 1 + band:
+    """(ratio of bests B/A, noise band, verdict).  The band is the wider
+    relative range (best - worst) / best of the two runs' trials."""
+    a_best, b_best = max(a_rates), max(b_rates)
+    a_worst, b_worst = min(a_rates), min(b_rates)
+    band = max(NOISE_FLOOR, (a_best - a_worst) / a_best if a_best > 0 else 0,
+               (b_best - b_worst) / b_best if b_best > 0 else 0)
+    ratio = b_best / a_best if a_best > 0 else float("inf")
+    if b_worst > a_best * (1 + NOISE_FLOOR):
         return ratio, band, FASTER
-    if ratio < 1 / (1 + band):
+    if b_best * (1 + NOISE_FLOOR) < a_worst:
         return ratio, band, SLOWER
     return ratio, band, SAME
 

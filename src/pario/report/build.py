@@ -9,6 +9,7 @@ lines, host names, mount options, the experiment's TOML) reaches the page
 only through html.esc."""
 
 import json
+import shlex
 from datetime import datetime, timezone
 
 from ..errors import UsageError
@@ -37,7 +38,7 @@ def provenance_rows(run, docs):
         ("run", f"{run['id']} ({run['status']}), {run['started_utc']} to {run.get('finished_utc') or '-'}"),
         ("experiment", f"{run['preset']}: {run.get('title') or ''} (kind {run.get('kind') or 'io'}, "
                        f"from {run.get('experiment_origin') or run['preset']})"),
-        ("command line", " ".join(json.loads(run["argv"] or "[]"))),
+        ("command line", "pario " + shlex.join(json.loads(run["argv"] or "[]")[1:])),
         ("directory", run["dir"]),
         ("host", ", ".join(f"{h['name']} ({h['cores']} cores, {format_size(h['memory_bytes'])} "
                            f"memory, ranks {len(h['ranks'])})" for h in hosts) or run.get("host")),
