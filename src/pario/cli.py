@@ -54,7 +54,10 @@ def build_parser():
     run.add_argument("--out", help="directory for the PNG plots")
     run.add_argument("--timeout", type=_positive_float, default=900.0,
                      help="seconds one point may take before its ranks are killed (default 900)")
-    run.add_argument("--launcher", default="auto", help="auto, mpirun or srun")
+    run.add_argument("--launcher", default="auto", help="auto, mpirun, mpiexec or srun")
+    run.add_argument("--mpi", default="auto", choices=["auto", "openmpi", "mpich"],
+                     help="the engine build to run: Open MPI's (build/engine) or MPICH's "
+                          "(build/engine-mpich); the launcher follows it")
     run.add_argument("--launcher-template",
                      help="your own launch line, e.g. 'mpiexec -n {ranks} {engine} {engine_args}'")
     run.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")

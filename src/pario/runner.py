@@ -10,12 +10,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .version import describe as describe_version
-from .engine import engine_path
+from .engine import engine_mpi, engine_path
 from .errors import UsageError
 from .explain import explain_run
 from .figures import build, format_table
 from .launch import choose_launcher
+from .version import describe as describe_version
 from .plot import Palette, plot_figure
 from .presets import load_experiment, parse_experiment, preset_figures, Experiment
 from .progress import Progress
@@ -60,8 +60,9 @@ def run_experiment(args, out=sys.stdout):
     refuse_foreign_options(kind, options, f"{experiment.origin}")
     directory = _check_dir(args.dir)
     points, skipped = kind.plan(preset, options)
-    engine = engine_path()
-    launcher = choose_launcher(args.launcher_template, args.launcher)
+    mpi = getattr(args, "mpi", None)
+    engine = engine_path(mpi)
+    launcher = choose_launcher(args.launcher_template, args.launcher, mpi=engine_mpi(engine, mpi))
     max_ranks = max(p.ranks for p in points)
     for line in launcher.explain(max_ranks):
         print(line, file=out)
@@ -108,6 +109,8 @@ def run_experiment(args, out=sys.stdout):
                     leftover.unlink()  # created by this point's engine, which died
                 if outcome.timed_out:
                     error = f"timed out after {args.timeout:g} s (raise --timeout, or look for a hung rank)"
+                    if outcome.note:
+                        error += f"; {outcome.note}"
                 elif outcome.returncode != 0 or not json_path.exists():
                     error = _engine_error(outcome)
                 else:

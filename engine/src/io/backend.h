@@ -91,7 +91,8 @@
  * argument, help), `config_size` is the size of its options struct,
  * `config_init` sets its defaults, `config_set` parses one option into it
  * (calling fail_usage() with one line on a bad value), and `config_check`
- * checks them against the rest of the run.  The option parser refuses an
+ * checks them against the rest of the run; `describe` records them in the
+ * result document.  The option parser refuses an
  * option of one backend given with another --api by name, and --help
  * groups options by backend. */
 #ifndef PARIO_BACKEND_H
@@ -104,6 +105,8 @@
 #include <sys/uio.h>
 
 #include "layout.h"
+
+struct json;
 
 enum backend_mode { BACKEND_READ, BACKEND_WRITE };
 
@@ -137,7 +140,8 @@ typedef struct backend_open_args {
     MPI_Comm comm;       /* ranks sharing this file (MPI_COMM_SELF for per-rank files) */
     const struct iovec *buffers;  /* every buffer the loop will pass (registrable) */
     unsigned nbuffers;
-    const void *config;  /* the backend's options (config_size bytes), or NULL */
+    void *config;        /* the backend's options (config_size bytes); the backend may also
+                          * keep there facts it learns while running, for describe() */
 } backend_open_args;
 
 /* One asynchronous request. */
@@ -196,6 +200,10 @@ typedef struct backend_ops {
     void (*config_init)(void *config);
     void (*config_set)(void *config, int id, const char *opt, const char *arg);
     void (*config_check)(const void *config, const backend_run_facts *run);
+    /* Write the options as they took effect, and facts learnt while
+     * running (e.g. the hints an MPI library reports), as members of the
+     * result's params.api_options object.  Rank 0, after the last phase. */
+    void (*describe)(const void *config, struct json *j);
 
     int (*open)(const backend_open_args *args, void **handle);
     /* per call */

@@ -4,10 +4,14 @@
 
 extern const backend_ops backend_posix;
 extern const backend_ops backend_uring;
+extern const backend_ops backend_stdio;
+extern const backend_ops backend_mmap;
 
 /* The one list of APIs. Add a backend here. */
 static const backend_ops *const backends[] = {
     &backend_posix,
+    &backend_stdio,
+    &backend_mmap,
     &backend_uring,
 };
 

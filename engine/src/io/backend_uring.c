@@ -18,6 +18,7 @@
 
 #include "../util/fail.h"
 #include "../util/pattern.h"
+#include "../util/json.h"
 #include "io_options.h"
 
 #define URING_MAX_DEPTH 4096u
@@ -27,9 +28,10 @@ typedef struct uring_config {
     unsigned depth;
     bool register_buffers;
     bool register_files;
+    bool force_async;
 } uring_config;
 
-enum { OPT_DEPTH, OPT_REG_BUFS, OPT_REG_FILES };
+enum { OPT_DEPTH, OPT_REG_BUFS, OPT_REG_FILES, OPT_ASYNC };
 
 static const backend_option uring_options[] = {
     {"queue-depth", "N", "requests in flight (default 16)", OPT_DEPTH},
@@ -37,6 +39,10 @@ static const backend_option uring_options[] = {
      "register the buffers with the kernel once per open\n(io_uring fixed buffers)",
      OPT_REG_BUFS},
     {"uring-register-files", NULL, "register the file descriptor (fixed file)", OPT_REG_FILES},
+    {"uring-async-workers", NULL,
+     "hand every request to the kernel's worker threads\n(IOSQE_ASYNC): requests that "
+     "would complete inline\n(cached data) run in parallel instead",
+     OPT_ASYNC},
 };
 
 static void uring_config_init(void *cfg)
@@ -59,6 +65,7 @@ static void uring_config_set(void *cfg, int id, const char *opt, const char *arg
     }
     case OPT_REG_BUFS: c->register_buffers = true; break;
     case OPT_REG_FILES: c->register_files = true; break;
+    case OPT_ASYNC: c->force_async = true; break;
     }
 }
 
@@ -91,6 +98,15 @@ static void uring_config_check(const void *cfg, const backend_run_facts *run)
 
 static unsigned uring_queue_depth(const void *cfg) { return ((const uring_config *)cfg)->depth; }
 
+static void uring_describe(const void *cfg, struct json *j)
+{
+    const uring_config *c = cfg;
+    json_uint(j, "queue_depth", c->depth);
+    json_bool(j, "register_buffers", c->register_buffers);
+    json_bool(j, "register_files", c->register_files);
+    json_bool(j, "async_workers", c->force_async);
+}
+
 /* One request in flight: what remains of it after a short transfer. */
 typedef struct uring_req {
     enum backend_mode mode;
@@ -104,7 +120,7 @@ typedef struct uring_req {
 typedef struct uring_file {
     int fd;
     struct io_uring ring;
-    bool fixed_buffers, fixed_file;
+    bool fixed_buffers, fixed_file, force_async;
     uring_req *reqs; /* depth of them */
     unsigned *free_reqs, nfree;
     unsigned depth;
@@ -117,6 +133,7 @@ static int uring_open(const backend_open_args *a, void **handle)
     if (!f)
         return ENOMEM;
     f->depth = cfg->depth;
+    f->force_async = cfg->force_async;
     f->reqs = calloc(f->depth, sizeof *f->reqs);
     f->free_reqs = calloc(f->depth, sizeof *f->free_reqs);
     int e = (!f->reqs || !f->free_reqs) ? ENOMEM : 0;
@@ -192,6 +209,8 @@ static int uring_prep(uring_file *f, unsigned i)
     }
     if (f->fixed_file)
         sqe->flags |= IOSQE_FIXED_FILE;
+    if (f->force_async)
+        sqe->flags |= IOSQE_ASYNC;
     io_uring_sqe_set_data64(sqe, i);
     return 0;
 }
@@ -286,6 +305,7 @@ const backend_ops backend_uring = {
     .config_init = uring_config_init,
     .config_set = uring_config_set,
     .config_check = uring_config_check,
+    .describe = uring_describe,
     .open = uring_open,
     .queue_depth = uring_queue_depth,
     .submit = uring_submit,

@@ -341,11 +341,13 @@ static void drive_async(io_ctx *c, void *h, pass *P)
             }
             c->slot_block[slot] = next;
             c->slot_offset[slot] = off;
-            const double s = clock_now();
-            if (next == 0)
-                P->io_first = s - c->epoch;
-            if (P->trace)
-                P->trace[2 * next] = s - c->epoch;
+            if (next == 0 || P->trace) {
+                const double s = clock_now();
+                if (next == 0)
+                    P->io_first = s - c->epoch;
+                if (P->trace)
+                    P->trace[2 * next] = s - c->epoch;
+            }
             int e = o->api->submit(h, P->mode, &rq);
             if (e) {
                 c->slot_free[nfree++] = slot;
@@ -363,7 +365,7 @@ static void drive_async(io_ctx *c, void *h, pass *P)
                          writing ? "write" : "read", P->path, strerror(-got));
             break; /* the backend's close cancels what is still in flight */
         }
-        const double t = clock_now();
+        const double t = P->trace ? clock_now() : 0;
         for (int i = 0; i < got; i++) {
             unsigned slot = (unsigned)c->completions[i].tag;
             if (P->trace)
@@ -620,6 +622,9 @@ static void setup(io_ctx *c, const io_options *o, io_result *r)
     MPI_Get_processor_name(me.name, &len);
     me.cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     me.memory_bytes = node_memory_bytes();
+    const char *slurm_node = getenv("SLURMD_NODENAME"); /* set by slurmd for each task it starts */
+    if (slurm_node)
+        snprintf(me.slurm_node, sizeof me.slurm_node, "%s", slurm_node);
     if (c->rank == 0)
         r->hosts = calloc((size_t)c->nranks, sizeof *r->hosts);
     MPI_Gather(&me, sizeof me, MPI_BYTE, r->hosts, sizeof me, MPI_BYTE, 0, c->comm);
