@@ -229,3 +229,38 @@ def test_reading_commands_never_create_a_database(tmp_path):
         r = pario(*cmd, db=db)
         assert r.returncode == 2 and "does not exist" in r.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def _on_a_terminal(*args, db):
+    """Run pario with stdout and stderr on a pseudo-terminal; its output."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    main, sub = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PARIO_DB": str(db), "COLUMNS": "120",
+           "TERM": "xterm"}
+    p = subprocess.Popen([sys.executable, "-m", "pario", *map(str, args)], stdout=sub, stderr=sub,
+                         cwd=ROOT, env=env)
+    os.close(sub)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(main)
+    assert p.wait(timeout=120) == 0
+    return b"".join(chunks).decode(errors="replace")
+
+
+def test_terminal_gets_rich_tables_pipes_get_plain_text(runs):
+    tty = _on_a_terminal("show", "2", db=runs["db"])
+    assert "┏" in tty and "Figure 6. Partitioned Write" in tty and "ideal (CFS Figure 3)" in tty
+    plain = pario("show", "2", db=runs["db"]).stdout
+    assert "┏" not in plain and "\x1b[" not in plain
+    assert "Figure 6. Partitioned Write (8 MiB file): MiB/s, best of 5" in plain

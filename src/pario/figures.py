@@ -258,3 +258,27 @@ def format_table(data):
         lines.append(f"{'':>{xw}}  [a-b]: the {'lowest' if q.better == 'max' else 'highest'} "
                      "and the median of the trials")
     return "\n".join(lines)
+
+
+def table_rows(data):
+    """(head, rows) of a figure's table for renderers other than the plain
+    text one (the terminal's and the HTML report's): x down the side, a
+    column per series, each cell the best or (best, "[lowest-median]")."""
+    q = data.quantity
+    head = [data.x_param.label] + [data.series_labels[s] or q.label or data.unit for s in data.series]
+    rows = []
+    for x in data.xs:
+        row = [data.x_labels[x]]
+        for s in data.series:
+            c = data.cells.get((x, s))
+            if c is None:
+                row.append("-")
+                continue
+            best = format(c.best(q.better), q.fmt)
+            if data.figure.spread and len(c.values) > 1:
+                lo, mid = format(c.worst(q.better), q.fmt), format(c.median, q.fmt)
+                row.append((best, f"[{lo}-{mid}]" if q.better == "max" else f"[{mid}-{lo}]"))
+            else:
+                row.append(best)
+        rows.append(row)
+    return head, rows

@@ -13,13 +13,14 @@ from pathlib import Path
 from .engine import engine_mpi, engine_path
 from .errors import UsageError
 from .explain import explain_run
-from .figures import build, format_table
+from .figures import build
 from .launch import choose_launcher
 from .version import describe as describe_version
 from .plot import Palette, plot_figure
 from .presets import load_experiment, parse_experiment, preset_figures, Experiment
 from .progress import Progress
 from .store import Store
+from .terminal import print_figure
 from .studies import kind_of, refuse_foreign_options
 
 
@@ -136,6 +137,7 @@ def run_experiment(args, out=sys.stdout):
               file=sys.stderr)
         return 130
     finally:
+        progress.close()
         for s, h in old.items():
             signal.signal(s, h)
     store.finish_run(run_id, "complete")
@@ -189,9 +191,7 @@ def show_run(store, run_id, out=sys.stdout, plots_dir=None, with_plots=True):
     if probe_run:
         print(f"ideal curves from the probe of this host and file system (run {probe_run})", file=out)
     for e in explained:
-        print("\n" + format_table(e.data), file=out)
-        for line in e.lines():
-            print(f"  {line}", file=out)
+        print_figure(e.data, e.lines(), out)
     warnings = {}
     for test_id, text in store.warnings(run_id):
         warnings.setdefault(text, set()).add(test_id)

@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 
 from ..errors import UsageError
 from ..explain import explain_run
+from ..figures import table_rows
 from ..plot import Palette, draw_figure
 from ..runner import run_views
 from ..studies.probe import probe_tables
@@ -56,28 +57,6 @@ def provenance_rows(run, docs):
                                 if v not in (None, False)}, sort_keys=True)),
     ]
     return rows
-
-
-def figure_table(data):
-    """The figure's table: x down the side, one column per series, best
-    with [lowest-median] under it."""
-    q = data.quantity
-    head = [data.x_param.label] + [data.series_labels[s] or q.label or data.unit for s in data.series]
-    rows = []
-    for x in data.xs:
-        row = [data.x_labels[x]]
-        for s in data.series:
-            c = data.cells.get((x, s))
-            if c is None:
-                row.append("-")
-                continue
-            best = format(c.best(q.better), q.fmt)
-            if len(c.values) > 1:
-                row.append((best, f"[{format(c.worst(q.better), q.fmt)}-{format(c.median, q.fmt)}]"))
-            else:
-                row.append(best)
-        rows.append(row)
-    return head, rows
 
 
 def _pick_timeline(docs, wanted):
@@ -137,7 +116,7 @@ def _run_section(page, store, run_id, counter, wanted_point):
             caption += f"; dotted: ideal up to the predicted peak {e.ideal.peak:.0f} MiB/s"
         page.add(H.figure(svg_bytes(draw_figure(data, palette)), "image/svg+xml", caption,
                           number=number, anchor=f"run{run_id}-{data.figure.id}"))
-        head, rows = figure_table(data)
+        head, rows = table_rows(data)
         page.add(H.table(head, rows, number=f"Table for {number}", caption=title,
                          anchor=f"run{run_id}-{data.figure.id}-table"))
         if e.lines():
