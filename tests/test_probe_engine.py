@@ -134,6 +134,7 @@ CASES = [
     ("missing value", ["--size"], "--size needs a value"),
     ("stray argument", ["extra"], "unexpected argument 'extra'"),
     ("size beyond free space", ["--size", "1p"], "free"),
+    ("memory beyond the node", ["--memory", "16g"], "more than half of its memory"),
 ]
 
 

@@ -501,6 +501,17 @@ int probe_command(int argc, char **argv)
     r.argv = argv;
     r.nranks = c.nranks;
     gather_facts(&c, &r);
+    /* Every rank holds two --memory buffers: refuse a probe that would take
+     * more than half of a node's memory (every rank sees the same facts). */
+    for (int h = 0; h < c.nranks; h++) {
+        int on_host = 0;
+        for (int k = 0; k < c.nranks; k++)
+            on_host += r.host_of[k] == h;
+        if (r.host_of[h] == h && 2 * o.memory_bytes * (uint64_t)on_host > r.hosts[h].memory_bytes / 2)
+            fail_usage("--memory: %d ranks on %s would hold 2 x %llu MiB each, more than half of its "
+                       "memory: lower --memory or the ranks per node",
+                       on_host, r.hosts[h].name, (unsigned long long)(o.memory_bytes >> 20));
+    }
 
     measure_memory(&c, &r);
     measure_barrier(&c, &r);
