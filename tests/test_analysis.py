@@ -83,13 +83,16 @@ def test_cache_by_rate_above_the_probed_storage():
     f = diagnose([point(4, [900, 890, 880])], probe(read=120.0))
     [c] = [x for x in f if x.rule == "cache"]
     assert "above the 120.0 MiB/s the probe measured" in c.text
-    # writes are never "read from the cache"
+    # writes to a disk are never "read from the cache"
     assert "cache" not in rules(diagnose([point(4, [900, 890, 880], phase="write")], probe()))
 
 
 def test_cache_on_tmpfs():
     [c] = [x for x in diagnose([point(1, [5000, 4900, 4800], memory_backed=True)]) if x.rule == "cache"]
-    assert "tmpfs" in c.text
+    assert "tmpfs" in c.text and c.text.startswith("reads served by the page cache")
+    [c] = [x for x in diagnose([point(1, [5000, 4900, 4800], phase="write", memory_backed=True)])
+           if x.rule == "cache"]
+    assert c.text.startswith("writes served by memory") and "tmpfs" in c.text
 
 
 def test_straggler_names_rank_and_host():

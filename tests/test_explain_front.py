@@ -78,7 +78,8 @@ def test_runs_draw_the_ideal_curve_and_explain(runs):
     out = runs["a"].stdout
     assert "ideal curves from the probe of this host and file system (run 1)" in out
     assert out.count("ideal (CFS Figure 3)") == 2          # partitioned write and read
-    assert "cache: read served by the page cache" in out    # tmpfs: a diagnosis names it
+    assert "cache: reads served by the page cache" in out   # tmpfs: a diagnosis names it
+    assert "cache: writes served by memory" in out
     assert "[" in out.split("Figure 6. Partitioned Write")[1].splitlines()[2]  # spread in the cells
 
 

@@ -8,7 +8,8 @@ and one line there.
 
     cache          a read served by the page cache (residency when the
                    read began, data against memory, a rate above what the
-                   probe measured the storage to deliver)
+                   probe measured the storage to deliver), or any phase on
+                   a memory-backed file system (tmpfs)
     straggler      one rank's I/O time far above the median of the others
     cliff          the rate falls by more than a third when ranks double
     above-peak     a rate above the probe's predicted peak
@@ -82,11 +83,11 @@ def _size(n):
 
 def _cache_evidence(p, ctx):
     """Reasons this read point was served from memory, strongest first."""
-    if p.phase != "read":
-        return []
     t, prm = p.target(), p.params()
     if t.get("memory_backed"):
         return [f"the target is {t.get('fs_type', 'memory-backed')}: every byte is in memory"]
+    if p.phase != "read":
+        return []
     why = []
     resident = [it.get("cache_resident_fraction") for it in p.iterations()]
     resident = [r for r in resident if r is not None]
@@ -111,8 +112,9 @@ def rule_cache(points, ctx):
         return []
     # the evidence of the point with the most reasons speaks for all
     _, why = max(hit, key=lambda h: len(h[1]))
-    return [Finding("cache", "read served by the page cache, not the storage: " + "; ".join(why),
-                    [p.label for p, _ in hit])]
+    what = ("reads served by the page cache, not the storage" if hit[0][0].phase == "read"
+            else f"{hit[0][0].phase}s served by memory, not the storage")
+    return [Finding("cache", what + ": " + "; ".join(why), [p.label for p, _ in hit])]
 
 
 def _rank_hosts(doc):
