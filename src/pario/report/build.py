@@ -30,9 +30,18 @@ def _ok_docs(store, run_id):
             if p["status"] == "ok" and p["result_json"]]
 
 
+def _approx(n):
+    """23.5 GiB: memory sizes are not exact multiples of a unit."""
+    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):.1f} {unit}"
+    return f"{n} B"
+
+
 def provenance_rows(run, docs):
     """(what, value) rows: where and how the run was made."""
-    doc = docs[0][2] if docs else {}
+    # the point with the most ranks shows the most of the placement
+    doc = max((d for *_, d in docs), key=lambda d: d.get("mpi", {}).get("ranks", 0), default={})
     sysinfo, t, mpi = doc.get("system", {}), doc.get("target", {}), doc.get("mpi", {})
     hosts = mpi.get("hosts", [])
     rows = [
@@ -41,10 +50,11 @@ def provenance_rows(run, docs):
                        f"from {run.get('experiment_origin') or run['preset']})"),
         ("command line", "pario " + shlex.join(json.loads(run["argv"] or "[]")[1:])),
         ("directory", run["dir"]),
-        ("host", ", ".join(f"{h['name']} ({h['cores']} cores, {format_size(h['memory_bytes'])} "
-                           f"memory, ranks {len(h['ranks'])})" for h in hosts) or run.get("host")),
+        ("host", ", ".join(f"{h['name']} ({h['cores']} cores, {_approx(h['memory_bytes'])} memory; "
+                           f"{len(h['ranks'])} of the largest point's ranks)" for h in hosts)
+         or run.get("host")),
         ("CPU", sysinfo.get("cpu_model") or "-"),
-        ("memory", format_size(sysinfo["memory_bytes"]) if sysinfo.get("memory_bytes") else "-"),
+        ("memory", _approx(sysinfo["memory_bytes"]) if sysinfo.get("memory_bytes") else "-"),
         ("kernel", " ".join(x for x in (sysinfo.get("kernel"), sysinfo.get("kernel_release"),
                                         sysinfo.get("kernel_version"), sysinfo.get("machine")) if x) or "-"),
         ("file system", f"{t.get('fs_type', '-')} ({t.get('mount_type') or '?'} {t.get('mount_source') or ''} "
