@@ -103,8 +103,11 @@ class Explained:
         out = []
         if self.ideal:
             i = self.ideal
+            fewest = min((p.ranks for p in self.points), default=1)
+            reach = (f"reached at {i.knee:.1f} ranks" if i.knee > fewest else
+                     f"which {fewest} rank{'s' if fewest != 1 else ''} already exceed{'s' if fewest == 1 else ''}")
             out.append(f"ideal (CFS Figure 3): {i.per_rank:.1f} MiB/s per rank up to the predicted "
-                       f"peak {i.peak:.1f} MiB/s ({i.limited_by}), reached at {i.knee:.1f} ranks")
+                       f"peak {i.peak:.1f} MiB/s ({i.limited_by}), {reach}")
         out += [f.line() for f in self.findings]
         return out
 
