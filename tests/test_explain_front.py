@@ -266,3 +266,14 @@ def test_terminal_gets_rich_tables_pipes_get_plain_text(runs):
     plain = pario("show", "2", db=runs["db"]).stdout
     assert "┏" not in plain and "\x1b[" not in plain
     assert "Figure 6. Partitioned Write (8 MiB file): MiB/s, best of 5" in plain
+
+
+def test_progress_bar_on_a_terminal_lines_when_piped(runs, tmp_path):
+    args = ["run", "cfs", "--quick", "--tests", "partitioned", "--ranks", "1", "--blocks", "1m",
+            "--size", "4m", "--iterations", "1", "--dir", runs["plain"]]
+    tty = _on_a_terminal(*args, db=tmp_path / "t.sqlite")
+    assert "\x1b[?25l" in tty and "\x1b[?25h" in tty  # rich's live bar hides, then restores the cursor
+    assert "partitioned ranks=1 block=1 MiB: write" in tty  # the finished point's outcome
+    piped = pario(*args, db=tmp_path / "p.sqlite")
+    assert piped.returncode == 0 and "\x1b[" not in piped.stderr
+    assert "[1/1] partitioned ranks=1 block=1 MiB" in piped.stderr
