@@ -53,6 +53,7 @@ def test_document_shape(probes):
     assert c["request_reply"]["nearest"]["to_rank"] == 1
     assert c["request_reply"]["nearest"]["same_host"] is True
     assert len(c["stream_read"]["iterations"]) == 3
+    assert c["stream_write"]["preallocated"] is True  # ext4 and tmpfs both reserve space
     for it in c["stream_read"]["iterations"]:
         # the cache was kept out of the way, and the document says how
         assert it["cache_method"] in ("posix_fadvise DONTNEED", "O_DIRECT")

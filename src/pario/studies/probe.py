@@ -77,7 +77,7 @@ COMPONENTS = [
      lambda c: [min(c["memory_copy"]["per_rank_best_mib_per_s"])]),
     ("rr_near", 2, "request/reply 4 KiB, nearest rank", "MiB/s", "max", _round_trips("nearest")),
     ("rr_far", 2, "request/reply 4 KiB, farthest rank", "MiB/s", "max", _round_trips("farthest")),
-    ("stream_write", 2, "storage, one stream write (fsync)", "MiB/s", "max",
+    ("stream_write", 2, "storage, one stream write (preallocated, fsync)", "MiB/s", "max",
      lambda c: c["stream_write"]["mib_per_s"]["values"]),
     ("stream_read", 2, "storage, one stream read (cache kept out)", "MiB/s", "max",
      lambda c: c["stream_read"]["mib_per_s"]["values"]),

@@ -10,8 +10,8 @@
  *                     nearest (rank 1) and farthest (the last rank on
  *                     another host, else the last rank)
  *   open/1 byte/close read and write, rank 0, mean of --ops
- *   one stream        rank 0 writes --size bytes (open, write, fsync,
- *                     close) and reads them back with the page cache
+ *   one stream        rank 0 writes --size bytes into a preallocated
+ *                     file (open, write, fsync, close) and reads them back with the page cache
  *                     emptied first (fadvise, else O_DIRECT; residency
  *                     measured with mincore)
  *   metadata          every rank creates, stats and removes --ops files
@@ -90,6 +90,7 @@ typedef struct probe_result {
     samples open_read_close, open_write_close; /* seconds per open+byte+close */
     samples stream_write, stream_read;          /* MiB/s */
     samples stream_write_seconds, stream_read_seconds;
+    bool stream_preallocated;                    /* the write went into reserved space */
     read_iteration reads[PROBE_MAX_ITERATIONS];
     samples creates, stats, removes;             /* operations per second, all ranks */
 

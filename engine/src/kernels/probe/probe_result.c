@@ -144,7 +144,8 @@ void probe_result_print(const probe_result *r)
         printf("  %-56s %12.1f\n", what,
                mib_of_round_trip(samples_best(&r->farthest.seconds, false)));
     }
-    snprintf(what, sizeof what, "storage, one stream write (%s, %s calls, fsync)", sz, bl);
+    snprintf(what, sizeof what, "storage, one stream write (%s, %s calls, %sfsync)", sz, bl,
+             r->stream_preallocated ? "preallocated, " : "");
     printf("  %-56s %12.1f\n", what, samples_best(&r->stream_write, true));
     snprintf(what, sizeof what, "storage, one stream read (%s)",
              r->stream_read.n ? r->reads[0].method : "-");
@@ -291,6 +292,7 @@ int probe_result_save_json(const probe_result *r, const char *path)
     json_uint(&j, "bytes", o->stream_bytes);
     json_uint(&j, "block_bytes", o->block);
     json_bool(&j, "fsync", true);
+    json_bool(&j, "preallocated", r->stream_preallocated);
     write_samples(&j, "mib_per_s", &r->stream_write, true);
     write_samples(&j, "seconds", &r->stream_write_seconds, false);
     json_object_end(&j);
