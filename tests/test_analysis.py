@@ -87,6 +87,16 @@ def test_cache_by_rate_above_the_probed_storage():
     assert "cache" not in rules(diagnose([point(4, [900, 890, 880], phase="write")], probe()))
 
 
+def test_cache_by_broadcast():
+    d = point(4, [300, 299, 298], evict=True)
+    d.doc["params"]["layout"] = "broadcast"
+    [c] = [x for x in diagnose([d]) if x.rule == "cache"]
+    assert "every rank reads the same file" in c.text
+    one = point(1, [100, 99, 98], evict=True)
+    one.doc["params"]["layout"] = "broadcast"
+    assert "cache" not in rules(diagnose([one]))
+
+
 def test_cache_on_tmpfs():
     [c] = [x for x in diagnose([point(1, [5000, 4900, 4800], memory_backed=True)]) if x.rule == "cache"]
     assert "tmpfs" in c.text and c.text.startswith("reads served by the page cache")

@@ -98,6 +98,9 @@ def _cache_evidence(p, ctx):
     if data and mem and data < 2 * mem and not (prm.get("direct") or prm.get("evict")):
         why.append(f"the data ({_size(data)}) is smaller than twice the node's memory "
                    f"({_size(mem)}) and neither --evict nor --direct was used")
+    if prm.get("layout") == "broadcast" and p.ranks > 1:
+        why.append("every rank reads the same file, so the ranks after the first find its pages "
+                   "in the cache (the CFS report's broadcast beat its peak the same way)")
     storage = ctx.storage_rate("read")
     if storage and p.best > storage * (1 + max(PEAK_NOISE_FLOOR, ctx.probe_noise("read"))):
         why.append(f"{_fmt(p.best)} MiB/s is above the {_fmt(storage)} MiB/s the probe measured "
