@@ -10,6 +10,7 @@ int io_command(int argc, char **argv);
 int verify_command(int argc, char **argv);
 int bt_command(int argc, char **argv);
 int verify_bt_command(int argc, char **argv);
+int probe_command(int argc, char **argv);
 
 static void usage(void)
 {
@@ -19,6 +20,7 @@ static void usage(void)
            "  pario-engine verify --file FILE --seed S\n"
            "  pario-engine bt --class S|W|A|B|C [--io posix --dir DIR]\n"
            "  pario-engine verify-bt FILE --class C\n"
+           "  mpirun -np P pario-engine probe --dir DIR   (component rates, predicted peak)\n"
            "  pario-engine version\n"
            "\n"
            "'pario-engine COMMAND --help' describes each command.\n",
@@ -42,6 +44,7 @@ int main(int argc, char **argv)
         return verify_bt_command(argc - 1, argv + 1); /* the serial post-processor */
     int (*mpi_command)(int, char **) = strcmp(cmd, "io") == 0   ? io_command
                                        : strcmp(cmd, "bt") == 0 ? bt_command
+                                       : strcmp(cmd, "probe") == 0 ? probe_command
                                                                 : NULL;
     if (mpi_command) {
         MPI_Init(&argc, &argv);
@@ -52,6 +55,6 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return status;
     }
-    fprintf(stderr, "pario-engine: error: unknown command '%s': use io, bt, verify, verify-bt or version\n", cmd);
+    fprintf(stderr, "pario-engine: error: unknown command '%s': use io, bt, probe, verify, verify-bt or version\n", cmd);
     return EXIT_USAGE;
 }

@@ -31,6 +31,21 @@ class Palette:
 
 
 def plot_figure(data, out_dir, run_id, palette=None):
+    """The figure as a PNG file in out_dir; returns its path."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    f = draw_figure(data, palette)
+    import matplotlib.pyplot as plt
+
+    path = out_dir / f"run{run_id}-{data.figure.id}.png"
+    f.savefig(path)
+    plt.close(f)
+    return path
+
+
+def draw_figure(data, palette=None):
+    """The figure as a matplotlib Figure (the PNG files and the HTML
+    report's SVG both come from here)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -40,8 +55,6 @@ def plot_figure(data, out_dir, run_id, palette=None):
     for label in data.palette_order:
         palette.style(label)        # known values take their fixed places first
     fig, q = data.figure, data.quantity
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     f, ax = plt.subplots(figsize=(6.4, 4.4), dpi=110)
     category = data.x_param.scale == "category" or not all(
         isinstance(x, (int, float)) for x in data.xs)
@@ -60,6 +73,14 @@ def plot_figure(data, out_dir, run_id, palette=None):
             ax.errorbar([pos[x] for x in xs], best, yerr=err, capsize=3, **style)
         else:
             ax.plot([pos[x] for x in xs], best, **style)
+    for label, pts in data.curves:
+        if category or not pts:
+            continue
+        xs, ys = zip(*pts)
+        ax.plot(xs, ys, color="0.35", linestyle=":", linewidth=1.5, label=label, zorder=1)
+        knee = max(pts, key=lambda p: (p[1], -p[0]))
+        ax.annotate(f"peak {knee[1]:.0f}", xy=knee, xytext=(4, 4), textcoords="offset points",
+                    fontsize="small", color="0.3")
     for y, text in fig.lines:
         ax.axhline(y, color="0.4", linestyle="--", linewidth=1)
         ax.annotate(text, xy=(0.99, y), xycoords=("axes fraction", "data"), fontsize="small",
@@ -81,10 +102,7 @@ def plot_figure(data, out_dir, run_id, palette=None):
         ax.set_ylim(bottom=0)
     ax.set_title(data.heading + (f"\n{fig.note}" if fig.note else ""), fontsize="medium")
     ax.grid(True, alpha=0.3)
-    if len(data.series) > 1 or data.series_labels.get(data.series[0]):
+    if len(data.series) > 1 or data.series_labels.get(data.series[0]) or data.curves:
         ax.legend(title=data.series_label or None, fontsize="small")
     f.tight_layout()
-    path = out_dir / f"run{run_id}-{fig.id}.png"
-    f.savefig(path)
-    plt.close(f)
-    return path
+    return f
