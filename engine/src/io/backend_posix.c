@@ -12,7 +12,8 @@ typedef struct posix_file {
 
 static int posix_open(const backend_open_args *a, void **handle)
 {
-    int flags = a->mode == BACKEND_WRITE ? (O_WRONLY | O_CREAT) : O_RDONLY;
+    /* never through a symlink planted at the name (pario may run as root) */
+    int flags = (a->mode == BACKEND_WRITE ? (O_WRONLY | O_CREAT) : O_RDONLY) | O_NOFOLLOW;
     if (a->direct)
         flags |= O_DIRECT;
     int fd = open(a->path, flags | O_CLOEXEC, 0644);

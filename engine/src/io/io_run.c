@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "../util/fail.h"
 #include "../util/fsinfo.h"
 #include "../util/pattern.h"
+#include "../util/safe_file.h"
 #include "group_token.h"
 #include "io_options.h"
 #include "io_result.h"
@@ -35,6 +37,7 @@ typedef struct io_ctx {
     layout_geometry write_geom, read_geom;
     uint64_t write_stream, read_stream;
     bool owns_file;             /* this rank removes write_path at the end */
+    owned_file mine;            /* identity of write_path as this run created it */
     token_ring ring;
     pattern_source src;         /* data to write / expected data */
     unsigned char *read_buf;
@@ -80,8 +83,37 @@ static void remove_own_files(io_ctx *c)
         return;
     MPI_Barrier(c->comm);
     if (c->owns_file)
-        unlink(c->write_path); /* only ever a file this run created */
+        remove_if_ours(c->write_path, &c->mine); /* only ever the file this run created */
     MPI_Barrier(c->comm);
+}
+
+/* After a phase that created write_path: note which file it is, so only
+ * that file is ever removed; a name swapped for a symlink or another file
+ * mid-run is reported and left alone. */
+static void note_own_file(io_ctx *c)
+{
+    if (!c->owns_file)
+        return;
+    int e = c->mine.known ? owned_file_check(c->write_path, &c->mine)
+                          : owned_file_note_path(c->write_path, &c->mine);
+    if (e)
+        record_error(c, e,
+                     "%s was replaced during the run by %s pario did not create: left alone; "
+                     "keep other writers out of --dir",
+                     c->write_path, e == ELOOP ? "a symlink" : "something");
+}
+
+/* --keep: record the length the file must have in an extended attribute,
+ * so `pario-engine verify` can tell truncation from extension without
+ * --size (docs/result-schema.md).  A file system without user xattrs just
+ * means verify needs --size. */
+static void record_length(io_ctx *c)
+{
+    if (!c->owns_file || owned_file_check(c->write_path, &c->mine) != 0)
+        return;
+    char text[32];
+    int n = snprintf(text, sizeof text, "%llu", (unsigned long long)c->write_geom.file_bytes);
+    lsetxattr(c->write_path, "user.pario.size", text, (size_t)n, 0);
 }
 
 /* All ranks agree whether a step failed; the lowest failing rank prints
@@ -132,7 +164,11 @@ static void setup(io_ctx *c, const io_options *o, io_result *r)
     snprintf(c->base, sizeof c->base, "%s/%s", o->dir, name);
 
     uint64_t P = (uint64_t)c->nranks;
-    uint64_t shift = o->read_shift % P;
+    if (o->read_shift >= P)
+        fail_usage("--read-shift %llu must be less than the %d ranks started: a shift of the "
+                   "rank count reads a rank's own data",
+                   (unsigned long long)o->read_shift, c->nranks);
+    uint64_t shift = o->read_shift;
     int reads_from = (int)(((uint64_t)c->rank + shift) % P);
     layout_geometry g = {.block = o->block, .seed = o->seed};
     if (o->layout->read_only) {
@@ -234,6 +270,7 @@ static void prepare_initial_file(io_ctx *c)
         int ce = o->api->close(h);
         if (ce)
             record_error(c, ce, "preparing %s: close: %s", c->write_path, strerror(ce));
+        note_own_file(c);
     }
     agree_or_fail(c);
     MPI_Barrier(c->comm);
@@ -245,16 +282,20 @@ static void prepare_write(io_ctx *c, uint64_t iteration)
     /* A fresh file every write iteration, as IOR does: the previous
      * iteration's file is ours, so removing it is allowed. */
     MPI_Barrier(c->comm);
-    if (c->owns_file && unlink(c->write_path) != 0 && errno != ENOENT)
-        record_error(c, errno, "cannot remove the previous iteration's %s: %s", c->write_path,
-                     strerror(errno));
+    int e = c->owns_file ? remove_if_ours(c->write_path, &c->mine) : 0;
+    if (e == ESTALE)
+        record_error(c, e, "%s was replaced during the run by something pario did not create: "
+                     "left alone; keep other writers out of --dir", c->write_path);
+    else if (e && e != ENOENT)
+        record_error(c, e, "cannot remove the previous iteration's %s: %s", c->write_path,
+                     strerror(e));
     agree_or_fail(c);
     MPI_Barrier(c->comm);
     if (o->prealloc && c->owns_file) {
-        int fd = open(c->write_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        int fd = create_exclusive(c->write_path, O_WRONLY, &c->mine);
         if (fd < 0) {
-            record_error(c, errno, "--prealloc: cannot create %s: %s", c->write_path,
-                         strerror(errno));
+            record_error(c, -fd, "--prealloc: cannot create %s: %s", c->write_path,
+                         strerror(-fd));
         } else {
             int e = posix_fallocate(fd, 0, (off_t)c->write_geom.file_bytes);
             if (e)
@@ -470,6 +511,8 @@ int io_command(int argc, char **argv)
             }
             rank_record rec;
             timed_phase(&c, kind, &rec, trace);
+            if (kind == PHASE_WRITE)
+                note_own_file(&c);
             agree_or_fail(&c);
             if (kind == PHASE_WRITE)
                 data_iteration = iter;
@@ -504,6 +547,8 @@ int io_command(int argc, char **argv)
         }
     }
     MPI_Bcast(&status, 1, MPI_INT, 0, c.comm);
+    if (o.keep)
+        record_length(&c);
     remove_own_files(&c);
     if (rank == 0)
         io_result_free(&r);

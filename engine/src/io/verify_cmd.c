@@ -1,7 +1,11 @@
 /* `pario-engine verify`: check a file written by `io` alone, on one
  * process, without MPI.  Every byte is compared with the pattern; the
- * first wrong byte is named by its offset, and a short file is reported as
- * truncated. */
+ * first wrong byte is named by its offset.  The length the file must have
+ * comes from --size or from the user.pario.size extended attribute `io
+ * --keep` records (docs/result-schema.md); with neither, verify refuses,
+ * since a file's own length cannot tell a truncated file from a whole one.
+ * A short file is called truncated at its end, a long one extended from
+ * the expected length. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -9,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "../util/fail.h"
@@ -27,7 +32,8 @@ static void verify_usage(void)
            "  --seed S       the run's --seed\n"
            "  --iteration I  whose data (default: found from the file's first stamp)\n"
            "  --stream N     per-rank files: the rank that wrote it (default 0)\n"
-           "  --size SIZE    the length the file must have (default: its length)\n");
+           "  --size SIZE    the length the file must have (default: the length io\n"
+           "                 --keep recorded in the file's user.pario.size attribute)\n");
 }
 
 static uint64_t parse_u64(const char *opt, const char *text)
@@ -90,21 +96,29 @@ int verify_command(int argc, char **argv)
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
         fail_usage("--file %s is not a regular file", file);
     uint64_t length = (uint64_t)st.st_size;
-    uint64_t expect = size_given ? size : length;
-    if (length < expect) {
-        fprintf(stderr, "pario-engine: verify: %s is truncated: %llu bytes, expected %llu\n", file,
-                (unsigned long long)length, (unsigned long long)expect);
-        return EXIT_RUN_FAILED;
+    uint64_t expect = size;
+    if (!size_given) {
+        char text[32];
+        ssize_t n = fgetxattr(fd, "user.pario.size", text, sizeof text - 1);
+        char *end;
+        if (n <= 0)
+            fail_usage("--file %s has no recorded length (no user.pario.size attribute, e.g. "
+                       "copied or on a file system without user xattrs): give --size",
+                       file);
+        text[n] = 0;
+        errno = 0;
+        expect = strtoull(text, &end, 10);
+        if (errno || *end || expect == 0)
+            fail_usage("--file %s: its user.pario.size attribute '%s' is not a length: give --size",
+                       file, text);
     }
-    if (length > expect) {
-        fprintf(stderr, "pario-engine: verify: %s is longer than expected: %llu bytes, expected %llu\n",
-                file, (unsigned long long)length, (unsigned long long)expect);
-        return EXIT_RUN_FAILED;
-    }
-    if (length == 0 || length % 8) {
-        fprintf(stderr, "pario-engine: verify: %s is truncated: %llu bytes is not a whole number "
-                        "of 8-byte words\n",
-                file, (unsigned long long)length);
+    if (expect % 8)
+        fail_usage("--size %llu is not a whole number of 8-byte words: io files always are",
+                   (unsigned long long)expect);
+    if (length == 0) {
+        fprintf(stderr, "pario-engine: verify: %s is truncated at offset 0: empty, expected %llu "
+                        "bytes\n",
+                file, (unsigned long long)expect);
         return EXIT_RUN_FAILED;
     }
 
@@ -138,8 +152,9 @@ int verify_command(int argc, char **argv)
         fail_usage("out of memory");
     pattern_source_fill(&src, pattern_key_make(seed, iteration, stream));
     int status = 0;
-    for (uint64_t off = 0; off < length; off += VERIFY_CHUNK) {
-        size_t len = (size_t)(length - off < VERIFY_CHUNK ? length - off : VERIFY_CHUNK);
+    const uint64_t common = length < expect ? length : expect;
+    for (uint64_t off = 0; off < common; off += VERIFY_CHUNK) {
+        size_t len = (size_t)(common - off < VERIFY_CHUNK ? common - off : VERIFY_CHUNK);
         size_t got = 0;
         while (got < len) {
             ssize_t n = pread(fd, buf + got, len - got, (off_t)(off + got));
@@ -160,6 +175,21 @@ int verify_command(int argc, char **argv)
             status = EXIT_RUN_FAILED;
             break;
         }
+    }
+    if (status == 0 && length < expect) {
+        fprintf(stderr,
+                "pario-engine: verify: %s is truncated at offset %llu: %llu bytes, expected %llu "
+                "(the bytes before match)\n",
+                file, (unsigned long long)length, (unsigned long long)length,
+                (unsigned long long)expect);
+        status = EXIT_RUN_FAILED;
+    } else if (status == 0 && length > expect) {
+        fprintf(stderr,
+                "pario-engine: verify: %s is extended: %llu bytes beyond the expected %llu, "
+                "from offset %llu\n",
+                file, (unsigned long long)(length - expect), (unsigned long long)expect,
+                (unsigned long long)expect);
+        status = EXIT_RUN_FAILED;
     }
     if (status == 0)
         printf("verified %s: %llu bytes match seed %llu, iteration %llu, stream %llu\n", file,
