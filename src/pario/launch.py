@@ -69,11 +69,21 @@ class Launcher:
                          "get --oversubscribe; waiting ranks then compete for CPU")
         return lines
 
-    def run(self, ranks, engine_argv, timeout):
+    def run(self, ranks, engine_argv, timeout, guard=None):
+        """guard(pgid), when given, is called once the launcher's process
+        group exists (the watchdog takes it down if pario is killed)."""
         argv = self.command(ranks, engine_argv)
         started = time.monotonic()
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env=self.environment(), start_new_session=True)
+        try:
+            proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    text=True, errors="replace", env=self.environment(),
+                                    start_new_session=True)
+        except OSError as exc:
+            # a template's program vanished since it was checked, or cannot run
+            return LaunchOutcome(127, "", f"cannot start {argv[0]}: {exc.strerror}",
+                                 time.monotonic() - started, False)
+        if guard:
+            guard(proc.pid)
         try:
             out, err = proc.communicate(timeout=timeout)
             timed_out = False
@@ -112,9 +122,12 @@ def cores():
         return os.cpu_count() or 1
 
 
-def _flavour(mpirun):
+def _flavour(mpirun, timeout=10):
+    """Which MPI a launcher belongs to, from its --version; a program that
+    does not answer within timeout seconds is simply of unknown flavour."""
     try:
-        text = subprocess.run([mpirun, "--version"], capture_output=True, text=True, timeout=20).stdout
+        text = subprocess.run([mpirun, "--version"], capture_output=True, text=True,
+                              errors="replace", timeout=timeout, stdin=subprocess.DEVNULL).stdout
     except (OSError, subprocess.TimeoutExpired):
         return ""
     if "Open MPI" in text or "OpenRTE" in text:
@@ -126,15 +139,25 @@ def _flavour(mpirun):
 
 def choose_launcher(template=None, kind=None):
     """A user template wins; then srun inside a Slurm job; then mpirun or mpiexec."""
-    if template:
-        words = shlex.split(template)
-        if "{engine}" not in " ".join(words) or "{ranks}" not in " ".join(words):
+    if template is not None:
+        try:
+            words = shlex.split(template)
+        except ValueError as exc:
+            raise UsageError(f"--launcher-template cannot be split into words ({exc}): "
+                             "close every quote") from None
+        if not words or "{engine}" not in " ".join(words) or "{ranks}" not in " ".join(words):
             raise UsageError("--launcher-template must contain {ranks} and {engine} "
                              "(and {engine_args}), e.g. 'mpiexec -n {ranks} {engine} {engine_args}'")
         if "{engine_args}" not in words:
             words.append("{engine_args}")
+        if words[0] == "{engine}":
+            return Launcher("template", [], flavour="", template=words)
         program = shutil.which(words[0])
-        return Launcher("template", [], flavour=_flavour(program) if program else "", template=words)
+        if not program:
+            raise UsageError(f"--launcher-template: program '{words[0]}' is not found or not "
+                             "executable: give a launcher on PATH or its full path")
+        # a user's program may not know --version: ask briefly, never block the run
+        return Launcher("template", [], flavour=_flavour(program, timeout=2), template=words)
     if kind not in (None, "auto", "mpirun", "srun"):
         raise UsageError(f"--launcher '{kind}' is unknown: use auto, mpirun or srun")
     if kind == "srun" or (kind in (None, "auto") and os.environ.get("SLURM_JOB_ID")

@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 from . import __version__
+from .checks import check_dir, check_out, check_timeout, run_tag
 from .engine import engine_path
 from .errors import UsageError
 from .figures import figures_of, format_table
@@ -20,20 +21,16 @@ from .plan import plan
 from .plot import plot_figure
 from .presets import load_preset
 from .progress import Progress
-from .store import Store
+from .store import Store, check_db_path
+from .watchdog import Watchdog, point_files, remove_point_files
+
+# `pario run` exit status (README): 0 every point ok, 2 bad invocation or
+# environment (nothing run), 3 some points failed, 130 stopped by a signal.
+EXIT_POINTS_FAILED = 3
 
 
 class _Interrupted(Exception):
     pass
-
-
-def _check_dir(directory):
-    d = Path(directory)
-    if not d.is_dir():
-        raise UsageError(f"--dir {d} does not exist: create it or point --dir at an existing directory")
-    if not os.access(d, os.W_OK | os.X_OK):
-        raise UsageError(f"--dir {d} is not writable: choose a directory you can write")
-    return d.resolve()
 
 
 def _engine_error(outcome):
@@ -45,16 +42,11 @@ def _engine_error(outcome):
     return tail[-1] if tail else f"exit code {outcome.returncode}"
 
 
-def _point_files(directory, name):
-    """The file(s) a point's engine creates: NAME, or NAME.<8-digit rank>."""
-    d = Path(directory)
-    return [f for f in [d / name, *d.glob(name + ".*")]
-            if f.exists() and (f.name == name or f.name[len(name) + 1:].isdigit())]
-
-
 def run_experiment(args, out=sys.stdout):
     preset = load_preset(args.experiment)
-    directory = _check_dir(args.dir)
+    directory = check_dir(args.dir)
+    check_out(args.out)
+    check_timeout(args.timeout)
     extra = []
     if args.evict:
         extra.append("--evict")
@@ -82,6 +74,7 @@ def run_experiment(args, out=sys.stdout):
                   file=out)
         return 0
 
+    check_db_path(args.db)
     store = Store(args.db)
     options = {k: v for k, v in vars(args).items() if k not in ("func",)}
     run_id = store.start_run(preset["name"], preset.get("title", ""), directory, sys.argv,
@@ -97,14 +90,18 @@ def run_experiment(args, out=sys.stdout):
     failures = 0
     name = None
     earlier = {}  # what later points need from earlier ones (BT's T_C)
+    tag = run_tag()
+    watchdog = Watchdog()  # if pario is killed: ranks, files and scratch go too
     try:
         with tempfile.TemporaryDirectory(prefix="pario-results-") as scratch:
+            watchdog.scratch(scratch)
             for i, p in enumerate(points):
                 json_path = Path(scratch) / f"point{i}.json"
-                # A name per point: if its ranks are killed, pario knows which
-                # files its engine created and removes exactly those.
-                name = f"pario-run{run_id}-point{i}"
-                if _point_files(directory, name):
+                # A name per point, unique across hosts, processes and
+                # databases: if its ranks are killed, pario knows which files
+                # its engine created and removes exactly those.
+                name = f"pario-{tag}-run{run_id}-point{i}"
+                if point_files(directory, name) or os.path.lexists(directory / name):
                     raise UsageError(f"{directory}/{name} already exists: pario will not touch a "
                                      "file it did not create; remove it or use another --dir")
                 engine_argv = [engine, *p.engine_args(directory, json_path, earlier)]
@@ -112,9 +109,10 @@ def run_experiment(args, out=sys.stdout):
                     engine_argv += ["--name", name]
                 command = launcher.command(p.ranks, engine_argv)
                 progress.start(p.label())
-                outcome = launcher.run(p.ranks, engine_argv, args.timeout)
-                for leftover in _point_files(directory, name):
-                    leftover.unlink()  # created by this point's engine, which died
+                outcome = launcher.run(p.ranks, engine_argv, args.timeout,
+                                       guard=lambda pgid: watchdog.point(pgid, directory, name))
+                remove_point_files(directory, name)  # created by this point's engine, which died
+                watchdog.clear()
                 if outcome.timed_out:
                     error = f"timed out after {args.timeout:g} s (raise --timeout, or look for a hung rank)"
                 elif outcome.returncode != 0 or not json_path.exists():
@@ -133,8 +131,7 @@ def run_experiment(args, out=sys.stdout):
                 progress.finish(p.summary(result))
     except (_Interrupted, UsageError) as exc:
         if name and not isinstance(exc, UsageError):
-            for leftover in _point_files(directory, name):
-                leftover.unlink()
+            remove_point_files(directory, name)
         store.finish_run(run_id, "incomplete")
         if isinstance(exc, UsageError):
             raise
@@ -142,6 +139,7 @@ def run_experiment(args, out=sys.stdout):
               file=sys.stderr)
         return 130
     finally:
+        watchdog.close()
         for s, h in old.items():
             signal.signal(s, h)
     store.finish_run(run_id, "complete")
@@ -149,7 +147,7 @@ def run_experiment(args, out=sys.stdout):
     if failures:
         print(f"{failures} point(s) failed: see 'pario show {run_id}'", file=out)
     store.close()
-    return 1 if failures == len(points) else 0
+    return EXIT_POINTS_FAILED if failures else 0
 
 
 def show_run(store, run_id, out=sys.stdout, plots_dir=None, with_plots=True):

@@ -139,8 +139,7 @@ static int mpiio_open(btio_ctx *c, const bt_problem *p)
                    "MPI_File_open");
     if (e) {
         c->fh = MPI_FILE_NULL;
-    c->library.saved = c->library.held = -1;
-        return e;
+        return e; /* the capture ends in mpiio_close */
     }
     MPI_File_set_errhandler(c->fh, MPI_ERRORS_RETURN);
     return owned_file_check(c->path, &c->mine);
@@ -277,6 +276,7 @@ int btio_open(btio_ctx *c, const btio_mode *m, const char *base, MPI_Info info,
     c->mode = m;
     c->fd = -1;
     c->fh = MPI_FILE_NULL;
+    c->library.saved = c->library.held = -1;
     c->info = info;
     c->comm = *(MPI_Comm *)p->comm;
     c->rank = p->rank;
