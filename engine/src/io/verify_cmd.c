@@ -119,17 +119,21 @@ int verify_command(int argc, char **argv)
         fprintf(stderr, "pario-engine: verify: %s is truncated at offset 0: empty, expected %llu "
                         "bytes\n",
                 file, (unsigned long long)expect);
+        close(fd);
         return EXIT_RUN_FAILED;
     }
 
-    unsigned char *buf = malloc(VERIFY_CHUNK);
-    if (!buf)
-        fail_usage("out of memory");
     if (!iteration_given) {
         /* The stamp at offset 0 is 0 XOR the key of (seed, iteration, stream). */
         uint64_t first;
-        if (pread(fd, &first, 8, 0) != 8)
-            fail_usage("--file %s: cannot read its first word", file);
+        if (pread(fd, &first, 8, 0) != 8) {
+            fprintf(stderr, "pario-engine: verify: %s is truncated at offset %llu: %llu bytes, "
+                            "expected %llu\n",
+                    file, (unsigned long long)length, (unsigned long long)length,
+                    (unsigned long long)expect);
+            close(fd);
+            return EXIT_RUN_FAILED;
+        }
         bool found = false;
         for (uint64_t i = 0; i < VERIFY_MAX_ITERATION_GUESS && !found; i++) {
             pattern_key k = pattern_key_make(seed, i, stream);
@@ -143,17 +147,19 @@ int verify_command(int argc, char **argv)
                     "pario-engine: verify: %s: first wrong byte at offset 0 (no iteration of "
                     "seed %llu, stream %llu matches; give --iteration if you know it)\n",
                     file, (unsigned long long)seed, (unsigned long long)stream);
+            close(fd);
             return EXIT_RUN_FAILED;
         }
     }
 
+    unsigned char *buf = malloc(VERIFY_CHUNK);
     pattern_source src;
-    if (pattern_source_init(&src, VERIFY_CHUNK, false) != 0)
+    if (!buf || pattern_source_init(&src, VERIFY_CHUNK, false) != 0)
         fail_usage("out of memory");
     pattern_source_fill(&src, pattern_key_make(seed, iteration, stream));
     int status = 0;
     const uint64_t common = length < expect ? length : expect;
-    for (uint64_t off = 0; off < common; off += VERIFY_CHUNK) {
+    for (uint64_t off = 0; off < common && !status; off += VERIFY_CHUNK) {
         size_t len = (size_t)(common - off < VERIFY_CHUNK ? common - off : VERIFY_CHUNK);
         size_t got = 0;
         while (got < len) {
@@ -161,10 +167,13 @@ int verify_command(int argc, char **argv)
             if (n <= 0) {
                 fprintf(stderr, "pario-engine: verify: %s: read at offset %llu failed: %s\n", file,
                         (unsigned long long)(off + got), n == 0 ? "end of file" : strerror(errno));
-                return EXIT_RUN_FAILED;
+                status = EXIT_RUN_FAILED;
+                break;
             }
             got += (size_t)n;
         }
+        if (status)
+            break;
         int64_t bad = pattern_check(&src, off, buf, len);
         if (bad >= 0) {
             fprintf(stderr,
