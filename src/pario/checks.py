@@ -6,6 +6,7 @@ import os
 import re
 import secrets
 import socket
+import tempfile
 from pathlib import Path
 
 from .errors import UsageError
@@ -18,7 +19,7 @@ def path_text(option, text):
     """A path as the user typed it: not empty, valid UTF-8 (it is stored
     and printed), no control characters, within the system's limits."""
     if text is None or str(text) == "":
-        raise UsageError(f"{option} is empty: give a directory path, e.g. {option} /var/tmp")
+        raise UsageError(f"{option} is empty: give a path")
     text = str(text)
     try:
         text.encode("utf-8")
@@ -57,14 +58,27 @@ def check_out(text):
     try:
         if d.exists() and not d.is_dir():
             raise UsageError(f"--out {d} is a file, not a directory: give a directory for the plots")
-        probe = d
+        probe = d.absolute()
         while not probe.exists():
             probe = probe.parent
-        if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
-            raise UsageError(f"--out {d}: {probe} is not writable: choose a directory you can write")
+        if not probe.is_dir():
+            raise UsageError(f"--out {d}: {probe} is not a directory: choose another path")
+        _try_writing(probe, "--out", d)
     except OSError as exc:
         raise UsageError(f"--out {d}: {exc.strerror}: choose another directory") from None
     return d
+
+
+def _try_writing(directory, option, shown):
+    """Create and remove a file of our own: access() says yes to root on
+    file systems that refuse every write (/proc, a read-only mount)."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=".pario-probe-", dir=directory)
+    except OSError as exc:
+        raise UsageError(f"{option} {shown}: {directory} is not writable ({exc.strerror}): "
+                         "choose a directory you can write") from None
+    os.close(fd)
+    os.unlink(name)
 
 
 def check_timeout(seconds):

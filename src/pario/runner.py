@@ -50,6 +50,7 @@ def run_experiment(args, out=sys.stdout):
     directory = check_dir(args.dir)
     check_out(args.out)
     check_timeout(args.timeout)
+    check_db_path(args.db)
     points, skipped = kind.plan(preset, options)
     mpi = getattr(args, "mpi", None)
     engine = engine_path(mpi)
@@ -65,7 +66,6 @@ def run_experiment(args, out=sys.stdout):
                   file=out)
         return 0
 
-    check_db_path(args.db)
     store = Store(args.db)
     run_id = store.start_run(preset["name"], preset.get("title", ""), directory, sys.argv,
                              options, launcher.kind, __version__, kind=kind.name,

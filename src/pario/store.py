@@ -125,14 +125,9 @@ def utc_now():
 def check_db_path(path):
     """One line for a --db that cannot be pario's database, before any
     work: a directory, a path that is not text, another application's file."""
-    text = str(path)
-    if not text:
-        raise UsageError("--db is empty: give a file name, e.g. --db results.sqlite")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise UsageError("--db path is not valid UTF-8: choose a path of plain characters") from None
-    p = Path(text)
+    from .checks import path_text
+
+    p = Path(path_text("--db", path))
     try:
         if p.is_dir():
             raise UsageError(f"--db {p} is a directory: give a file name inside it")
