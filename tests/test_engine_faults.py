@@ -261,3 +261,31 @@ def test_verify_without_a_recorded_length_asks_for_size(kept, verify, tmp_path):
     assert r.returncode == 2 and "give --size" in r.stderr
     r = verify(plain, 7, "--size", str(SIZE))
     assert r.returncode == 3 and f"truncated at offset {SIZE - 4096}" in r.stderr
+
+
+@pytest.mark.parametrize("command", [["io", "--size", "1m"], ["bt", "--class", "S"]])
+def test_an_output_path_where_nothing_can_be_written_is_refused_first(engine, shm_dir, command):
+    """access() tells root yes on /proc; the engine tries for real, before any work."""
+    argv = [engine, *command, "--json", "/proc/pario-result.json"]
+    if command[0] == "io":
+        argv += ["--dir", str(shm_dir)]
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert "cannot create a file in /proc" in p.stderr and p.stdout == ""
+    assert os.listdir(shm_dir) == []
+
+
+def test_a_reader_leaving_early_does_not_strand_the_run_files(engine, shm_dir):
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # `pario-engine io ... | head -1`, certain
+    p = subprocess.run([engine, "io", "--dir", str(shm_dir), "--block", "64k", "--size", "1m",
+                        "--iterations", "3"], stdout=write_end, stderr=subprocess.PIPE,
+                       timeout=60)
+    os.close(write_end)
+    assert p.returncode == 0 and os.listdir(shm_dir) == []
+
+
+def test_verify_bt_refuses_a_directory(engine, shm_dir):
+    p = subprocess.run([engine, "verify-bt", str(shm_dir), "--class", "S"], capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 3 and "is not a regular file" in p.stderr

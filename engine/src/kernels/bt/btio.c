@@ -304,7 +304,12 @@ int btio_read_check(const char *path, int n, int dumps, double xce_mean[5], FILE
     }
     struct stat st;
     uint64_t dump_bytes = 40ULL * n * n * n, want = dump_bytes * (uint64_t)dumps;
-    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size != want) {
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, why_len, "%s is not a regular file", path);
+        close(fd);
+        return -1;
+    }
+    if ((uint64_t)st.st_size != want) {
         snprintf(why, why_len, "%s has %lld bytes, expected %llu (%d dumps of a %d^3 grid)", path,
                  (long long)st.st_size, (unsigned long long)want, dumps, n);
         close(fd);
