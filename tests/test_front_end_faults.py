@@ -134,7 +134,7 @@ def test_a_hung_launcher_is_killed_at_the_timeout(shm_dir, tmp_path):
 def test_two_runs_into_one_directory_never_touch_each_others_files(shm_dir, tmp_path, databases):
     dbs = [tmp_path / "a.sqlite", tmp_path / ("b.sqlite" if databases == 2 else "a.sqlite")]
     args = ["run", "cfs", "--dir", shm_dir, "--tests", "partitioned", "--ranks", "1,2",
-            "--blocks", "64k", "--size", "4m", "--iterations", "3", "--verify"]
+            "--blocks", "64k", "--size", "1m", "--iterations", "2", "--verify"]
     runs = [pario_background(*args, db=db) for db in dbs]
     results = [r.communicate(timeout=300) for r in runs]
     for r, (out, err) in zip(runs, results):
