@@ -294,8 +294,8 @@ void btio_remove(btio_ctx *c)
         remove_if_ours(c->path, &c->mine);
 }
 
-int btio_read_check(const char *path, int n, int dumps, double xce_mean[5], FILE *diag,
-                    char *why, size_t why_len)
+int btio_read_check(const char *path, int n, int dumps, double xce_mean[5], double xce_last[5],
+                    FILE *diag, char *why, size_t why_len)
 {
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
@@ -338,8 +338,11 @@ int btio_read_check(const char *path, int n, int dumps, double xce_mean[5], FILE
             break;
         double xce[5];
         bt_error_norm_of(n, u, xce);
-        for (int m = 0; m < 5; m++)
+        for (int m = 0; m < 5; m++) {
             xce_mean[m] += xce[m] / dumps;
+            if (xce_last && d == dumps - 1)
+                xce_last[m] = xce[m];
+        }
         if (diag) {
             fprintf(diag, "dump %d\n", d + 1);
             for (int i = 0; i < n; i++) {
