@@ -59,6 +59,13 @@ def scratch_of(pids):
     return found
 
 
+def _is_engine(pid):
+    try:
+        return Path(f"/proc/{pid}/exe").resolve().name == "pario-engine"
+    except OSError:
+        return False
+
+
 def wait_for(predicate, seconds):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -96,9 +103,12 @@ def test_a_killed_rank_fails_its_point_and_the_run_exits_3(shm_dir, tmp_path):
     db = tmp_path / "r.sqlite"
     run = pario_background("run", "cfs", "--dir", shm_dir, *LONG_POINT, db=db)
     try:
-        ranks = wait_for(lambda: [p for p in engines_in(shm_dir)
-                                  if Path(f"/proc/{p}/exe").resolve().name == "pario-engine"], 60)
-        assert len(ranks) == 2
+        def both_ranks():
+            ranks = [p for p in engines_in(shm_dir) if _is_engine(p)]
+            return ranks if len(ranks) == 2 else None
+
+        ranks = wait_for(both_ranks, 60)
+        assert ranks, "the ranks never started"
         time.sleep(0.5)
         os.kill(max(ranks), signal.SIGKILL)
         out, err = run.communicate(timeout=120)
