@@ -14,13 +14,16 @@ import contextlib
 import io
 import os
 import shutil
+import sqlite3
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pario import cli
 from pario.presets import load_experiment, preset_names
+from pario.store import Store
 from pario.studies import kind_of, kinds
 
 # Bad for every option that takes a value: empty, not UTF-8, control
@@ -78,6 +81,26 @@ def _argv(sub, action, value, directory):
     return base + [f"{flag}={value}"]  # '=' binds a value that starts with '-'
 
 
+def _stored_db(db):
+    """A pario database holding one finished run (no points), as list,
+    show and plot meet it on a user's machine."""
+    db.parent.mkdir(parents=True)
+    exp = load_experiment("cfs")
+    store = Store(db)
+    run_id = store.start_run("cfs", "t", "/nonexistent", ["pario"], {}, "mpirun", "0",
+                             kind="io", experiment_toml=exp.text, experiment_origin="cfs")
+    store.finish_run(run_id, "complete")
+    store.close()
+
+
+def _runs_in(db):
+    con = sqlite3.connect(db)
+    try:
+        return con.execute("SELECT count(*) FROM runs").fetchone()[0]
+    finally:
+        con.close()
+
+
 def _run(argv, cwd, db):
     out, err = io.StringIO(), io.StringIO()
     old_cwd, old_db = os.getcwd(), os.environ.get("PARIO_DB")
@@ -111,11 +134,14 @@ def test_every_option_answers_bad_values_in_one_line(data):
             st.sampled_from(TRICKY),
             st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
                     max_size=12)), label="value")
+    existing = data.draw(st.booleans(), label="database exists")
     work = Path(tempfile.mkdtemp(prefix="pario-prop-"))
     try:
         cwd, target, db = work / "cwd", work / "dir", work / "db" / "r.sqlite"
         cwd.mkdir()
         target.mkdir()
+        if existing:
+            _stored_db(db)
         code, out, err = _run(_argv(sub, action, value, target), cwd, db)  # a traceback fails here
         lines = err.strip().splitlines()
         if always_bad or code != 0:
@@ -123,7 +149,12 @@ def test_every_option_answers_bad_values_in_one_line(data):
             assert len(lines) == 1 and lines[0].startswith("pario: "), (sub, action.dest, value, err)
         assert "Traceback" not in err
         assert os.listdir(cwd) == [] and os.listdir(target) == [], "a file was left behind"
-        assert not db.exists() and not db.parent.exists(), "something was stored"
+        if existing:
+            assert _runs_in(db) == 1, "something was stored"
+            assert {p.name for p in db.parent.iterdir()} <= {db.name, db.name + "-wal",
+                                                            db.name + "-shm"}
+        else:
+            assert not db.exists() and not db.parent.exists(), "something was stored"
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -134,3 +165,16 @@ def test_the_walk_finds_every_subcommand_and_option():
     assert {("run", "dir"), ("run", "timeout"), ("run", "db"), ("run", "experiment"),
             ("show", "run"), ("plot", "out"), ("list", "db")} <= names
     assert {s for s, _ in TARGETS} >= {"run", "list", "show", "plot"}
+
+
+@pytest.mark.parametrize("argv", [["show", "9" * 30], ["plot", "--out=/proc/pario"],
+                                  ["plot", "--out=/etc/passwd"], ["list", "--db=/proc"]])
+def test_found_by_the_walk_with_a_database_present(tmp_path, argv):
+    """Cases the property found once a database existed: each one line now."""
+    db = tmp_path / "db" / "r.sqlite"
+    _stored_db(db)
+    (tmp_path / "cwd").mkdir()
+    code, out, err = _run(argv, tmp_path / "cwd", db)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and lines[0].startswith("pario: error:"), err
+    assert _runs_in(db) == 1

@@ -4,7 +4,7 @@ import argparse
 import sys
 
 from . import __version__
-from .checks import check_timeout
+from .checks import check_out, check_timeout
 from .errors import UsageError
 from .presets import load_experiment, preset_names
 from .store import Store, check_db_path, default_db_path
@@ -23,6 +23,8 @@ def _positive(kind, noun):
             raise argparse.ArgumentTypeError(f"'{text}' is not {noun}")
         if v <= 0:
             raise argparse.ArgumentTypeError(f"'{text}' must be more than 0")
+        if v >= 1 << 63:  # SQLite's integers, and far beyond any count pario keeps
+            raise argparse.ArgumentTypeError(f"'{text}' is too large")
         return v
     return convert
 
@@ -130,6 +132,8 @@ def cmd_list(args):
 def cmd_show(args, with_plots=False):
     from .runner import show_run
 
+    if with_plots:
+        check_out(getattr(args, "out", None))  # a file or an unwritable place: before anything
     store = _store(args)
     run_id = args.run or store.latest_run_id()
     shown = show_run(store, run_id, plots_dir=getattr(args, "out", None), with_plots=with_plots)
@@ -172,7 +176,7 @@ def _refuse_empty(args):
     """A value given as '' is a mistake (an unset shell variable), never
     "the default": refuse it for every option, whoever adds the option."""
     for dest, value in vars(args).items():
-        if value == "":
+        if isinstance(value, (str, list)) and not value:  # '' or, from argparse's "--", []
             flag = dest if dest == "experiment" else "--" + dest.replace("_", "-")
             raise UsageError(f"{flag} is empty: give a value or leave the option out")
 
