@@ -1,5 +1,6 @@
 /* pario-engine: the measuring half of pario.  One binary, subcommands. */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,6 +30,9 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
+    /* A reader that leaves early (`| head`) must not kill a rank before it
+     * removes its files: a failed write to stdout is simply lost. */
+    signal(SIGPIPE, SIG_IGN);
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
         usage();
         return argc < 2 ? EXIT_USAGE : 0;

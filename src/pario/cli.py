@@ -4,14 +4,14 @@ import argparse
 import sys
 
 from . import __version__
+from .checks import check_out, check_timeout
 from .errors import UsageError
 from .presets import load_experiment, preset_names
-from .store import Store, default_db_path
+from .store import Store, check_db_path, default_db_path
 from .studies import add_kind_options, kind_of, kinds
 
 
-def _csv(text):
-    return [t for t in text.split(",") if t]
+from .studies import csv_list as _csv  # noqa: E402  (one list rule for every option)
 
 
 def _positive(kind, noun):
@@ -23,19 +23,37 @@ def _positive(kind, noun):
             raise argparse.ArgumentTypeError(f"'{text}' is not {noun}")
         if v <= 0:
             raise argparse.ArgumentTypeError(f"'{text}' must be more than 0")
+        if v >= 1 << 63:  # SQLite's integers, and far beyond any count pario keeps
+            raise argparse.ArgumentTypeError(f"'{text}' is too large")
         return v
     return convert
 
 
 _positive_float = _positive(float, "a number of seconds")
+
+
+def _timeout(text):
+    """--timeout: finite, above 0, at most a week."""
+    v = _positive_float(text)
+    try:
+        return check_timeout(v)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 _positive_int = _positive(int, "a whole number")
+
+
+def one_line(text):
+    """A message as one printable line, whatever the user typed into it:
+    control characters and undecodable bytes shown escaped."""
+    text = str(text).encode("utf-8", "backslashreplace").decode("utf-8")
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse, but a bad argument is one line and exit code 2."""
 
     def error(self, message):
-        self.exit(2, f"pario: error: {message}: see '{self.prog} --help'\n")
+        self.exit(2, f"pario: error: {one_line(message)}: see '{self.prog} --help'\n")
 
 
 def build_parser():
@@ -52,7 +70,7 @@ def build_parser():
     run.add_argument("--tests", type=_csv, help="only these tests of the preset")
     run.add_argument("--db", default=None, help=f"results database (default {default_db_path()})")
     run.add_argument("--out", help="directory for the PNG plots")
-    run.add_argument("--timeout", type=_positive_float, default=900.0,
+    run.add_argument("--timeout", type=_timeout, default=900.0,
                      help="seconds one point may take before its ranks are killed (default 900)")
     run.add_argument("--launcher", default="auto", help="auto, mpirun, mpiexec or srun")
     run.add_argument("--mpi", default="auto", choices=["auto", "openmpi", "mpich"],
@@ -111,7 +129,8 @@ def build_parser():
 
 
 def _store(args):
-    return Store(args.db or default_db_path())
+    """list, show and plot read a database; they never create one."""
+    return Store(args.db if args.db is not None else default_db_path(), create=False)
 
 
 def _existing_store(args):
@@ -126,6 +145,13 @@ def _existing_store(args):
 
 
 def cmd_list(args):
+    from pathlib import Path
+
+    check_db_path(args.db if args.db is not None else default_db_path())
+    path = Path(args.db if args.db is not None else default_db_path())
+    if not path.exists():
+        print(f"no runs in {path}")
+        return 0
     store = _store(args)
     runs = store.runs()
     if not runs:
@@ -142,6 +168,8 @@ def cmd_list(args):
 def cmd_show(args, with_plots=False):
     from .runner import show_run
 
+    if with_plots:
+        check_out(getattr(args, "out", None))  # a file or an unwritable place: before anything
     store = _store(args)
     run_id = args.run or store.latest_run_id()
     shown = show_run(store, run_id, plots_dir=getattr(args, "out", None), with_plots=with_plots)
@@ -163,12 +191,40 @@ def cmd_presets(args):
 
 
 def main(argv=None):
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # `pario show | head -1`: the reader left; say nothing more.
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+    except KeyboardInterrupt:
+        print("pario: interrupted", file=sys.stderr)
+        return 130
+
+
+# `pario run` exits 0 when every point succeeded, 2 on a bad invocation or
+# environment (nothing run or stored), 3 when some points failed (stored as
+# failures: see `pario show`), 130 when stopped by a signal.
+def _refuse_empty(args):
+    """A value given as '' is a mistake (an unset shell variable), never
+    "the default": refuse it for every option, whoever adds the option."""
+    for dest, value in vars(args).items():
+        if isinstance(value, (str, list)) and not value:  # '' or, from argparse's "--", []
+            flag = dest if dest == "experiment" else "--" + dest.replace("_", "-")
+            raise UsageError(f"{flag} is empty: give a value or leave the option out")
+
+
+def _main(argv=None):
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] and argv[0] in {k.command for k in kinds().values() if k.command}:
         argv = ["run", *argv]  # a kind's shortcut runs its preset of the same name
     args = parser.parse_args(argv)
     try:
+        _refuse_empty(args)
         if args.command == "run":
             from .runner import run_experiment
 
@@ -208,5 +264,5 @@ def main(argv=None):
         parser.print_help()
         return 2
     except UsageError as exc:
-        print(f"pario: error: {exc}", file=sys.stderr)
+        print(f"pario: error: {one_line(exc)}", file=sys.stderr)
         return 2

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../util/fail.h"
+#include "../util/out_path.h"
 #include "../util/fsinfo.h"
 #include "../util/sizes.h"
 
@@ -330,20 +331,8 @@ static void check_dir(const io_options *o)
 
 static void check_json_path(const io_options *o)
 {
-    if (!o->json[0])
-        return;
-    char copy[PATH_MAX];
-    snprintf(copy, sizeof copy, "%s", o->json);
-    const char *parent = dirname(copy);
-    struct stat st;
-    if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode))
-        fail_usage("--json %s: directory %s does not exist: create it or choose another path",
-                   o->json, parent);
-    if (access(parent, W_OK | X_OK) != 0)
-        fail_usage("--json %s: directory %s is not writable: choose another path", o->json,
-                   parent);
-    if (stat(o->json, &st) == 0 && S_ISDIR(st.st_mode))
-        fail_usage("--json %s is a directory: give a file name", o->json);
+    if (o->json[0])
+        check_output_file("--json", o->json); /* one rule for every output file */
 }
 
 /* Every option of every backend is known to getopt, so an option of

@@ -60,7 +60,14 @@ def preset_names():
 
 def _locate(name):
     """A path for NAME: a shipped preset, or a file when NAME looks like one."""
-    text = str(name)
+    try:
+        return _find(str(name))
+    except OSError as exc:  # a name too long for the system, a loop of links...
+        raise UsageError(f"experiment '{name}': {exc.strerror}: give a preset name "
+                         f"({', '.join(preset_names())}) or a .toml file") from None
+
+
+def _find(text):
     if text.endswith(".toml") or "/" in text:
         path = Path(text)
         if not path.exists():

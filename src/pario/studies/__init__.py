@@ -166,7 +166,15 @@ def refuse_foreign_options(kind, options, experiment):
 
 
 def csv_list(text):
-    return [t.strip() for t in text.split(",") if t.strip()]
+    """'a,b' -> ['a', 'b']; an empty list or entry is refused, never read
+    as "all" (`--tests ''`, `--ranks ,`)."""
+    items = [t.strip() for t in text.split(",")]
+    if not any(items):
+        raise argparse.ArgumentTypeError(f"'{text}' names nothing: give a comma-separated list, "
+                                         "or leave the option out for the preset's own")
+    if not all(items):
+        raise argparse.ArgumentTypeError(f"'{text}' has an empty entry: remove the extra comma")
+    return items
 
 
 def positive_int(text):

@@ -89,6 +89,9 @@ def why_impossible(layout, size, block, ranks, files):
     return None
 
 
+MAX_RANKS = 1 << 20  # beyond any machine pario can launch on
+
+
 def int_list(values, what):
     try:
         out = [int(v) for v in values]
@@ -96,6 +99,8 @@ def int_list(values, what):
         raise UsageError(f"{what} must be whole numbers, e.g. 1,2,4,8") from exc
     if not out or any(v <= 0 for v in out):
         raise UsageError(f"{what} must be whole numbers of at least 1, e.g. 1,2,4,8")
+    if any(v > MAX_RANKS for v in out):
+        raise UsageError(f"{what} must be at most {MAX_RANKS} ranks")
     return out
 
 
