@@ -7,7 +7,7 @@ PYTHON ?= python3
 VENV := .venv
 BUILD := build/engine
 ENGINE := $(BUILD)/pario-engine
-APT_PACKAGES := openmpi-bin libopenmpi-dev libhdf5-openmpi-dev liburing-dev fio cmake gcc make pkg-config
+APT_PACKAGES := openmpi-bin libopenmpi-dev libhdf5-openmpi-dev liburing-dev fio cmake gcc make pkg-config bonnie++
 PARIO := $(VENV)/bin/python -m pario
 
 .PHONY: deps apt venv build run test test-c test-py bench clean

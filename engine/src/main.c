@@ -10,6 +10,7 @@ int io_command(int argc, char **argv);
 int verify_command(int argc, char **argv);
 int bt_command(int argc, char **argv);
 int verify_bt_command(int argc, char **argv);
+int bonnie_command(int argc, char **argv);
 
 static void usage(void)
 {
@@ -19,6 +20,7 @@ static void usage(void)
            "  pario-engine verify --file FILE --seed S\n"
            "  pario-engine bt --class S|W|A|B|C [--io posix --dir DIR]\n"
            "  pario-engine verify-bt FILE --class C\n"
+           "  pario-engine bonnie --dir DIR [--size S --chunk 8k|64k]\n"
            "  pario-engine version\n"
            "\n"
            "'pario-engine COMMAND --help' describes each command.\n",
@@ -40,6 +42,8 @@ int main(int argc, char **argv)
         return verify_command(argc - 1, argv + 1); /* one process, no MPI */
     if (strcmp(cmd, "verify-bt") == 0)
         return verify_bt_command(argc - 1, argv + 1); /* the serial post-processor */
+    if (strcmp(cmd, "bonnie") == 0)
+        return bonnie_command(argc - 1, argv + 1); /* one process that forks seekers: no MPI */
     int (*mpi_command)(int, char **) = strcmp(cmd, "io") == 0   ? io_command
                                        : strcmp(cmd, "bt") == 0 ? bt_command
                                                                 : NULL;
@@ -52,6 +56,6 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return status;
     }
-    fprintf(stderr, "pario-engine: error: unknown command '%s': use io, bt, verify, verify-bt or version\n", cmd);
+    fprintf(stderr, "pario-engine: error: unknown command '%s': use io, bt, bonnie, verify, verify-bt or version\n", cmd);
     return EXIT_USAGE;
 }
