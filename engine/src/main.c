@@ -11,6 +11,7 @@ int verify_command(int argc, char **argv);
 int bt_command(int argc, char **argv);
 int verify_bt_command(int argc, char **argv);
 int bonnie_command(int argc, char **argv);
+int perf_command(int argc, char **argv);
 
 static void usage(void)
 {
@@ -21,6 +22,7 @@ static void usage(void)
            "  pario-engine bt --class S|W|A|B|C [--io posix --dir DIR]\n"
            "  pario-engine verify-bt FILE --class C\n"
            "  pario-engine bonnie --dir DIR [--size S --chunk 8k|64k]\n"
+           "  mpirun -np P pario-engine perf --dir DIR [--size 4m]\n"
            "  pario-engine version\n"
            "\n"
            "'pario-engine COMMAND --help' describes each command.\n",
@@ -46,6 +48,7 @@ int main(int argc, char **argv)
         return bonnie_command(argc - 1, argv + 1); /* one process that forks seekers: no MPI */
     int (*mpi_command)(int, char **) = strcmp(cmd, "io") == 0   ? io_command
                                        : strcmp(cmd, "bt") == 0 ? bt_command
+                                       : strcmp(cmd, "perf") == 0 ? perf_command
                                                                 : NULL;
     if (mpi_command) {
         MPI_Init(&argc, &argv);
@@ -56,6 +59,6 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return status;
     }
-    fprintf(stderr, "pario-engine: error: unknown command '%s': use io, bt, bonnie, verify, verify-bt or version\n", cmd);
+    fprintf(stderr, "pario-engine: error: unknown command '%s': use io, bt, bonnie, perf, verify, verify-bt or version\n", cmd);
     return EXIT_USAGE;
 }
