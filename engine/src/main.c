@@ -12,6 +12,8 @@ int bt_command(int argc, char **argv);
 int verify_bt_command(int argc, char **argv);
 int bonnie_command(int argc, char **argv);
 int perf_command(int argc, char **argv);
+int laplace_command(int argc, char **argv);
+int verify_laplace_command(int argc, char **argv);
 
 static void usage(void)
 {
@@ -23,6 +25,8 @@ static void usage(void)
            "  pario-engine verify-bt FILE --class C\n"
            "  pario-engine bonnie --dir DIR [--size S --chunk 8k|64k]\n"
            "  mpirun -np P pario-engine perf --dir DIR [--size 4m]\n"
+           "  mpirun -np P pario-engine laplace --dir DIR [--grid 8001 --cb enable|disable]\n"
+           "  pario-engine verify-laplace FILE --grid N --iterations K\n"
            "  pario-engine version\n"
            "\n"
            "'pario-engine COMMAND --help' describes each command.\n",
@@ -44,11 +48,14 @@ int main(int argc, char **argv)
         return verify_command(argc - 1, argv + 1); /* one process, no MPI */
     if (strcmp(cmd, "verify-bt") == 0)
         return verify_bt_command(argc - 1, argv + 1); /* the serial post-processor */
+    if (strcmp(cmd, "verify-laplace") == 0)
+        return verify_laplace_command(argc - 1, argv + 1); /* the serial reader */
     if (strcmp(cmd, "bonnie") == 0)
         return bonnie_command(argc - 1, argv + 1); /* one process that forks seekers: no MPI */
     int (*mpi_command)(int, char **) = strcmp(cmd, "io") == 0   ? io_command
                                        : strcmp(cmd, "bt") == 0 ? bt_command
                                        : strcmp(cmd, "perf") == 0 ? perf_command
+                                       : strcmp(cmd, "laplace") == 0 ? laplace_command
                                                                 : NULL;
     if (mpi_command) {
         MPI_Init(&argc, &argv);
@@ -59,6 +66,6 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return status;
     }
-    fprintf(stderr, "pario-engine: error: unknown command '%s': use io, bt, bonnie, perf, verify, verify-bt or version\n", cmd);
+    fprintf(stderr, "pario-engine: error: unknown command '%s': use io, bt, bonnie, perf, laplace, verify-laplace, verify, verify-bt or version\n", cmd);
     return EXIT_USAGE;
 }
