@@ -93,3 +93,7 @@ def verify(engine):
                               capture_output=True, text=True, timeout=120)
 
     return run
+
+
+# Real services (Slurm, GlusterFS, ...) for the tests marked `integration`.
+from services.fixtures import slurm_cluster  # noqa: E402,F401

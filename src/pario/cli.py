@@ -5,8 +5,9 @@ import sys
 
 from . import __version__
 from .errors import UsageError
-from .presets import load_preset, preset_names
+from .presets import load_experiment, preset_names
 from .store import Store, default_db_path
+from .studies import add_kind_options, kind_of
 
 
 def _csv(text):
@@ -43,27 +44,26 @@ def build_parser():
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
     run = sub.add_parser("run", help="run an experiment (a preset) and store its results")
-    run.add_argument("experiment", help="preset name (see 'pario presets') or a .toml file")
+    run.add_argument("experiment", help="preset name (see 'pario presets') or a .toml file "
+                                        "(docs/presets.md)")
     run.add_argument("--dir", required=True, help="directory on the file system to test")
     run.add_argument("--quick", action="store_true", help="smaller sizes and rank counts: minutes on a laptop")
     run.add_argument("--ranks", type=_csv, help="rank counts, e.g. 1,2,4,8")
-    run.add_argument("--blocks", type=_csv, help="block sizes, e.g. 4k,64k,1m")
-    run.add_argument("--size", help="file size for every test (default: the preset's)")
-    run.add_argument("--iterations", type=_positive_int, help="trials per point (best is reported)")
     run.add_argument("--tests", type=_csv, help="only these tests of the preset")
-    run.add_argument("--classes", type=_csv, help="BT classes for the nht1 preset, e.g. S,A")
-    run.add_argument("--files", choices=["shared", "per-rank"], help="one shared file or one per rank")
-    run.add_argument("--evict", action="store_true", help="drop files from the page cache before reads")
-    run.add_argument("--direct", action="store_true", help="O_DIRECT I/O")
-    run.add_argument("--verify", action="store_true", help="check every byte after each phase (untimed)")
     run.add_argument("--db", default=None, help=f"results database (default {default_db_path()})")
     run.add_argument("--out", help="directory for the PNG plots")
     run.add_argument("--timeout", type=_positive_float, default=900.0,
                      help="seconds one point may take before its ranks are killed (default 900)")
-    run.add_argument("--launcher", default="auto", help="auto, mpirun or srun")
+    run.add_argument("--launcher", default="auto", help="auto, mpirun, mpiexec or srun")
+    run.add_argument("--mpi", default="auto", choices=["auto", "openmpi", "mpich"],
+                     help="the engine build to run: Open MPI's (build/engine) or MPICH's "
+                          "(build/engine-mpich); the launcher follows it")
     run.add_argument("--launcher-template",
                      help="your own launch line, e.g. 'mpiexec -n {ranks} {engine} {engine_args}'")
     run.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+    # Options of one study kind or another (studies/*.py): a preset refuses
+    # those its kind does not take.
+    add_kind_options(run)
 
     lst = sub.add_parser("list", help="list stored runs")
     lst.add_argument("--db", default=None)
@@ -112,21 +112,13 @@ def cmd_show(args, with_plots=False):
 
 def cmd_presets(args):
     for name in preset_names():
-        preset = load_preset(name)
+        preset = load_experiment(name).data
+        kind = kind_of(preset)
         print(f"{name}: {preset.get('title', '')}")
         print(f"  {preset.get('summary', '')}")
-        sweep = preset["sweep"]
-        if preset.get("kind") == "bt":
-            print(f"  ranks {','.join(map(str, sweep['ranks']))}; classes {','.join(sweep['classes'])}; "
-                  f"write every {sweep.get('write_interval', 5)} steps")
-            for t in preset["test"]:
-                print(f"  - {t['id']}: {t.get('title', t['io'])}")
-            continue
-        print(f"  ranks {','.join(map(str, sweep['ranks']))}; blocks {','.join(sweep['blocks'])}; "
-              f"size {sweep['size']}; best of {sweep.get('iterations', 3)}")
-        for t in preset["test"]:
-            group = f", group {t['group']}" if t.get("group") else ""
-            print(f"  - {t['id']}: {t['layout']} {'/'.join(t['phases'])}{group}")
+        print(f"  kind {kind.name}: {kind.description}")
+        for line in kind.describe(preset):
+            print(f"  {line}")
     return 0
 
 

@@ -1,63 +1,257 @@
-"""Figures of a run in the reports' shape: one per (test, phase), rate
-against ranks, one series per block size, best of N trials.  The table
-printer and the plotter both read this one structure."""
+"""The one figure description: what a figure of a run shows, which drives
+both its text table and its PNG plot.
 
+A study kind turns each stored result into `Record`s: the parameters of
+what was measured (ranks, block, api, phase, class, ...) and the measured
+values (every trial of a rate, a time, ...).  A `Figure` picks records by
+parameter values (`where`), puts one parameter on the x axis, splits the
+rest into series by another parameter (or a tuple of them), and shows one
+measured quantity, best of the pooled trials, with the min-median spread
+at hand:
+
+    Figure(id="partitioned-read", number="Figure 7",
+           title="Partitioned Read ({size} file)",
+           where={"test": "partitioned", "phase": "read"},
+           x="ranks", series="block", y="rate")
+
+    Figure(id="rate-vs-block", title="Rate by request size",
+           where={"phase": "write"}, x="block", series="api", y="rate")
+
+`title` may name any parameter in braces; it is filled when every record
+of the figure agrees on it.  Quantities (`Quantity`) and parameters
+(`Param`) are declared by the kinds; `units` converts a quantity's values
+for display (a rate kept in MiB/s shown as bytes/s, say).
+
+`build(figure, records, params, quantities)` gives a `FigureData`;
+`format_table(data)` prints it; `plot.plot_figure(data, ...)` draws it.
+"""
+
+import statistics
 from dataclasses import dataclass, field
 
 from .units import format_size
 
+# Display units: (quantity unit, shown unit) -> factor on the values.
+_CONVERT = {
+    ("MiB/s", "MiB/s"): 1.0,
+    ("MiB/s", "MB/s"): 1048576 / 1e6,
+    ("MiB/s", "bytes/s"): 1048576.0,
+    ("MiB/s", "GiB/s"): 1 / 1024,
+    ("bytes/s", "bytes/s"): 1.0,
+    ("bytes/s", "MiB/s"): 1 / 1048576,
+    ("bytes/s", "MB/s"): 1e-6,
+    ("s", "s"): 1.0,
+    ("s", "ms"): 1e3,
+}
+
+
+def can_show(have, unit):
+    """Whether a quantity kept in `have` can be shown in `unit`."""
+    return have == unit or (have, unit) in _CONVERT
+
+
+def units_for(have):
+    return sorted({have} | {u for h, u in _CONVERT if h == have})
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A measured quantity: its label, unit, and which trial is best."""
+    label: str
+    unit: str
+    better: str = "max"          # "max" (rates) or "min" (times)
+    fmt: str = ".1f"
+
+
+@dataclass(frozen=True)
+class Param:
+    """A parameter that can be an axis or a series: label, how its values
+    print, and the axis scale it suits ("log2", "linear" or "category")."""
+    label: str
+    fmt: object = str
+    scale: str = "category"
+
+
+def size_param(label):
+    return Param(label, format_size, "log2")
+
+
+@dataclass
+class Record:
+    """One measured thing: its parameters and every trial of each value."""
+    params: dict
+    values: dict                # quantity key -> list of floats
+
 
 @dataclass
 class Figure:
-    test_id: str
-    phase: str
+    id: str                      # file stem of its PNG
     title: str
-    size: int
-    layout: str
-    ranks: list = field(default_factory=list)
-    blocks: list = field(default_factory=list)
-    best: dict = field(default_factory=dict)      # (ranks, block) -> MiB/s
-    iterations: int = 0
+    x: str
+    y: str
+    series: object = None        # a parameter name, a tuple of names, or None
+    where: dict = field(default_factory=dict)  # param -> value or list of values
+    number: str = ""             # the report's figure number, e.g. "Figure 7"
+    unit: str = ""               # display unit; "" = the quantity's own
+    spread: bool = False         # table cells show best [min-median]
+    lines: tuple = ()            # ((y, label), ...) reference lines
+    note: str = ""               # appended to the heading, e.g. "fsync before close"
+    log_y: bool = False
+
+    def selects(self, record):
+        for k, want in self.where.items():
+            have = record.params.get(k)
+            if isinstance(want, (list, tuple)):
+                if have not in want:
+                    return False
+            elif have != want:
+                return False
+        return True
+
+
+@dataclass
+class Cell:
+    values: list
+
+    def best(self, better):
+        return max(self.values) if better == "max" else min(self.values)
+
+    def worst(self, better):
+        return min(self.values) if better == "max" else max(self.values)
+
+    @property
+    def median(self):
+        return statistics.median(self.values)
+
+
+@dataclass
+class FigureData:
+    figure: Figure
+    heading: str
+    quantity: Quantity
+    unit: str
+    x_param: Param
+    series_label: str
+    xs: list
+    series: list                 # series keys, in order of first appearance
+    cells: dict                  # (x, series key) -> Cell (values in display unit)
+    trials: int
+    x_labels: dict
+    series_labels: dict
 
     @property
     def name(self):
-        return f"{self.test_id}-{self.phase}"
+        return self.figure.id
 
-    @property
-    def heading(self):
-        phase = self.phase.capitalize()
-        what = self.title if self.title.lower().endswith(self.phase) else f"{self.title} {phase}"
-        return f"{what} ({format_size(self.size)} file)"
+    def best(self, x, s):
+        c = self.cells.get((x, s))
+        return None if c is None else c.best(self.quantity.better)
 
 
-def figures_of(store, run_id):
-    """The run's figures in plan order (a figure first appears with its
-    test's first point; write before read)."""
-    figures = {}
-    for row in store.best_rates(run_id):
-        key = (row["test_id"], row["phase"])
-        fig = figures.get(key)
-        if fig is None:
-            fig = figures[key] = Figure(row["test_id"], row["phase"], row["title"],
-                                        row["size_bytes"], row["layout"])
-        fig.best[(row["ranks"], row["block_bytes"])] = row["best"]
-        fig.iterations = max(fig.iterations, row["n"])
-    for fig in figures.values():
-        fig.ranks = sorted({r for r, _ in fig.best})
-        fig.blocks = sorted({b for _, b in fig.best})
-    return list(figures.values())
+def _key(record, names):
+    if names is None:
+        return ""
+    if isinstance(names, str):
+        return record.params.get(names)
+    return tuple(record.params.get(n) for n in names)
 
 
-def format_table(fig):
-    """Rate vs ranks, one column per block size (MiB/s, best of N)."""
-    head = [f"{fig.heading}: MiB/s, best of {fig.iterations}"]
-    cols = [format_size(b) for b in fig.blocks]
-    width = max([10] + [len(c) + 2 for c in cols])
-    head.append("ranks".rjust(6) + "".join(c.rjust(width) for c in cols))
-    for r in fig.ranks:
-        cells = []
-        for b in fig.blocks:
-            v = fig.best.get((r, b))
-            cells.append(("-" if v is None else f"{v:.1f}").rjust(width))
-        head.append(str(r).rjust(6) + "".join(cells))
-    return "\n".join(head)
+def _label(key, names, params):
+    if names is None:
+        return ""
+    if isinstance(names, str):
+        return params.get(names, Param(names)).fmt(key) if key is not None else "-"
+    return ", ".join(params.get(n, Param(n)).fmt(v) for n, v in zip(names, key) if v is not None)
+
+
+def _sort_key(v):
+    return (0, v, "") if isinstance(v, (int, float)) else (1, 0, str(v))
+
+
+def build(figure, records, params, quantities):
+    """The figure's data from the run's records, or None if none match."""
+    quantity = quantities[figure.y]
+    unit = figure.unit or quantity.unit
+    factor = 1.0 if unit == quantity.unit else _CONVERT.get((quantity.unit, unit))
+    if factor is None:
+        raise ValueError(f"figure {figure.id}: cannot show {quantity.unit} as {unit}")
+    cells, order, trials = {}, [], 0
+    mine = [r for r in records if figure.selects(r) and r.values.get(figure.y)]
+    for r in mine:
+        x, s = r.params.get(figure.x), _key(r, figure.series)
+        if x is None:
+            continue
+        vals = [v * factor for v in r.values[figure.y] if v is not None]
+        if not vals:
+            continue
+        cells.setdefault((x, s), Cell([])).values.extend(vals)
+        if s not in order:
+            order.append(s)
+    if not cells:
+        return None
+    trials = max(len(c.values) for c in cells.values())
+    xs = sorted({x for x, _ in cells}, key=_sort_key)
+    if all(isinstance(s, (int, float)) for s in order):
+        order.sort()
+    x_param = params.get(figure.x, Param(figure.x))
+    common = {}
+    for name in {k for r in mine for k in r.params}:
+        vals = {r.params.get(name) for r in mine}
+        if len(vals) == 1:
+            v = vals.pop()
+            common[name] = params.get(name, Param(name)).fmt(v) if v is not None else ""
+    try:
+        title = figure.title.format_map(_Missing(common))
+    except (ValueError, IndexError):
+        title = figure.title
+    heading = f"{figure.number}. {title}" if figure.number else title
+    if isinstance(figure.series, str):
+        series_label = params.get(figure.series, Param(figure.series)).label
+    elif figure.series:
+        series_label = ", ".join(params.get(n, Param(n)).label for n in figure.series)
+    else:
+        series_label = ""
+    return FigureData(
+        figure=figure, heading=heading, quantity=quantity, unit=unit, x_param=x_param,
+        series_label=series_label, xs=xs, series=order, cells=cells, trials=trials,
+        x_labels={x: x_param.fmt(x) for x in xs},
+        series_labels={s: _label(s, figure.series, params) for s in order})
+
+
+class _Missing(dict):
+    def __missing__(self, key):
+        return "{" + key + "}"
+
+
+def format_table(data):
+    """x down the side, one column per series; best of N, and with
+    `spread` the min-median range of the trials after it."""
+    fig, q = data.figure, data.quantity
+    best_word = "best" if data.trials > 1 else "one trial"
+    what = f"{q.label} in {data.unit}" if q.label and data.unit else (data.unit or q.label)
+    head = f"{data.heading}: {what}, {best_word}{f' of {data.trials}' if data.trials > 1 else ''}"
+    if fig.note:
+        head += f"; {fig.note}"
+    lines = [head]
+    cols = [data.series_labels[s] or q.label for s in data.series]
+
+    def cell(c):
+        if c is None:
+            return "-"
+        text = format(c.best(q.better), q.fmt)
+        if fig.spread and len(c.values) > 1:
+            lo, mid = c.worst(q.better), c.median
+            text += f" [{format(lo, q.fmt)}-{format(mid, q.fmt)}]" if q.better == "max" \
+                else f" [{format(mid, q.fmt)}-{format(lo, q.fmt)}]"
+        return text
+
+    rows = [[cell(data.cells.get((x, s))) for s in data.series] for x in data.xs]
+    width = max([10] + [len(c) + 2 for c in cols] + [len(v) + 2 for r in rows for v in r])
+    xw = max([6] + [len(data.x_param.label) + 1] + [len(v) + 1 for v in data.x_labels.values()])
+    lines.append(data.x_param.label.rjust(xw) + "".join(c.rjust(width) for c in cols))
+    for x, r in zip(data.xs, rows):
+        lines.append(data.x_labels[x].rjust(xw) + "".join(v.rjust(width) for v in r))
+    if fig.spread:
+        lines.append(f"{'':>{xw}}  [a-b]: the {'lowest' if q.better == 'max' else 'highest'} "
+                     "and the median of the trials")
+    return "\n".join(lines)

@@ -6,6 +6,7 @@ Settings the launcher applies on the user's behalf (Open MPI's root
 permission, oversubscription) are reported in `notes`, printed before a run
 and stored with it."""
 
+import itertools
 import os
 import shlex
 import shutil
@@ -14,7 +15,11 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 
+from . import slurm
 from .errors import UsageError
+from .mpi import FLAVOURS, find_launcher, flavour_of_launcher
+
+_steps = itertools.count()
 
 
 @dataclass
@@ -24,17 +29,19 @@ class LaunchOutcome:
     stderr: str
     seconds: float
     timed_out: bool
+    note: str = ""              # what was done about a timed-out point (e.g. scancel)
 
 
 @dataclass
 class Launcher:
-    kind: str                   # "mpirun", "srun" or "template"
+    kind: str                   # "mpirun" (Open MPI), "mpiexec" (MPICH's hydra), "srun" or "template"
     program: list               # the launcher's own words
     flavour: str = ""           # "openmpi", "mpich", "" when unknown
     template: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    allocation: object = None   # slurm.Allocation when kind == "srun"
 
-    def command(self, ranks, engine_argv):
+    def command(self, ranks, engine_argv, step_name=None):
         """The full argument list for `ranks` ranks of `engine_argv`."""
         if self.kind == "template":
             words = []
@@ -45,7 +52,12 @@ class Launcher:
                     words.append(word.replace("{ranks}", str(ranks)).replace("{engine}", engine_argv[0]))
             return words
         if self.kind == "srun":
-            return [*self.program, "-n", str(ranks), *engine_argv]
+            words = [*self.program, "-n", str(ranks)]
+            if self.allocation and ranks > self.allocation.cpus:
+                words.append("-O")  # without it srun waits for CPUs that never come
+            if step_name:
+                words += ["-J", step_name]  # so a timed-out step can be found and cancelled
+            return [*words, *engine_argv]
         words = [*self.program, "-np", str(ranks)]
         if self.flavour == "openmpi" and ranks > cores():
             words.append("--oversubscribe")
@@ -60,31 +72,52 @@ class Launcher:
 
     def explain(self, max_ranks):
         """Lines saying what this launcher will do on the user's behalf."""
-        lines = [f"launcher: {self.kind} ({' '.join(self.program or self.template)})"]
+        library = f" for {FLAVOURS[self.flavour].title}" if self.flavour in FLAVOURS else ""
+        lines = [f"launcher: {self.kind} ({' '.join(self.program or self.template)}){library}"]
+        if self.allocation:
+            lines.append(f"launcher: inside {self.allocation.describe()}; srun places the ranks")
+            if max_ranks > self.allocation.cpus:
+                lines.append(f"launcher: points with more than {self.allocation.cpus} ranks (the "
+                             "allocation's CPUs) get -O (--overcommit)")
         if self.flavour == "openmpi" and os.geteuid() == 0:
             lines.append("launcher: running as root, so OMPI_ALLOW_RUN_AS_ROOT=1 and "
                          "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 are set for Open MPI")
-        if self.flavour == "openmpi" and max_ranks > cores() and self.kind != "template":
+        if self.flavour == "openmpi" and max_ranks > cores() and self.kind in ("mpirun", "mpiexec"):
             lines.append(f"launcher: points with more than {cores()} ranks (the cores here) "
                          "get --oversubscribe; waiting ranks then compete for CPU")
         return lines
 
     def run(self, ranks, engine_argv, timeout):
-        argv = self.command(ranks, engine_argv)
+        step_name = f"pario-{os.getpid()}-{next(_steps)}" if self.kind == "srun" else None
+        argv = self.command(ranks, engine_argv, step_name)
         started = time.monotonic()
+        note = ""
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 env=self.environment(), start_new_session=True)
         try:
             out, err = proc.communicate(timeout=timeout)
             timed_out = False
         except subprocess.TimeoutExpired:
+            note = self._cancel_step(step_name)
             _kill_group(proc)
             out, err = proc.communicate()
             timed_out = True
         except BaseException:
+            self._cancel_step(step_name)
             _kill_group(proc)  # pario itself is stopping: take the ranks with it
             raise
-        return LaunchOutcome(proc.returncode, out, err, time.monotonic() - started, timed_out)
+        outcome = LaunchOutcome(proc.returncode, out, err, time.monotonic() - started, timed_out)
+        if timed_out and note:
+            outcome.note = note
+        return outcome
+
+    def _cancel_step(self, step_name):
+        """srun killed alone can leave its step's tasks running: cancel the
+        step through Slurm first.  Returns what was done, for the record."""
+        if not (step_name and self.allocation):
+            return ""
+        ids = slurm.cancel_step(self.allocation.job_id, step_name)
+        return f"Slurm step {', '.join(ids)} cancelled with scancel" if ids else ""
 
 
 def _kill_group(proc):
@@ -112,20 +145,13 @@ def cores():
         return os.cpu_count() or 1
 
 
-def _flavour(mpirun):
-    try:
-        text = subprocess.run([mpirun, "--version"], capture_output=True, text=True, timeout=20).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
-    if "Open MPI" in text or "OpenRTE" in text:
-        return "openmpi"
-    if "HYDRA" in text or "MPICH" in text.upper():
-        return "mpich"
-    return ""
+def _flavour(program):
+    return flavour_of_launcher(program)
 
 
-def choose_launcher(template=None, kind=None):
-    """A user template wins; then srun inside a Slurm job; then mpirun or mpiexec."""
+def choose_launcher(template=None, kind=None, mpi=""):
+    """A user template wins; then srun inside a Slurm job; then the mpirun
+    or mpiexec of `mpi`, the library the engine was built with."""
     if template:
         words = shlex.split(template)
         if "{engine}" not in " ".join(words) or "{ranks}" not in " ".join(words):
@@ -135,16 +161,20 @@ def choose_launcher(template=None, kind=None):
             words.append("{engine_args}")
         program = shutil.which(words[0])
         return Launcher("template", [], flavour=_flavour(program) if program else "", template=words)
-    if kind not in (None, "auto", "mpirun", "srun"):
-        raise UsageError(f"--launcher '{kind}' is unknown: use auto, mpirun or srun")
-    if kind == "srun" or (kind in (None, "auto") and os.environ.get("SLURM_JOB_ID")
-                          and shutil.which("srun")):
-        srun = shutil.which("srun")
-        if not srun:
-            raise UsageError("--launcher srun: srun is not on PATH: run inside a Slurm job or use mpirun")
-        return Launcher("srun", [srun])
-    for name in ("mpirun", "mpiexec"):
-        path = shutil.which(name)
-        if path:
-            return Launcher("mpirun", [path], flavour=_flavour(path))
-    raise UsageError("mpirun not found: run 'make deps' (installs Open MPI) or put your MPI's bin on PATH")
+    if kind not in (None, "auto", "mpirun", "mpiexec", "srun"):
+        raise UsageError(f"--launcher '{kind}' is unknown: use auto, mpirun, mpiexec or srun")
+    if kind == "srun" or (kind in (None, "auto") and os.environ.get("SLURM_JOB_ID")):
+        alloc = slurm.allocation()  # refuses in seconds, not minutes, outside a live job
+        srun = [shutil.which("srun")]
+        if not os.environ.get("SLURM_MPI_TYPE"):
+            srun.append(f"--mpi={FLAVOURS[mpi or 'openmpi'].srun_mpi}")
+        return Launcher("srun", srun, flavour=mpi, allocation=alloc)
+    found = find_launcher(mpi)
+    if not found:
+        if mpi:
+            f = FLAVOURS[mpi]
+            raise UsageError(f"the engine is built with {f.title} but none of {', '.join(f.launchers)} "
+                             f"is a {f.title} launcher: run 'make deps' or put its bin on PATH")
+        raise UsageError("mpirun not found: run 'make deps' (installs Open MPI) or put your MPI's bin on PATH")
+    path, flavour = found
+    return Launcher("mpiexec" if flavour == "mpich" else "mpirun", [path], flavour=flavour)

@@ -1,36 +1,86 @@
-"""PNG figures like the CFS report's Figures 4-14: aggregate rate against
-ranks on a log2 axis, one line per block size."""
+"""PNG plots of `figures.FigureData`, in the reports' style: the x
+parameter on its axis (log2 for ranks and sizes), one line per series,
+best of the trials, the min-median spread as error bars when the figure
+asks for it, and the figure's reference lines (zeta's 0.1).
+
+Colours follow series labels through a `Palette` shared by every figure
+of a run, so one write method has one colour on all its plots."""
 
 from pathlib import Path
 
-from .units import format_size
+_MARKERS = "os^vD<>ph*"
 
 
-def plot_figure(fig, out_dir, run_id):
+class Palette:
+    """A colour per series label, the same across the figures it serves."""
+
+    def __init__(self):
+        self.index = {}
+
+    def style(self, label):
+        """matplotlib keywords: the label's colour and marker."""
+        import matplotlib
+
+        if label not in self.index:
+            self.index[label] = len(self.index)
+        i = self.index[label]
+        cycle = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+        return dict(color=cycle[i % len(cycle)], marker=_MARKERS[i % len(_MARKERS)], label=label)
+
+
+def plot_figure(data, out_dir, run_id, palette=None):
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    palette = palette or Palette()
+    fig, q = data.figure, data.quantity
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     f, ax = plt.subplots(figsize=(6.4, 4.4), dpi=110)
-    markers = "os^vD<>ph*"
-    for i, block in enumerate(fig.blocks):
-        xs = [r for r in fig.ranks if (r, block) in fig.best]
-        ys = [fig.best[(r, block)] for r in xs]
-        ax.plot(xs, ys, marker=markers[i % len(markers)], label=format_size(block))
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(fig.ranks)
-    ax.set_xticklabels([str(r) for r in fig.ranks])
-    ax.set_xlabel("ranks")
-    ax.set_ylabel(f"MiB/s (best of {fig.iterations})")
-    ax.set_ylim(bottom=0)
-    ax.set_title(fig.heading)
+    category = data.x_param.scale == "category" or not all(
+        isinstance(x, (int, float)) for x in data.xs)
+    pos = {x: i for i, x in enumerate(data.xs)} if category else {x: x for x in data.xs}
+    for s in data.series:
+        xs = [x for x in data.xs if (x, s) in data.cells]
+        best = [data.cells[(x, s)].best(q.better) for x in xs]
+        label = data.series_labels[s] or q.label
+        style = palette.style(label)
+        if fig.spread:
+            lo = [data.cells[(x, s)].worst(q.better) for x in xs]
+            mid = [data.cells[(x, s)].median for x in xs]
+            near = [min(a, b) for a, b in zip(lo, mid)]
+            far = [max(a, b) for a, b in zip(lo, mid)]
+            err = [[max(b - n, 0) for b, n in zip(best, near)], [max(fa - b, 0) for b, fa in zip(best, far)]]
+            ax.errorbar([pos[x] for x in xs], best, yerr=err, capsize=3, **style)
+        else:
+            ax.plot([pos[x] for x in xs], best, **style)
+    for y, text in fig.lines:
+        ax.axhline(y, color="0.4", linestyle="--", linewidth=1)
+        ax.annotate(text, xy=(0.01, y), xycoords=("axes fraction", "data"), fontsize="small",
+                    color="0.3", va="bottom")
+    if category:
+        ax.set_xticks(range(len(data.xs)))
+        ax.set_xticklabels([data.x_labels[x] for x in data.xs])
+    else:
+        if data.x_param.scale == "log2" and min(data.xs) > 0:
+            ax.set_xscale("log", base=2)
+        ax.set_xticks(data.xs)
+        ax.set_xticklabels([data.x_labels[x] for x in data.xs])
+    ax.set_xlabel(data.x_param.label)
+    best_word = f"best of {data.trials}" if data.trials > 1 else "one trial"
+    ax.set_ylabel(f"{q.label + ' ' if q.label else ''}({data.unit + ', ' if data.unit else ''}{best_word})")
+    if fig.log_y:
+        ax.set_yscale("log")
+    elif all(c.best(q.better) >= 0 for c in data.cells.values()):
+        ax.set_ylim(bottom=0)
+    ax.set_title(data.heading + (f"\n{fig.note}" if fig.note else ""), fontsize="medium")
     ax.grid(True, alpha=0.3)
-    ax.legend(title="block", fontsize="small")
+    if len(data.series) > 1 or data.series_labels.get(data.series[0]):
+        ax.legend(title=data.series_label or None, fontsize="small")
     f.tight_layout()
-    path = out_dir / f"run{run_id}-{fig.name}.png"
+    path = out_dir / f"run{run_id}-{fig.id}.png"
     f.savefig(path)
     plt.close(f)
     return path

@@ -11,16 +11,15 @@ import tempfile
 from pathlib import Path
 
 from . import __version__
-from .engine import engine_path
+from .engine import engine_mpi, engine_path
 from .errors import UsageError
-from .figures import figures_of, format_table
+from .figures import build, format_table
 from .launch import choose_launcher
-from .nht1 import format_tables as nht1_tables, plan_nht1, plot_figures as nht1_plots
-from .plan import plan
-from .plot import plot_figure
-from .presets import load_preset
+from .plot import Palette, plot_figure
+from .presets import load_experiment, parse_experiment, preset_figures, Experiment
 from .progress import Progress
 from .store import Store
+from .studies import kind_of, refuse_foreign_options
 
 
 class _Interrupted(Exception):
@@ -53,24 +52,16 @@ def _point_files(directory, name):
 
 
 def run_experiment(args, out=sys.stdout):
-    preset = load_preset(args.experiment)
+    experiment = load_experiment(args.experiment)
+    preset = experiment.data
+    kind = kind_of(preset)
+    options = {k: v for k, v in vars(args).items() if k not in ("func",)}
+    refuse_foreign_options(kind, options, f"{experiment.origin}")
     directory = _check_dir(args.dir)
-    extra = []
-    if args.evict:
-        extra.append("--evict")
-    if args.direct:
-        extra.append("--direct")
-    if args.verify:
-        extra.append("--verify")
-    if preset.get("kind") == "bt":
-        points, skipped = plan_nht1(preset, quick=args.quick, ranks=args.ranks,
-                                    classes=args.classes, tests=args.tests)
-    else:
-        points, skipped = plan(preset, quick=args.quick, ranks=args.ranks, blocks=args.blocks,
-                               size=args.size, iterations=args.iterations, tests=args.tests,
-                               files=args.files, extra=extra)
-    engine = engine_path()
-    launcher = choose_launcher(args.launcher_template, args.launcher)
+    points, skipped = kind.plan(preset, options)
+    mpi = getattr(args, "mpi", None)
+    engine = engine_path(mpi)
+    launcher = choose_launcher(args.launcher_template, args.launcher, mpi=engine_mpi(engine, mpi))
     max_ranks = max(p.ranks for p in points)
     for line in launcher.explain(max_ranks):
         print(line, file=out)
@@ -83,9 +74,9 @@ def run_experiment(args, out=sys.stdout):
         return 0
 
     store = Store(args.db)
-    options = {k: v for k, v in vars(args).items() if k not in ("func",)}
     run_id = store.start_run(preset["name"], preset.get("title", ""), directory, sys.argv,
-                             options, launcher.kind, __version__)
+                             options, launcher.kind, __version__, kind=kind.name,
+                             experiment_toml=experiment.text, experiment_origin=experiment.origin)
     print(f"run {run_id}: {len(points)} points of preset {preset['name']} into {directory}; "
           f"results in {store.path}", file=out)
 
@@ -96,7 +87,7 @@ def run_experiment(args, out=sys.stdout):
     progress = Progress(len(points))
     failures = 0
     name = None
-    earlier = {}  # what later points need from earlier ones (BT's T_C)
+    earlier = {}  # what later points need from earlier ones (the kind's remember())
     try:
         with tempfile.TemporaryDirectory(prefix="pario-results-") as scratch:
             for i, p in enumerate(points):
@@ -117,6 +108,8 @@ def run_experiment(args, out=sys.stdout):
                     leftover.unlink()  # created by this point's engine, which died
                 if outcome.timed_out:
                     error = f"timed out after {args.timeout:g} s (raise --timeout, or look for a hung rank)"
+                    if outcome.note:
+                        error += f"; {outcome.note}"
                 elif outcome.returncode != 0 or not json_path.exists():
                     error = _engine_error(outcome)
                 else:
@@ -152,35 +145,61 @@ def run_experiment(args, out=sys.stdout):
     return 1 if failures == len(points) else 0
 
 
+def _experiment_of(run):
+    """The run's own experiment (kept with it), or for a run stored before
+    pario kept them, the shipped preset of its name."""
+    if run.get("experiment_toml"):
+        origin = run.get("experiment_origin") or run["preset"]
+        return Experiment(parse_experiment(run["experiment_toml"], f"run {run['id']} ({origin})"),
+                          run["experiment_toml"], origin)
+    return load_experiment(run["preset"])
+
+
+def run_views(store, run_id):
+    """(run, kind, experiment, options, records, figure data) of a stored run."""
+    run = store.run(run_id)
+    experiment = _experiment_of(run)
+    kind = kind_of(experiment.data)
+    options = json.loads(run["options_json"] or "{}")
+    records = []
+    for p in store.points(run_id):
+        if p["status"] != "ok" or not p["result_json"]:
+            continue
+        point = dict(p)
+        point["params"] = json.loads(p["params_json"]) if p["params_json"] else {}
+        records += kind.records(point, json.loads(p["result_json"]))
+    figures = kind.figures(experiment.data, records, options) + preset_figures(experiment.data)
+    data = [d for d in (build(f, records, kind.params, kind.quantities) for f in figures) if d]
+    return run, kind, experiment, options, records, data
+
+
 def show_run(store, run_id, out=sys.stdout, plots_dir=None, with_plots=True):
     """Print the run's tables (and write its plots); returns how many
     points succeeded, i.e. whether there was anything to show."""
-    run = store.run(run_id)
+    run, kind, experiment, options, records, figures = run_views(store, run_id)
     counts = store.counts(run_id)
     print(f"\nrun {run_id}: preset {run['preset']} ({run['title']}), {run['status']}, "
           f"started {run['started_utc']}, dir {run['dir']}", file=out)
     print("points: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())), file=out)
     target = Path(plots_dir) if plots_dir else store.path.parent / "plots" / f"run{run_id}"
-    if load_preset(run["preset"]).get("kind") == "bt":
-        print(nht1_tables(store, run_id), file=out)
-        _print_failures(store, run_id, out)
-        if with_plots:
-            paths = nht1_plots(store, run_id, target)
-            print(f"\nplots: {len(paths)} PNG files in {target}", file=out)
-        return counts.get("ok", 0)
-    figures = figures_of(store, run_id)
+    for table in kind.tables(experiment.data, records, options):
+        print(table, file=out)
     for fig in figures:
         print("\n" + format_table(fig), file=out)
     warnings = {}
     for test_id, text in store.warnings(run_id):
         warnings.setdefault(text, set()).add(test_id)
-    if warnings:
+    notes = kind.notes(experiment.data, records, options)
+    if warnings or notes:
         print("\nwarnings:", file=out)
         for text, tests in warnings.items():
             print(f"  - {text} [{', '.join(sorted(tests))}]", file=out)
+        for text in notes:
+            print(f"  - {text}", file=out)
     _print_failures(store, run_id, out)
     if with_plots and figures:
-        paths = [plot_figure(fig, target, run_id) for fig in figures]
+        palette = Palette()
+        paths = [plot_figure(fig, target, run_id, palette) for fig in figures]
         print(f"\nplots: {len(paths)} PNG files in {target}", file=out)
     return counts.get("ok", 0)
 

@@ -3,7 +3,12 @@
 Every point is written in its own transaction, so a killed run leaves a
 readable database: the run row says 'running' until it ends, and `list`
 shows a run whose process is gone as 'incomplete'.  Failed points are kept
-as failures (with the engine's line), never as results."""
+as failures (with the engine's line), never as results.
+
+Each run keeps its experiment: the study kind, the TOML text and where it
+came from, with the options it ran with, so a run can be shown after its
+file is gone.  The schema is versioned (PRAGMA user_version); an older
+database is migrated in place when opened (columns are only added)."""
 
 import json
 import os
@@ -65,6 +70,16 @@ CREATE INDEX IF NOT EXISTS points_by_run ON points(run_id);
 CREATE INDEX IF NOT EXISTS phases_by_point ON phases(point_id);
 """
 
+SCHEMA_VERSION = 2
+
+# Columns added since the first schema (version 0/1), by table: an older
+# database gets them on open; their rows keep NULL (show falls back to the
+# shipped preset of the run's name).
+_ADDED_COLUMNS = {
+    "runs": [("kind", "TEXT"), ("experiment_toml", "TEXT"), ("experiment_origin", "TEXT")],
+    "points": [("params_json", "TEXT")],
+}
+
 
 def default_db_path():
     """$PARIO_DB, else the user's data directory."""
@@ -86,6 +101,7 @@ class Store:
             self.db = sqlite3.connect(str(self.path), timeout=30)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.executescript(SCHEMA)
+            self._migrate()
         except (OSError, sqlite3.Error) as exc:
             raise UsageError(f"--db {self.path}: cannot open the results database ({exc}): "
                              "choose a writable path") from exc
@@ -94,14 +110,29 @@ class Store:
     def close(self):
         self.db.close()
 
+    def _migrate(self):
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version >= SCHEMA_VERSION:
+            return
+        with self.db:
+            for table, cols in _ADDED_COLUMNS.items():
+                have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
+                for name, sql_type in cols:
+                    if name not in have:
+                        self.db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {sql_type}")
+            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
     # --- writing -----------------------------------------------------------
-    def start_run(self, preset, title, directory, argv, options, launcher, version):
+    def start_run(self, preset, title, directory, argv, options, launcher, version,
+                  kind=None, experiment_toml=None, experiment_origin=None):
         with self.db:
             cur = self.db.execute(
                 "INSERT INTO runs(preset, title, started_utc, status, pid, host, dir, argv,"
-                " options_json, launcher, pario_version) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                " options_json, launcher, pario_version, kind, experiment_toml, experiment_origin)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (preset, title, utc_now(), "running", os.getpid(), socket.gethostname(),
-                 str(directory), json.dumps(argv), json.dumps(options), launcher, version))
+                 str(directory), json.dumps(argv), json.dumps(options), launcher, version,
+                 kind, experiment_toml, experiment_origin))
         return cur.lastrowid
 
     def finish_run(self, run_id, status):
@@ -110,15 +141,18 @@ class Store:
                             (status, utc_now(), run_id))
 
     def add_point(self, run_id, point, status, command, seconds, result=None, error=None):
-        """One point, with its phases and warnings, in one transaction."""
+        """One point, with its phases and warnings, in one transaction.
+        `point` offers test_id, ranks, columns() and params() (see studies)."""
+        c = point.columns()
         with self.db:
             cur = self.db.execute(
                 "INSERT INTO points(run_id, test_id, title, layout, files, api, ranks,"
                 " block_bytes, size_bytes, group_size, status, error, command, seconds,"
-                " result_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (run_id, point.test_id, point.title, point.layout, point.files, point.api,
-                 point.ranks, point.block, point.size, point.group, status, error,
-                 json.dumps(command), seconds, json.dumps(result) if result else None))
+                " result_json, params_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (run_id, point.test_id, c.get("title"), c.get("layout"), c.get("files"), c.get("api"),
+                 point.ranks, c.get("block_bytes"), c.get("size_bytes"), c.get("group_size"), status,
+                 error, json.dumps(command), seconds, json.dumps(result) if result else None,
+                 json.dumps(point.params())))
             point_id = cur.lastrowid
             if result:
                 for phase in result.get("phases", []):
@@ -150,17 +184,6 @@ class Store:
 
     def points(self, run_id):
         return self.db.execute("SELECT * FROM points WHERE run_id=? ORDER BY id", (run_id,)).fetchall()
-
-    def best_rates(self, run_id):
-        """Best rate of each ok point and phase, in plan order (point id):
-        rows of test_id, title, layout, size_bytes, phase, ranks,
-        block_bytes, best MiB/s, iterations."""
-        return self.db.execute(
-            "SELECT p.test_id, p.title, p.layout, p.size_bytes, ph.phase, p.ranks, p.block_bytes,"
-            " max(ph.mib_per_s) AS best, count(*) AS n"
-            " FROM points p JOIN phases ph ON ph.point_id = p.id"
-            " WHERE p.run_id=? AND p.status='ok'"
-            " GROUP BY p.id, ph.phase ORDER BY p.id, ph.phase = 'read'", (run_id,)).fetchall()
 
     def warnings(self, run_id):
         rows = self.db.execute(

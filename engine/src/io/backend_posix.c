@@ -1,5 +1,6 @@
 /* posix: open/pread/pwrite/fsync/close on a file descriptor. */
 #include "backend.h"
+#include "backend_fd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,12 +13,9 @@ typedef struct posix_file {
 
 static int posix_open(const backend_open_args *a, void **handle)
 {
-    int flags = a->mode == BACKEND_WRITE ? (O_WRONLY | O_CREAT) : O_RDONLY;
-    if (a->direct)
-        flags |= O_DIRECT;
-    int fd = open(a->path, flags | O_CLOEXEC, 0644);
+    int fd = backend_open_fd(a, false);
     if (fd < 0)
-        return errno;
+        return -fd;
     posix_file *f = malloc(sizeof *f);
     if (!f) {
         close(fd);
@@ -86,7 +84,8 @@ static int posix_close(void *h)
 const backend_ops backend_posix = {
     .name = "posix",
     .summary = "pread/pwrite on a file descriptor",
-    .caps = BACKEND_CAP_DIRECT,
+    .caps = BACKEND_CAP_DIRECT | BACKEND_CAP_PER_CALL | BACKEND_CAP_GROUPABLE |
+            BACKEND_CAP_PREALLOC,
     .open = posix_open,
     .write_at = posix_write_at,
     .read_at = posix_read_at,

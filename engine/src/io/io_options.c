@@ -23,78 +23,22 @@ bool io_has_phase(const io_options *o, enum phase_kind k)
     return false;
 }
 
-void io_usage(void)
-{
-    printf(
-        "usage: mpirun -np P pario-engine io --dir DIR [options]\n"
-        "\n"
-        "Times one access pattern, CFS style: barrier, start, open, I/O, close,\n"
-        "barrier, stop; the phase time is the maximum over ranks.\n"
-        "\n"
-        "  --dir DIR            target directory (must exist and be writable)\n"
-        "  --name NAME          file name (default: a unique pario-io.* name)\n"
-        "  --layout L           broadcast | partitioned | interleaved | random\n"
-        "  --files F            shared (one file) | per-rank (one file per rank)\n"
-        "  --api A              posix (pread/pwrite)\n"
-        "  --block SIZE         bytes per call (4k 64k 1m ...; powers of 1024)\n"
-        "  --size SIZE          broadcast: the file every rank reads;\n"
-        "                       otherwise the aggregate over all ranks\n"
-        "  --phases LIST        write,read (default) or write or read\n"
-        "  --iterations N       repetitions of every phase (default 3)\n"
-        "  --group G            at most G ranks do I/O at once (token passing)\n"
-        "  --group-unit U       call (default: one call per group at a time, as\n"
-        "                       in the CFS report) | rank (a rank's whole share)\n"
-        "  --prealloc           reserve the file's space before each write phase\n"
-        "  --fsync / --no-fsync fsync before close in write phases (default on)\n"
-        "  --direct             O_DIRECT (block must be a multiple of 4 KiB)\n"
-        "  --evict              drop the file from the page cache before reads\n"
-        "  --huge-pages / --no-huge-pages  buffers on transparent huge pages\n"
-        "                       (default: on with --direct)\n"
-        "  --read-shift K       rank r reads what rank r+K wrote\n"
-        "  --verify             check every byte after each phase (untimed)\n"
-        "  --keep               keep the files (default: removed at the end)\n"
-        "  --trace              record every call's start and end time\n"
-        "  --seed S             data seed (default 1)\n"
-        "  --json FILE          write the result document (pario.result/1)\n");
-}
+/* State that only lives while parsing: choices whose default depends on
+ * other options. */
+typedef struct parse_state {
+    int fsync_choice, huge_choice;
+    bool size_given, shift_given, unit_given, transfer_given;
+} parse_state;
 
-enum {
-    OPT_DIR = 1000, OPT_NAME, OPT_LAYOUT, OPT_FILES, OPT_API, OPT_BLOCK, OPT_SIZE,
-    OPT_PHASES, OPT_ITER, OPT_GROUP, OPT_GROUP_UNIT, OPT_PREALLOC, OPT_FSYNC,
-    OPT_NO_FSYNC, OPT_DIRECT, OPT_EVICT, OPT_HUGE, OPT_NO_HUGE, OPT_SHIFT, OPT_VERIFY,
-    OPT_KEEP, OPT_TRACE, OPT_SEED, OPT_JSON, OPT_HELP
-};
+/* One core option: "--name ARG", its help, and what it sets. */
+typedef struct core_option {
+    const char *name;
+    const char *arg;  /* NULL for a flag */
+    const char *help; /* continuation lines after '\n' */
+    void (*set)(io_options *o, parse_state *s, const char *arg);
+} core_option;
 
-static const struct option long_options[] = {
-    {"dir", required_argument, 0, OPT_DIR},
-    {"name", required_argument, 0, OPT_NAME},
-    {"layout", required_argument, 0, OPT_LAYOUT},
-    {"files", required_argument, 0, OPT_FILES},
-    {"api", required_argument, 0, OPT_API},
-    {"block", required_argument, 0, OPT_BLOCK},
-    {"size", required_argument, 0, OPT_SIZE},
-    {"phases", required_argument, 0, OPT_PHASES},
-    {"iterations", required_argument, 0, OPT_ITER},
-    {"group", required_argument, 0, OPT_GROUP},
-    {"group-unit", required_argument, 0, OPT_GROUP_UNIT},
-    {"prealloc", no_argument, 0, OPT_PREALLOC},
-    {"fsync", no_argument, 0, OPT_FSYNC},
-    {"no-fsync", no_argument, 0, OPT_NO_FSYNC},
-    {"direct", no_argument, 0, OPT_DIRECT},
-    {"evict", no_argument, 0, OPT_EVICT},
-    {"huge-pages", no_argument, 0, OPT_HUGE},
-    {"no-huge-pages", no_argument, 0, OPT_NO_HUGE},
-    {"read-shift", required_argument, 0, OPT_SHIFT},
-    {"verify", no_argument, 0, OPT_VERIFY},
-    {"keep", no_argument, 0, OPT_KEEP},
-    {"trace", no_argument, 0, OPT_TRACE},
-    {"seed", required_argument, 0, OPT_SEED},
-    {"json", required_argument, 0, OPT_JSON},
-    {"help", no_argument, 0, OPT_HELP},
-    {0, 0, 0, 0},
-};
-
-static uint64_t need_size(const char *opt, const char *text)
+uint64_t option_size(const char *opt, const char *text)
 {
     uint64_t v;
     const char *why;
@@ -103,13 +47,205 @@ static uint64_t need_size(const char *opt, const char *text)
     return v;
 }
 
-static uint64_t need_count(const char *opt, const char *text)
+uint64_t option_count(const char *opt, const char *text)
 {
     uint64_t v;
     const char *why;
     if (count_parse(text, &v, &why) != 0)
         fail_usage("%s '%s' %s: give a whole number of at least 1", opt, text, why);
     return v;
+}
+
+static uint64_t whole_number(const char *opt, const char *text, int base, const char *what)
+{
+    char *end;
+    errno = 0;
+    if (text[0] == '-' || text[0] == '\0')
+        fail_usage("%s '%s' must be a whole number%s, 0 or more", opt, text, what);
+    unsigned long long v = strtoull(text, &end, base);
+    if (errno || *end)
+        fail_usage("%s '%s' must be a whole number%s, 0 or more", opt, text, what);
+    return v;
+}
+
+static void parse_phases(io_options *o, const char *text);
+
+static void set_dir(io_options *o, parse_state *s, const char *a)
+{
+    if (strlen(a) >= sizeof o->dir)
+        fail_usage("--dir is too long: use a shorter path");
+    snprintf(o->dir, sizeof o->dir, "%s", a);
+}
+static void set_name(io_options *o, parse_state *s, const char *a)
+{
+    if (!a[0] || strchr(a, '/') || strlen(a) > 200 || strcmp(a, ".") == 0 || strcmp(a, "..") == 0)
+        fail_usage("--name '%s' must be a plain file name (no '/'), at most 200 characters", a);
+    snprintf(o->name, sizeof o->name, "%s", a);
+}
+static void set_layout(io_options *o, parse_state *s, const char *a)
+{
+    o->layout = layout_find(a);
+    if (!o->layout)
+        fail_usage("--layout '%s' is unknown: use one of %s", a, layout_names());
+}
+static void set_files(io_options *o, parse_state *s, const char *a)
+{
+    if (strcmp(a, "shared") == 0)
+        o->per_rank_files = false;
+    else if (strcmp(a, "per-rank") == 0)
+        o->per_rank_files = true;
+    else
+        fail_usage("--files '%s' is unknown: use shared or per-rank", a);
+}
+static void set_api(io_options *o, parse_state *s, const char *a)
+{
+    o->api = backend_find(a);
+    if (!o->api)
+        fail_usage("--api '%s' is unknown: use one of %s", a, backend_names());
+}
+static void set_block(io_options *o, parse_state *s, const char *a)
+{
+    o->block = option_size("--block", a);
+}
+static void set_size(io_options *o, parse_state *s, const char *a)
+{
+    o->size = option_size("--size", a);
+    s->size_given = true;
+}
+static void set_phases(io_options *o, parse_state *s, const char *a) { parse_phases(o, a); }
+static void set_iterations(io_options *o, parse_state *s, const char *a)
+{
+    o->iterations = option_count("--iterations", a);
+    if (o->iterations > 100000)
+        fail_usage("--iterations %s is more than 100000: use fewer", a);
+}
+static void set_group(io_options *o, parse_state *s, const char *a)
+{
+    uint64_t g = option_count("--group", a);
+    if (g > 1u << 30)
+        fail_usage("--group %s is too large: use at most the number of ranks", a);
+    o->group = (int)g;
+}
+static void set_group_unit(io_options *o, parse_state *s, const char *a)
+{
+    s->unit_given = true;
+    if (strcmp(a, "call") == 0)
+        o->group_unit = GROUP_PER_CALL;
+    else if (strcmp(a, "rank") == 0)
+        o->group_unit = GROUP_PER_RANK;
+    else
+        fail_usage("--group-unit '%s' is unknown: use call or rank", a);
+}
+static void set_transfer_buffer(io_options *o, parse_state *s, const char *a)
+{
+    o->transfer_buffer = option_size("--transfer-buffer", a);
+    s->transfer_given = true;
+}
+static void set_prealloc(io_options *o, parse_state *s, const char *a) { o->prealloc = true; }
+static void set_fsync(io_options *o, parse_state *s, const char *a) { s->fsync_choice = 1; }
+static void set_no_fsync(io_options *o, parse_state *s, const char *a) { s->fsync_choice = 0; }
+static void set_direct(io_options *o, parse_state *s, const char *a) { o->direct = true; }
+static void set_evict(io_options *o, parse_state *s, const char *a) { o->evict = true; }
+static void set_huge(io_options *o, parse_state *s, const char *a) { s->huge_choice = 1; }
+static void set_no_huge(io_options *o, parse_state *s, const char *a) { s->huge_choice = 0; }
+static void set_shift(io_options *o, parse_state *s, const char *a)
+{
+    o->read_shift = whole_number("--read-shift", a, 10, " of ranks");
+    s->shift_given = true;
+}
+static void set_verify(io_options *o, parse_state *s, const char *a) { o->verify = true; }
+static void set_keep(io_options *o, parse_state *s, const char *a) { o->keep = true; }
+static void set_trace(io_options *o, parse_state *s, const char *a) { o->trace = true; }
+static void set_seed(io_options *o, parse_state *s, const char *a)
+{
+    o->seed = whole_number("--seed", a, 0, "");
+}
+static void set_json(io_options *o, parse_state *s, const char *a)
+{
+    if (strlen(a) >= sizeof o->json || !a[0])
+        fail_usage("--json needs a file name");
+    snprintf(o->json, sizeof o->json, "%s", a);
+}
+static void set_help(io_options *o, parse_state *s, const char *a);
+
+/* The core options, in --help order.  Each backend adds its own
+ * (backend_ops.options), printed under its name. */
+static const core_option core_options[] = {
+    {"dir", "DIR", "target directory (must exist and be writable)", set_dir},
+    {"name", "NAME", "file name (default: a unique pario-io.* name)", set_name},
+    {"layout", "L", "broadcast | partitioned | interleaved | random", set_layout},
+    {"files", "F", "shared (one file) | per-rank (one file per rank)", set_files},
+    {"api", "A", "how bytes move (default posix; each API and its own\noptions are listed below)",
+     set_api},
+    {"block", "SIZE", "bytes per call (4k 64k 1m ...; powers of 1024)", set_block},
+    {"size", "SIZE", "broadcast: the file every rank reads;\notherwise the aggregate over all ranks",
+     set_size},
+    {"phases", "LIST", "write,read (default) or write or read", set_phases},
+    {"iterations", "N", "repetitions of every phase (default 3)", set_iterations},
+    {"group", "G", "at most G ranks do I/O at once (token passing)", set_group},
+    {"group-unit", "U",
+     "call (default: one call per group at a time, as\nin the CFS report) | rank (a rank's whole "
+     "share)",
+     set_group_unit},
+    {"transfer-buffer", "SIZE",
+     "APIs that move a rank's whole list per call (collective):\nat most SIZE per rank per call "
+     "(default 256m)",
+     set_transfer_buffer},
+    {"prealloc", NULL, "reserve the file's space before each write phase", set_prealloc},
+    {"fsync", NULL, "fsync before close in write phases (default on)", set_fsync},
+    {"no-fsync", NULL, "no fsync before close", set_no_fsync},
+    {"direct", NULL, "O_DIRECT (block must be a multiple of 4 KiB)", set_direct},
+    {"evict", NULL, "drop the file from the page cache before reads", set_evict},
+    {"huge-pages", NULL, "buffers on transparent huge pages\n(default: on with --direct)", set_huge},
+    {"no-huge-pages", NULL, "buffers on ordinary pages", set_no_huge},
+    {"read-shift", "K", "rank r reads what rank r+K wrote", set_shift},
+    {"verify", NULL, "check every byte after each phase (untimed)", set_verify},
+    {"keep", NULL, "keep the files (default: removed at the end)", set_keep},
+    {"trace", NULL, "record every call's start and end time", set_trace},
+    {"seed", "S", "data seed (default 1)", set_seed},
+    {"json", "FILE", "write the result document (pario.result/1)", set_json},
+    {"help", NULL, "this text", set_help},
+};
+
+#define NCORE (sizeof core_options / sizeof core_options[0])
+
+static void print_option(const char *name, const char *arg, const char *help)
+{
+    char left[64];
+    snprintf(left, sizeof left, "--%s%s%s", name, arg ? " " : "", arg ? arg : "");
+    if (strlen(left) > 20)
+        printf("  %s\n%23s", left, ""); /* too long for the column: help below */
+    else
+        printf("  %-20s ", left);
+    for (const char *p = help; *p; p++) {
+        putchar(*p);
+        if (*p == '\n')
+            printf("%23s", "");
+    }
+    putchar('\n');
+}
+
+void io_usage(void)
+{
+    printf("usage: mpirun -np P pario-engine io --dir DIR [options]\n"
+           "\n"
+           "Times one access pattern, CFS style: barrier, start, open, I/O, close,\n"
+           "barrier, stop; the phase time is the maximum over ranks.\n"
+           "\n");
+    for (size_t i = 0; i < NCORE; i++)
+        print_option(core_options[i].name, core_options[i].arg, core_options[i].help);
+    const backend_ops *b;
+    for (size_t i = 0; (b = backend_at(i)) != NULL; i++) {
+        printf("\n--api %s: %s\n", b->name, b->summary);
+        for (size_t k = 0; k < b->noptions; k++)
+            print_option(b->options[k].name, b->options[k].arg, b->options[k].help);
+    }
+}
+
+static void set_help(io_options *o, parse_state *s, const char *a)
+{
+    io_usage();
+    fail_exit(0, 0, "%s", "");
 }
 
 static void parse_phases(io_options *o, const char *text)
@@ -171,6 +307,75 @@ static void check_json_path(const io_options *o)
         fail_usage("--json %s is a directory: give a file name", o->json);
 }
 
+/* Every option of every backend is known to getopt, so an option of
+ * another backend is recognised and refused by name rather than called
+ * unknown.  Backend options are applied after the whole line is read,
+ * once --api is known. */
+typedef struct option_entry {
+    const core_option *core; /* or a backend's: */
+    const backend_option *bopt;
+} option_entry;
+
+static void apply_backend_option(io_options *o, const backend_option *opt, const char *arg)
+{
+    /* The same name may belong to several backends (e.g. --queue-depth). */
+    for (size_t k = 0; k < o->api->noptions; k++)
+        if (strcmp(o->api->options[k].name, opt->name) == 0) {
+            o->api->config_set(o->api_config, o->api->options[k].id, opt->name, arg);
+            return;
+        }
+    char owners[256] = "";
+    const backend_ops *b;
+    for (size_t i = 0; (b = backend_at(i)) != NULL; i++)
+        for (size_t k = 0; k < b->noptions; k++)
+            if (strcmp(b->options[k].name, opt->name) == 0) {
+                size_t used = strlen(owners);
+                snprintf(owners + used, sizeof owners - used, "%s--api %s", used ? " or " : "",
+                         b->name);
+            }
+    fail_usage("--%s belongs to %s, not --api %s: drop it or choose that --api", opt->name,
+               owners, o->api->name);
+}
+
+/* What the chosen backend cannot do is refused, never approximated. */
+static void check_capabilities(const io_options *o, const parse_state *s, bool writes,
+                               bool reads, int nranks)
+{
+    const char *api = o->api->name;
+    unsigned caps = o->api_caps;
+    if (o->direct && !(caps & BACKEND_CAP_DIRECT))
+        fail_usage("--api %s cannot do direct I/O: drop --direct", api);
+    if (o->group && !(caps & BACKEND_CAP_GROUPABLE))
+        fail_usage("--api %s moves data in calls all ranks make together, so they cannot "
+                   "take turns: drop --group",
+                   api);
+    if (o->group && o->group_unit == GROUP_PER_CALL && !(caps & BACKEND_CAP_PER_CALL))
+        fail_usage("--api %s keeps several calls in flight, so the token cannot pass after "
+                   "each one: use --group-unit rank",
+                   api);
+    if (o->trace && (caps & BACKEND_CAP_TRANSFER))
+        fail_usage("--trace times every call, and --api %s moves a rank's whole list in one "
+                   "call: drop --trace",
+                   api);
+    if (s->transfer_given && !(caps & BACKEND_CAP_TRANSFER))
+        fail_usage("--transfer-buffer sizes whole-list calls, which --api %s does not make: "
+                   "drop it",
+                   api);
+    if (o->transfer_buffer < o->block)
+        fail_usage("--transfer-buffer is smaller than one --block: give at least the block size");
+    if (o->prealloc && !(caps & BACKEND_CAP_PREALLOC))
+        fail_usage("--api %s cannot write into a file --prealloc created: drop --prealloc", api);
+    if (o->api->config_check) {
+        backend_run_facts run = {.block = (size_t)o->block,
+                                 .direct = o->direct,
+                                 .writes = writes,
+                                 .reads = reads,
+                                 .nranks = nranks,
+                                 .per_rank_files = o->per_rank_files};
+        o->api->config_check(o->api_config, &run);
+    }
+}
+
 void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -184,134 +389,81 @@ void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o
     o->iterations = 3;
     o->group_unit = GROUP_PER_CALL;
     o->seed = 1;
-    int fsync_choice = -1, huge_choice = -1;
-    bool size_given = false, shift_given = false, unit_given = false;
+    o->transfer_buffer = IO_TRANSFER_BUFFER;
+    parse_state st = {.fsync_choice = -1, .huge_choice = -1}, *s = &st;
+
+    size_t nentries = NCORE;
+    const backend_ops *b;
+    for (size_t i = 0; (b = backend_at(i)) != NULL; i++)
+        nentries += b->noptions;
+    option_entry *entries = calloc(nentries, sizeof *entries);
+    struct option *longopts = calloc(nentries + 1, sizeof *longopts);
+    /* backend options seen, applied once --api is known */
+    const backend_option **pending = calloc((size_t)argc + 1, sizeof *pending);
+    const char **pending_arg = calloc((size_t)argc + 1, sizeof *pending_arg);
+    if (!entries || !longopts || !pending || !pending_arg)
+        fail_usage("out of memory parsing the options");
+    size_t n = 0, npending = 0;
+    for (size_t i = 0; i < NCORE; i++, n++) {
+        entries[n].core = &core_options[i];
+        longopts[n] = (struct option){core_options[i].name,
+                                      core_options[i].arg ? required_argument : no_argument, 0,
+                                      (int)(1000 + n)};
+    }
+    for (size_t i = 0; (b = backend_at(i)) != NULL; i++)
+        for (size_t k = 0; k < b->noptions; k++, n++) {
+            entries[n].bopt = &b->options[k];
+            longopts[n] = (struct option){b->options[k].name,
+                                          b->options[k].arg ? required_argument : no_argument, 0,
+                                          (int)(1000 + n)};
+        }
 
     opterr = 0;
     optind = 1;
     int c, which = 0;
-    while ((c = getopt_long(argc, argv, ":", long_options, &which)) != -1) {
-        /* "--block --json f": the next option is not a value */
-        if (optarg && optarg[0] == '-' && optarg[1] == '-' && c >= OPT_DIR)
-            fail_usage("--%s needs a value: see pario-engine io --help", long_options[which].name);
-        switch (c) {
-        case OPT_DIR:
-            if (strlen(optarg) >= sizeof o->dir)
-                fail_usage("--dir is too long: use a shorter path");
-            snprintf(o->dir, sizeof o->dir, "%s", optarg);
-            break;
-        case OPT_NAME:
-            if (!optarg[0] || strchr(optarg, '/') || strlen(optarg) > 200 ||
-                strcmp(optarg, ".") == 0 || strcmp(optarg, "..") == 0)
-                fail_usage("--name '%s' must be a plain file name (no '/'), at most 200 characters",
-                           optarg);
-            snprintf(o->name, sizeof o->name, "%s", optarg);
-            break;
-        case OPT_LAYOUT:
-            o->layout = layout_find(optarg);
-            if (!o->layout)
-                fail_usage("--layout '%s' is unknown: use one of %s", optarg, layout_names());
-            break;
-        case OPT_FILES:
-            if (strcmp(optarg, "shared") == 0)
-                o->per_rank_files = false;
-            else if (strcmp(optarg, "per-rank") == 0)
-                o->per_rank_files = true;
-            else
-                fail_usage("--files '%s' is unknown: use shared or per-rank", optarg);
-            break;
-        case OPT_API:
-            o->api = backend_find(optarg);
-            if (!o->api)
-                fail_usage("--api '%s' is unknown: use one of %s", optarg, backend_names());
-            break;
-        case OPT_BLOCK: o->block = need_size("--block", optarg); break;
-        case OPT_SIZE:
-            o->size = need_size("--size", optarg);
-            size_given = true;
-            break;
-        case OPT_PHASES: parse_phases(o, optarg); break;
-        case OPT_ITER:
-            o->iterations = need_count("--iterations", optarg);
-            if (o->iterations > 100000)
-                fail_usage("--iterations %s is more than 100000: use fewer", optarg);
-            break;
-        case OPT_GROUP: {
-            uint64_t g = need_count("--group", optarg);
-            if (g > 1u << 30)
-                fail_usage("--group %s is too large: use at most the number of ranks", optarg);
-            o->group = (int)g;
-            break;
-        }
-        case OPT_GROUP_UNIT:
-            unit_given = true;
-            if (strcmp(optarg, "call") == 0)
-                o->group_unit = GROUP_PER_CALL;
-            else if (strcmp(optarg, "rank") == 0)
-                o->group_unit = GROUP_PER_RANK;
-            else
-                fail_usage("--group-unit '%s' is unknown: use call or rank", optarg);
-            break;
-        case OPT_PREALLOC: o->prealloc = true; break;
-        case OPT_FSYNC: fsync_choice = 1; break;
-        case OPT_NO_FSYNC: fsync_choice = 0; break;
-        case OPT_DIRECT: o->direct = true; break;
-        case OPT_EVICT: o->evict = true; break;
-        case OPT_HUGE: huge_choice = 1; break;
-        case OPT_NO_HUGE: huge_choice = 0; break;
-        case OPT_SHIFT: {
-            char *end;
-            errno = 0;
-            if (optarg[0] == '-' || optarg[0] == '\0')
-                fail_usage("--read-shift '%s' must be a whole number of ranks, 0 or more", optarg);
-            unsigned long long v = strtoull(optarg, &end, 10);
-            if (errno || *end)
-                fail_usage("--read-shift '%s' must be a whole number of ranks, 0 or more", optarg);
-            o->read_shift = v;
-            shift_given = true;
-            break;
-        }
-        case OPT_VERIFY: o->verify = true; break;
-        case OPT_KEEP: o->keep = true; break;
-        case OPT_TRACE: o->trace = true; break;
-        case OPT_SEED: {
-            char *end;
-            errno = 0;
-            if (optarg[0] == '-' || optarg[0] == '\0')
-                fail_usage("--seed '%s' must be a whole number, 0 or more", optarg);
-            unsigned long long v = strtoull(optarg, &end, 0);
-            if (errno || *end)
-                fail_usage("--seed '%s' must be a whole number, 0 or more", optarg);
-            o->seed = v;
-            break;
-        }
-        case OPT_JSON:
-            if (strlen(optarg) >= sizeof o->json || !optarg[0])
-                fail_usage("--json needs a file name");
-            snprintf(o->json, sizeof o->json, "%s", optarg);
-            break;
-        case OPT_HELP:
-            if (rank == 0)
-                io_usage();
-            fail_exit(0, 0, "%s", "");
-        case ':':
+    while ((c = getopt_long(argc, argv, ":", longopts, &which)) != -1) {
+        if (c == ':')
             fail_usage("%s needs a value: see pario-engine io --help", argv[optind - 1]);
-        default:
+        if (c < 1000 || (size_t)(c - 1000) >= nentries)
             fail_usage("unknown option '%s': see pario-engine io --help", argv[optind - 1]);
+        const option_entry *e = &entries[c - 1000];
+        /* "--block --json f": the next option is not a value */
+        if (optarg && optarg[0] == '-' && optarg[1] == '-')
+            fail_usage("--%s needs a value: see pario-engine io --help", longopts[which].name);
+        if (e->core && e->core->set == set_help && rank != 0)
+            fail_exit(0, 0, "%s", "");
+        if (e->core) {
+            e->core->set(o, s, optarg);
+        } else {
+            pending[npending] = e->bopt;
+            pending_arg[npending++] = optarg;
         }
     }
     if (optind < argc)
         fail_usage("unexpected argument '%s': options start with --, see pario-engine io --help",
                    argv[optind]);
 
+    o->api_config = calloc(1, o->api->config_size ? o->api->config_size : 1);
+    if (!o->api_config)
+        fail_usage("out of memory for the options of --api %s", o->api->name);
+    if (o->api->config_init)
+        o->api->config_init(o->api_config);
+    for (size_t i = 0; i < npending; i++)
+        apply_backend_option(o, pending[i], pending_arg[i]);
+    o->api_caps = backend_caps(o->api, o->api_config);
+    free(entries);
+    free(longopts);
+    free(pending);
+    free(pending_arg);
+
     check_dir(o);
     check_json_path(o);
 
     bool writes = io_has_phase(o, PHASE_WRITE), reads = io_has_phase(o, PHASE_READ);
-    o->fsync = fsync_choice < 0 ? writes : fsync_choice == 1;
-    o->huge_pages = huge_choice < 0 ? o->direct : huge_choice == 1;
+    o->fsync = s->fsync_choice < 0 ? writes : s->fsync_choice == 1;
+    o->huge_pages = s->huge_choice < 0 ? o->direct : s->huge_choice == 1;
 
-    if (!size_given)
+    if (!s->size_given)
         fail_usage("--size is required: give the file size, e.g. --size 128m");
     if (o->block % 8 != 0)
         fail_usage("--block %llu is not a multiple of 8 bytes: use 4k, 64k, 1m ...",
@@ -321,22 +473,21 @@ void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o
     if (o->layout->read_only && writes)
         fail_usage("--layout %s only reads (every rank reads one whole file): use --phases read",
                    o->layout->name);
-    if (o->layout->read_only && shift_given)
+    if (o->layout->read_only && s->shift_given)
         fail_usage("--read-shift does not apply to --layout %s: every rank reads the whole file",
                    o->layout->name);
-    if (shift_given && !reads)
+    if (s->shift_given && !reads)
         fail_usage("--read-shift only changes read phases: add read to --phases");
     if (o->evict && !reads)
         fail_usage("--evict drops the file from the cache before read phases: add read to --phases");
     if (o->fsync && !writes)
         fail_usage("--fsync applies to write phases: add write to --phases or drop --fsync");
-    if (o->group_unit != GROUP_PER_CALL && !o->group && unit_given)
+    if (o->group_unit != GROUP_PER_CALL && !o->group && s->unit_given)
         fail_usage("--group-unit needs --group G");
-    if (o->direct && !(o->api->caps & BACKEND_CAP_DIRECT))
-        fail_usage("--api %s cannot do direct I/O: drop --direct", o->api->name);
     if (o->direct && o->block % 4096 != 0)
         fail_usage("--direct needs --block to be a multiple of 4k (O_DIRECT alignment): "
                    "use 4k, 8k, 64k, 1m ...");
+    check_capabilities(o, s, writes, reads, nranks);
 
     /* Bytes in one file, and how many ranks share it. */
     layout_geometry g = {0};

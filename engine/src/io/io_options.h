@@ -21,6 +21,8 @@ typedef struct io_options {
     const layout_ops *layout;
     bool per_rank_files;
     const backend_ops *api;
+    void *api_config;   /* the backend's own options (api->config_size bytes) */
+    unsigned api_caps;  /* backend_caps(api, api_config) */
     uint64_t block;
     uint64_t size; /* broadcast: the file each rank reads; else aggregate over ranks */
     enum phase_kind phases[IO_MAX_PHASES];
@@ -28,6 +30,7 @@ typedef struct io_options {
     uint64_t iterations;
     int group; /* 0 = no limit */
     enum group_unit group_unit;
+    uint64_t transfer_buffer; /* transfer backends: bytes per rank per call */
     bool prealloc;
     bool fsync;
     bool direct;
@@ -49,6 +52,11 @@ void io_usage(void);
 
 /* Name of a phase ("write"/"read"). */
 const char *phase_name(enum phase_kind k);
+
+/* Parse an option's value or fail with the run's one line (for backends'
+ * config_set too). */
+uint64_t option_size(const char *opt, const char *text);
+uint64_t option_count(const char *opt, const char *text);
 
 bool io_has_phase(const io_options *o, enum phase_kind k);
 

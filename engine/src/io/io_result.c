@@ -246,6 +246,8 @@ int io_result_save_json(const io_result *r, const char *path)
         json_string(&j, "name", r->hosts[i].name);
         json_int(&j, "cores", r->hosts[i].cores);
         json_uint(&j, "memory_bytes", r->hosts[i].memory_bytes);
+        if (r->hosts[i].slurm_node[0])
+            json_string(&j, "slurm_node", r->hosts[i].slurm_node);
         json_array_begin(&j, "ranks");
         for (int k = 0; k < r->nranks; k++)
             if (r->host_of[k] == i)
@@ -254,6 +256,14 @@ int io_result_save_json(const io_result *r, const char *path)
         json_object_end(&j);
     }
     json_array_end(&j);
+    /* Which Slurm job step placed the ranks, when srun launched them. */
+    const char *job = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
+    if (job && step) {
+        json_object_begin(&j, "slurm");
+        json_string(&j, "job_id", job);
+        json_string(&j, "step_id", step);
+        json_object_end(&j);
+    }
     json_object_end(&j);
 
     json_object_begin(&j, "target");
@@ -271,6 +281,13 @@ int io_result_save_json(const io_result *r, const char *path)
     json_string(&j, "layout", o->layout->name);
     json_string(&j, "files", o->per_rank_files ? "per-rank" : "shared");
     json_string(&j, "api", o->api->name);
+    json_string(&j, "api_style", (o->api_caps & BACKEND_CAP_TRANSFER) ? "transfer"
+                                 : (o->api_caps & BACKEND_CAP_ASYNC)  ? "async"
+                                                                      : "per-call");
+    json_object_begin(&j, "api_options");
+    if (o->api->describe)
+        o->api->describe(o->api_config, &j);
+    json_object_end(&j);
     json_uint(&j, "block_bytes", o->block);
     json_uint(&j, "size_bytes", o->size);
     json_uint(&j, "file_bytes", r->file_bytes);

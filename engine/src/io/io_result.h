@@ -48,6 +48,7 @@ typedef struct host_info {
     char name[MPI_MAX_PROCESSOR_NAME];
     int cores;
     uint64_t memory_bytes;
+    char slurm_node[64];     /* SLURMD_NODENAME when srun placed this rank, else "" */
 } host_info;
 
 #define IO_MAX_WARNINGS 16

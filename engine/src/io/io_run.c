@@ -36,10 +36,23 @@ typedef struct io_ctx {
     uint64_t write_stream, read_stream;
     bool owns_file;             /* this rank removes write_path at the end */
     token_ring ring;
-    pattern_source src;         /* data to write / expected data */
-    unsigned char *read_buf;
-    size_t read_buf_mapped;
-    bool read_buf_huge;
+    /* Buffer slots: one for per-call backends, queue-depth many for
+     * asynchronous ones (backend.h says why each has its own source). */
+    unsigned nslots;
+    pattern_source *srcs;       /* data to write; srcs[0] also checks reads */
+    unsigned char **read_bufs;
+    size_t *read_mapped;
+    unsigned *slot_free;        /* free slot stack */
+    uint64_t *slot_block, *slot_offset; /* the block in flight in each slot */
+    backend_completion *completions;
+    struct iovec *iov;          /* every buffer, for backends that register them */
+    unsigned niov;
+    bool buffers_huge;
+    /* transfer backends: one slice of a rank's list */
+    unsigned char *xfer_buf;
+    size_t xfer_mapped;
+    uint64_t *xfer_offsets;
+    uint64_t xfer_blocks;       /* blocks per slice */
     /* failure of the current step on this rank */
     int err;
     char err_msg[PATH_MAX + 256];
@@ -115,6 +128,435 @@ static void check_paths_are_new(io_ctx *c)
     }
 }
 
+/* ---- which blocks a rank moves, and with whom it shares the file ---- */
+
+/* A rank's list of blocks in one pass over a file: the layout's blocks
+ * for its geometry (count of them, or 0 for a rank that only takes part
+ * in collective calls), and the ranks that open the file together. */
+typedef struct access_list {
+    const layout_ops *layout;
+    layout_geometry geom;
+    uint64_t count;
+    uint64_t calls; /* I/O calls this rank makes: equal on all of comm when they are collective */
+    MPI_Comm comm;
+    bool owner;     /* this rank creates the file when it is created */
+} access_list;
+
+/* Agree the number of calls before the clock starts: collective calls
+ * and transfer slices are made the same number of times on every sharer. */
+static void plan_calls(io_ctx *c, access_list *L)
+{
+    unsigned caps = c->o->api_caps;
+    uint64_t mine = L->count;
+    if (caps & BACKEND_CAP_TRANSFER)
+        mine = (L->count + c->xfer_blocks - 1) / c->xfer_blocks;
+    L->calls = mine;
+    if (caps & (BACKEND_CAP_TRANSFER | BACKEND_CAP_COLLECTIVE_CALLS))
+        MPI_Allreduce(&mine, &L->calls, 1, MPI_UINT64_T, MPI_MAX, L->comm);
+}
+
+static access_list phase_list(io_ctx *c, enum phase_kind kind)
+{
+    const io_options *o = c->o;
+    access_list L = {.layout = o->layout};
+    L.geom = kind == PHASE_WRITE ? c->write_geom : c->read_geom;
+    L.count = o->layout->block_count(&L.geom);
+    L.comm = o->per_rank_files ? MPI_COMM_SELF : c->comm;
+    L.owner = o->per_rank_files || c->rank == 0;
+    plan_calls(c, &L);
+    return L;
+}
+
+/* The blocks of a whole file dealt round-robin over the ranks that share
+ * it, so each is written (prepare) or checked (verify) exactly once; when
+ * they cannot be dealt evenly, rank 0 takes them all and the others only
+ * take part in collective calls. */
+static access_list dealt_list(io_ctx *c, uint64_t file_bytes)
+{
+    const io_options *o = c->o;
+    access_list L = {.geom = {.file_bytes = file_bytes, .block = o->block, .seed = o->seed}};
+    L.comm = o->per_rank_files ? MPI_COMM_SELF : c->comm;
+    L.owner = o->per_rank_files || c->rank == 0;
+    int P = o->per_rank_files ? 1 : c->nranks;
+    uint64_t blocks = file_bytes / o->block;
+    if (blocks % (uint64_t)P == 0) {
+        L.layout = layout_find("interleaved");
+        L.geom.sharers = P;
+        L.geom.member = o->per_rank_files ? 0 : c->rank;
+        L.count = blocks / (uint64_t)P;
+    } else {
+        L.layout = layout_find("broadcast");
+        L.geom.sharers = 1;
+        L.count = c->rank == 0 ? blocks : 0;
+    }
+    plan_calls(c, &L);
+    return L;
+}
+
+/* ---- one pass of blocks through the backend, in its own style ---- */
+
+typedef struct pass {
+    enum backend_mode mode;
+    const access_list *L;
+    const char *path;
+    const char *what;        /* "" for timed phases, "preparing: ", "verify: " */
+    const token_ring *ring;  /* per-call grouping, or NULL */
+    double *trace;           /* per-call start/end, or NULL */
+    bool check;              /* compare every block read with the pattern */
+    double io_first;         /* out: start of the first call */
+    uint64_t bytes;          /* out: bytes moved (or checked) */
+    uint64_t packed_call;    /* transfer: the slice already in xfer_buf, or UINT64_MAX */
+} pass;
+
+static void open_args(io_ctx *c, const pass *P, bool direct, backend_open_args *a)
+{
+    const io_options *o = c->o;
+    const bool writing = P->mode == BACKEND_WRITE;
+    *a = (backend_open_args){.path = P->path,
+                             .mode = P->mode,
+                             .direct = direct,
+                             .create = writing && !o->prealloc,
+                             .file_bytes = P->L->geom.file_bytes,
+                             .block = (size_t)o->block,
+                             .layout = P->L->layout,
+                             .geom = &P->L->geom,
+                             .count = P->L->count,
+                             .comm = P->L->comm,
+                             .buffers = c->iov,
+                             .nbuffers = c->niov,
+                             .config = o->api_config};
+}
+
+/* Open under the creation rule of backend.h: with a local open, the
+ * owner creates the file exclusively and the other sharers open it after
+ * it exists. */
+static int open_file(io_ctx *c, backend_open_args *a, const access_list *L, void **h)
+{
+    const backend_ops *api = c->o->api;
+    int shared;
+    MPI_Comm_size(L->comm, &shared);
+    if (!a->create || shared == 1 || (c->o->api_caps & BACKEND_CAP_COLLECTIVE_OPEN))
+        return api->open(a, h);
+    int e = 0;
+    if (L->owner)
+        e = api->open(a, h);
+    MPI_Barrier(L->comm);
+    if (!L->owner) {
+        a->create = false;
+        e = api->open(a, h);
+    }
+    return e;
+}
+
+static void block_failed(io_ctx *c, const pass *P, uint64_t off, int e)
+{
+    const bool writing = P->mode == BACKEND_WRITE;
+    if (P->check && e == ENODATA)
+        record_error(c, e, "verification failed: %s is truncated: it ends before offset %llu",
+                     P->path, (unsigned long long)(off + c->o->block));
+    else
+        record_error(c, e, "%s%s %s at offset %llu: %s", P->what, writing ? "write" : "read",
+                     P->path, (unsigned long long)off,
+                     e == ENODATA ? "the file ends before this block" : strerror(e));
+}
+
+/* A block arrived (or failed): count it, and check it when verifying. */
+static void block_done(io_ctx *c, pass *P, uint64_t off, int e, const unsigned char *got)
+{
+    if (e) {
+        block_failed(c, P, off, e);
+        return;
+    }
+    if (P->check && !c->err) {
+        int64_t bad = pattern_check(&c->srcs[0], off, got, (size_t)c->o->block);
+        if (bad >= 0) {
+            record_error(c, EIO, "verification failed: %s: first wrong byte at offset %llu",
+                         P->path, (unsigned long long)(off + (uint64_t)bad));
+            return;
+        }
+    }
+    P->bytes += c->o->block;
+}
+
+/* Synchronous calls, one block each, each timed alone. */
+static void drive_per_call(io_ctx *c, void *h, pass *P)
+{
+    const io_options *o = c->o;
+    const access_list *L = P->L;
+    const bool writing = P->mode == BACKEND_WRITE;
+    const size_t block = (size_t)o->block;
+    for (uint64_t k = 0; k < L->calls; k++) {
+        if (P->ring)
+            token_enter_call(P->ring, k);
+        if (k < L->count && !c->err) {
+            const uint64_t off = L->layout->block_offset(&L->geom, k);
+            const double s = P->trace || k == 0 ? clock_now() : 0;
+            int e = writing ? o->api->write_at(h, pattern_source_at(&c->srcs[0], off, block),
+                                               block, off)
+                            : o->api->read_at(h, c->read_bufs[0], block, off);
+            if (P->trace) {
+                P->trace[2 * k] = s - c->epoch;
+                P->trace[2 * k + 1] = clock_now() - c->epoch;
+            }
+            if (k == 0)
+                P->io_first = s - c->epoch;
+            block_done(c, P, off, e, c->read_bufs[0]);
+        } else if (o->api_caps & BACKEND_CAP_COLLECTIVE_CALLS) {
+            /* keep the lock step: take part, move nothing */
+            int e = writing ? o->api->write_at(h, c->read_bufs[0], 0, 0)
+                            : o->api->read_at(h, c->read_bufs[0], 0, 0);
+            if (e)
+                record_error(c, e, "%s%s %s: %s", P->what, writing ? "write" : "read", P->path,
+                             strerror(e));
+        }
+        if (P->ring)
+            token_leave_call(P->ring, k, L->calls);
+    }
+}
+
+/* Up to nslots requests in flight, each in its own buffer slot (see
+ * backend.h on why slots do not share a pattern source). */
+static void drive_async(io_ctx *c, void *h, pass *P)
+{
+    const io_options *o = c->o;
+    const access_list *L = P->L;
+    const bool writing = P->mode == BACKEND_WRITE;
+    const size_t block = (size_t)o->block;
+    const unsigned depth = c->nslots;
+    unsigned nfree = depth, inflight = 0;
+    for (unsigned i = 0; i < depth; i++)
+        c->slot_free[i] = depth - 1 - i;
+    uint64_t next = 0;
+    for (;;) {
+        while (inflight < depth && next < L->count && !c->err) {
+            unsigned slot = c->slot_free[--nfree];
+            const uint64_t off = L->layout->block_offset(&L->geom, next);
+            backend_request rq = {.len = block, .offset = off, .tag = slot};
+            if (writing) {
+                rq.buf = (void *)pattern_source_at(&c->srcs[slot], off, block);
+                rq.buffer_index = slot;
+            } else {
+                rq.buf = c->read_bufs[slot];
+                rq.buffer_index = depth + slot;
+            }
+            c->slot_block[slot] = next;
+            c->slot_offset[slot] = off;
+            if (next == 0 || P->trace) {
+                const double s = clock_now();
+                if (next == 0)
+                    P->io_first = s - c->epoch;
+                if (P->trace)
+                    P->trace[2 * next] = s - c->epoch;
+            }
+            int e = o->api->submit(h, P->mode, &rq);
+            if (e) {
+                c->slot_free[nfree++] = slot;
+                block_failed(c, P, off, e);
+                break;
+            }
+            inflight++;
+            next++;
+        }
+        if (inflight == 0)
+            break;
+        int got = o->api->reap(h, 1, c->completions, depth);
+        if (got < 0) {
+            record_error(c, -got, "%s%s %s: waiting for completions: %s", P->what,
+                         writing ? "write" : "read", P->path, strerror(-got));
+            break; /* the backend's close cancels what is still in flight */
+        }
+        const double t = P->trace ? clock_now() : 0;
+        for (int i = 0; i < got; i++) {
+            unsigned slot = (unsigned)c->completions[i].tag;
+            if (P->trace)
+                P->trace[2 * c->slot_block[slot] + 1] = t - c->epoch;
+            block_done(c, P, c->slot_offset[slot], c->completions[i].error, c->read_bufs[slot]);
+            c->slot_free[nfree++] = slot;
+            inflight--;
+        }
+    }
+}
+
+/* Blocks in slice `call` of a rank's list (0 past its end). */
+static uint64_t slice_count(const io_ctx *c, const access_list *L, uint64_t call)
+{
+    uint64_t first = call * c->xfer_blocks;
+    if (first >= L->count)
+        return 0;
+    return L->count - first < c->xfer_blocks ? L->count - first : c->xfer_blocks;
+}
+
+/* Put slice `call` of the rank's list into xfer_offsets (and, for a
+ * write, its bytes into xfer_buf); returns the blocks in it. */
+static uint64_t pack_slice(io_ctx *c, pass *P, uint64_t call)
+{
+    const access_list *L = P->L;
+    const size_t block = (size_t)c->o->block;
+    uint64_t first = call * c->xfer_blocks, n = slice_count(c, L, call);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t off = L->layout->block_offset(&L->geom, first + i);
+        c->xfer_offsets[i] = off;
+        if (P->mode == BACKEND_WRITE)
+            memcpy(c->xfer_buf + i * block, pattern_source_at(&c->srcs[0], off, block), block);
+    }
+    P->packed_call = call;
+    return n;
+}
+
+/* The rank's whole list in as few calls as the buffer allows, the same
+ * number of calls on every sharer. */
+static void drive_transfer(io_ctx *c, void *h, pass *P)
+{
+    const io_options *o = c->o;
+    const access_list *L = P->L;
+    const size_t block = (size_t)o->block;
+    for (uint64_t call = 0; call < L->calls; call++) {
+        uint64_t n = P->packed_call == call ? slice_count(c, L, call) : pack_slice(c, P, call);
+        if (c->err)
+            n = 0; /* keep taking part so the others are not left waiting */
+        backend_transfer t = {.mode = P->mode,
+                              .first = call * c->xfer_blocks,
+                              .count = n,
+                              .offsets = c->xfer_offsets,
+                              .block = block,
+                              .buf = c->xfer_buf,
+                              .call = call,
+                              .calls = L->calls};
+        const double s = clock_now();
+        if (call == 0)
+            P->io_first = s - c->epoch;
+        int e = o->api->transfer(h, &t);
+        if (e) {
+            record_error(c, e, "%s%s %s (%llu blocks from offset %llu): %s", P->what,
+                         P->mode == BACKEND_WRITE ? "write" : "read", P->path,
+                         (unsigned long long)n,
+                         (unsigned long long)(n ? c->xfer_offsets[0] : 0), strerror(e));
+            continue;
+        }
+        for (uint64_t i = 0; i < n; i++)
+            block_done(c, P, c->xfer_offsets[i], 0, c->xfer_buf + i * block);
+    }
+}
+
+/* Untimed work a pass can do before its clock starts. */
+static void pass_prepare(io_ctx *c, pass *P)
+{
+    P->packed_call = UINT64_MAX;
+    if ((c->o->api_caps & BACKEND_CAP_TRANSFER) && P->L->calls > 0)
+        pack_slice(c, P, 0);
+}
+
+static void drive(io_ctx *c, void *h, pass *P)
+{
+    unsigned caps = c->o->api_caps;
+    if (caps & BACKEND_CAP_TRANSFER)
+        drive_transfer(c, h, P);
+    else if (caps & BACKEND_CAP_ASYNC)
+        drive_async(c, h, P);
+    else
+        drive_per_call(c, h, P);
+}
+
+/* ---- setup ---- */
+
+static void alloc_buffers(io_ctx *c)
+{
+    const io_options *o = c->o;
+    unsigned caps = o->api_caps;
+    c->nslots = (caps & BACKEND_CAP_ASYNC) && !(caps & BACKEND_CAP_TRANSFER)
+                    ? o->api->queue_depth(o->api_config)
+                    : 1;
+    c->srcs = calloc(c->nslots, sizeof *c->srcs);
+    c->read_bufs = calloc(c->nslots, sizeof *c->read_bufs);
+    c->read_mapped = calloc(c->nslots, sizeof *c->read_mapped);
+    c->slot_free = calloc(c->nslots, sizeof *c->slot_free);
+    c->slot_block = calloc(c->nslots, sizeof *c->slot_block);
+    c->slot_offset = calloc(c->nslots, sizeof *c->slot_offset);
+    c->completions = calloc(c->nslots, sizeof *c->completions);
+    c->iov = calloc(2 * (size_t)c->nslots, sizeof *c->iov);
+    if (!c->srcs || !c->read_bufs || !c->read_mapped || !c->slot_free || !c->slot_block ||
+        !c->slot_offset || !c->completions || !c->iov) {
+        record_error(c, ENOMEM, "cannot allocate %u buffer slots", c->nslots);
+        return;
+    }
+    c->buffers_huge = true;
+    for (unsigned i = 0; i < c->nslots && !c->err; i++) {
+        if (pattern_source_init(&c->srcs[i], o->block, o->huge_pages) != 0) {
+            record_error(c, ENOMEM, "cannot allocate %llu bytes of data buffer",
+                         (unsigned long long)(PATTERN_PERIOD + o->block));
+            break;
+        }
+        bool huge = false;
+        c->read_bufs[i] =
+            pattern_buffer_alloc(o->block, o->huge_pages, &huge, &c->read_mapped[i]);
+        if (!c->read_bufs[i]) {
+            record_error(c, ENOMEM, "cannot allocate a %llu-byte read buffer",
+                         (unsigned long long)o->block);
+            break;
+        }
+        /* Touch the read buffer so first-touch faults stay out of the timing. */
+        memset(c->read_bufs[i], 0, o->block);
+        c->buffers_huge = c->buffers_huge && huge && c->srcs[i].huge_pages;
+        c->iov[i] = (struct iovec){c->srcs[i].base, c->srcs[i].mapped};
+        c->iov[c->nslots + i] = (struct iovec){c->read_bufs[i], c->read_mapped[i]};
+    }
+    c->niov = 2 * c->nslots;
+    if ((caps & BACKEND_CAP_TRANSFER) && !c->err) {
+        c->xfer_blocks = o->transfer_buffer / o->block;
+        if (c->xfer_blocks == 0)
+            c->xfer_blocks = 1;
+        /* no larger than the largest list a rank moves */
+        uint64_t most = o->layout->block_count(&c->write_geom);
+        uint64_t whole = c->write_geom.file_bytes / o->block; /* prepare/verify of a file */
+        if (whole > most)
+            most = whole;
+        if (c->xfer_blocks > most)
+            c->xfer_blocks = most;
+        bool huge = false;
+        c->xfer_buf = pattern_buffer_alloc(c->xfer_blocks * o->block, o->huge_pages, &huge,
+                                           &c->xfer_mapped);
+        c->xfer_offsets = calloc(c->xfer_blocks, sizeof *c->xfer_offsets);
+        if (!c->xfer_buf || !c->xfer_offsets) {
+            record_error(c, ENOMEM, "cannot allocate a %llu-byte transfer buffer",
+                         (unsigned long long)(c->xfer_blocks * o->block));
+        } else {
+            memset(c->xfer_buf, 0, c->xfer_blocks * o->block);
+            c->buffers_huge = c->buffers_huge && huge;
+            c->iov[0] = (struct iovec){c->xfer_buf, c->xfer_mapped};
+            c->niov = 1;
+        }
+    } else {
+        c->xfer_blocks = 1;
+    }
+}
+
+static void free_buffers(io_ctx *c)
+{
+    for (unsigned i = 0; i < c->nslots; i++) {
+        if (c->srcs)
+            pattern_source_free(&c->srcs[i]);
+        if (c->read_bufs)
+            pattern_buffer_free(c->read_bufs[i], c->read_mapped[i]);
+    }
+    free(c->srcs);
+    free(c->read_bufs);
+    free(c->read_mapped);
+    free(c->slot_free);
+    free(c->slot_block);
+    free(c->slot_offset);
+    free(c->completions);
+    free(c->iov);
+    pattern_buffer_free(c->xfer_buf, c->xfer_mapped);
+    free(c->xfer_offsets);
+}
+
+/* Every slot's source holds the data of one (seed, iteration, stream). */
+static void fill_sources(io_ctx *c, pattern_key key)
+{
+    for (unsigned i = 0; i < c->nslots; i++)
+        pattern_source_fill(&c->srcs[i], key);
+}
+
 static void setup(io_ctx *c, const io_options *o, io_result *r)
 {
     c->o = o;
@@ -161,17 +603,8 @@ static void setup(io_ctx *c, const io_options *o, io_result *r)
 
     token_ring_init(&c->ring, c->rank, c->nranks, o->group, o->group_unit, c->comm);
 
-    if (pattern_source_init(&c->src, o->block, o->huge_pages) != 0)
-        record_error(c, ENOMEM, "cannot allocate %llu bytes of data buffer",
-                     (unsigned long long)c->src.span);
-    c->read_buf = pattern_buffer_alloc(o->block, o->huge_pages, &c->read_buf_huge,
-                                       &c->read_buf_mapped);
-    if (!c->read_buf)
-        record_error(c, ENOMEM, "cannot allocate a %llu-byte read buffer",
-                     (unsigned long long)o->block);
+    alloc_buffers(c);
     agree_or_fail(c);
-    /* Touch the read buffer so first-touch faults stay out of the timing. */
-    memset(c->read_buf, 0, o->block);
 
     double epoch = clock_now();
     MPI_Bcast(&epoch, 1, MPI_DOUBLE, 0, c->comm);
@@ -189,6 +622,9 @@ static void setup(io_ctx *c, const io_options *o, io_result *r)
     MPI_Get_processor_name(me.name, &len);
     me.cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     me.memory_bytes = node_memory_bytes();
+    const char *slurm_node = getenv("SLURMD_NODENAME"); /* set by slurmd for each task it starts */
+    if (slurm_node)
+        snprintf(me.slurm_node, sizeof me.slurm_node, "%s", slurm_node);
     if (c->rank == 0)
         r->hosts = calloc((size_t)c->nranks, sizeof *r->hosts);
     MPI_Gather(&me, sizeof me, MPI_BYTE, r->hosts, sizeof me, MPI_BYTE, 0, c->comm);
@@ -201,35 +637,31 @@ static void setup(io_ctx *c, const io_options *o, io_result *r)
     r->file_bytes = g.file_bytes;
     r->files = o->per_rank_files ? P : 1;
     r->calls_per_rank = o->layout->block_count(&c->write_geom);
-    int huge = c->src.huge_pages && c->read_buf_huge, all_huge;
+    int huge = c->buffers_huge, all_huge;
     MPI_Allreduce(&huge, &all_huge, 1, MPI_INT, MPI_MIN, c->comm);
     r->huge_pages_granted = all_huge;
 }
 
-/* Write the data a read-only run needs, untimed: ranks share the blocks of
- * a shared file round-robin; per-rank files are written by their owner. */
+/* Write the data a read-only run needs, untimed, through the backend
+ * itself (its file format may not be raw bytes): the blocks are dealt over
+ * the ranks sharing the file; per-rank files are written by their owner. */
 static void prepare_initial_file(io_ctx *c)
 {
     const io_options *o = c->o;
-    pattern_source_fill(&c->src, pattern_key_make(o->seed, 0, c->write_stream));
-    backend_open_args a = {.path = c->write_path, .mode = BACKEND_WRITE, .direct = false};
+    fill_sources(c, pattern_key_make(o->seed, 0, c->write_stream));
+    access_list L = dealt_list(c, c->write_geom.file_bytes);
+    pass P = {.mode = BACKEND_WRITE, .L = &L, .path = c->write_path, .what = "preparing: "};
+    backend_open_args a;
+    open_args(c, &P, false, &a);
+    a.create = true; /* the run checked the path is new */
     void *h = NULL;
-    int e = o->api->open(&a, &h);
+    int e = open_file(c, &a, &L, &h);
     if (e) {
         record_error(c, e, "cannot create %s: %s", c->write_path, strerror(e));
     } else {
-        uint64_t blocks = c->write_geom.file_bytes / o->block;
-        bool shared = !o->per_rank_files;
-        for (uint64_t k = 0; k < blocks && !e; k++) {
-            if (shared && k % (uint64_t)c->nranks != (uint64_t)c->rank)
-                continue;
-            uint64_t off = k * o->block;
-            e = o->api->write_at(h, pattern_source_at(&c->src, off, o->block), o->block, off);
-            if (e)
-                record_error(c, e, "preparing %s: write at offset %llu: %s", c->write_path,
-                             (unsigned long long)off, strerror(e));
-        }
-        if (!e && (e = o->api->sync(h)) != 0)
+        pass_prepare(c, &P);
+        drive(c, h, &P);
+        if (!c->err && (e = o->api->sync(h)) != 0)
             record_error(c, e, "preparing %s: fsync: %s", c->write_path, strerror(e));
         int ce = o->api->close(h);
         if (ce)
@@ -267,7 +699,7 @@ static void prepare_write(io_ctx *c, uint64_t iteration)
         }
     }
     agree_or_fail(c);
-    pattern_source_fill(&c->src, pattern_key_make(o->seed, iteration, c->write_stream));
+    fill_sources(c, pattern_key_make(o->seed, iteration, c->write_stream));
 }
 
 /* Before a read: optional eviction, then how much of the file is cached. */
@@ -285,7 +717,7 @@ static double prepare_read(io_ctx *c, uint64_t data_iteration)
     MPI_Barrier(c->comm);
     double mine = page_cache_fraction(c->read_path), most;
     MPI_Reduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
-    pattern_source_fill(&c->src, pattern_key_make(o->seed, data_iteration, c->read_stream));
+    fill_sources(c, pattern_key_make(o->seed, data_iteration, c->read_stream));
     return most;
 }
 
@@ -293,115 +725,81 @@ static void timed_phase(io_ctx *c, enum phase_kind kind, rank_record *rec, doubl
 {
     const io_options *o = c->o;
     const bool writing = kind == PHASE_WRITE;
-    const layout_geometry *g = writing ? &c->write_geom : &c->read_geom;
-    const char *path = writing ? c->write_path : c->read_path;
-    const uint64_t n = o->layout->block_count(g);
-    const size_t block = (size_t)o->block;
-    backend_open_args a = {.path = path,
-                           .mode = writing ? BACKEND_WRITE : BACKEND_READ,
-                           .direct = o->direct};
+    access_list L = phase_list(c, kind);
+    pass P = {.mode = writing ? BACKEND_WRITE : BACKEND_READ,
+              .L = &L,
+              .path = writing ? c->write_path : c->read_path,
+              .what = "",
+              .ring = c->ring.per_call ? &c->ring : NULL,
+              .trace = trace};
+    backend_open_args a;
+    open_args(c, &P, o->direct, &a);
     void *h = NULL;
-    uint64_t bytes = 0;
     int e;
 
     memset(rec, 0, sizeof *rec);
+    pass_prepare(c, &P);
     MPI_Barrier(c->comm);
     const double t0 = clock_now();
     rec->start = t0 - c->epoch;
 
-    if ((e = o->api->open(&a, &h)) != 0) {
+    if ((e = open_file(c, &a, &L, &h)) != 0) {
         if (e == EINVAL && o->direct)
-            record_error(c, e, "%s: this file system refuses O_DIRECT: drop --direct", path);
+            record_error(c, e, "%s: this file system refuses O_DIRECT: drop --direct", P.path);
         else
-            record_error(c, e, "open %s: %s", path, strerror(e));
+            record_error(c, e, "open %s: %s", P.path, strerror(e));
         h = NULL;
     }
     rec->open_done = clock_now() - c->epoch;
-    rec->io_first = rec->open_done;
+    P.io_first = rec->open_done;
 
     token_enter_share(&c->ring);
-    for (uint64_t k = 0; k < n; k++) {
-        token_enter_call(&c->ring, k);
-        if (h && !c->err) {
-            const uint64_t off = o->layout->block_offset(g, k);
-            const double s = trace || k == 0 ? clock_now() : 0;
-            if (writing)
-                e = o->api->write_at(h, pattern_source_at(&c->src, off, block), block, off);
-            else
-                e = o->api->read_at(h, c->read_buf, block, off);
-            if (e) {
-                record_error(c, e, "%s %s at offset %llu: %s", writing ? "write" : "read", path,
-                             (unsigned long long)off,
-                             e == ENODATA ? "the file ends before this block" : strerror(e));
-            } else {
-                bytes += block;
-            }
-            if (k == 0)
-                rec->io_first = s - c->epoch;
-            if (trace) {
-                trace[2 * k] = s - c->epoch;
-                trace[2 * k + 1] = clock_now() - c->epoch;
-            }
-        }
-        token_leave_call(&c->ring, k, n);
-    }
+    if (h)
+        drive(c, h, &P);
+    rec->io_first = P.io_first;
     rec->io_done = clock_now() - c->epoch;
     if (writing && o->fsync && h && !c->err && (e = o->api->sync(h)) != 0)
-        record_error(c, e, "fsync %s: %s", path, strerror(e));
+        record_error(c, e, "fsync %s: %s", P.path, strerror(e));
     rec->sync_done = clock_now() - c->epoch;
     rec->io_last = rec->sync_done;
     token_leave_share(&c->ring);
     if (h && (e = o->api->close(h)) != 0)
-        record_error(c, e, "close %s: %s", path, strerror(e));
+        record_error(c, e, "close %s: %s", P.path, strerror(e));
     rec->close_done = clock_now() - c->epoch;
     MPI_Barrier(c->comm);
     rec->stop = clock_now() - c->epoch;
-    rec->bytes = (double)bytes;
+    rec->bytes = (double)P.bytes;
 }
 
-/* Untimed: read back every block this rank moved and compare every byte
- * with the pattern.  Broadcast files are checked once, split over ranks. */
+/* Untimed: read back every block this rank moved, through the backend,
+ * and compare every byte with the pattern.  A broadcast file is checked
+ * once, dealt over the ranks. */
 static uint64_t verify_pass(io_ctx *c, enum phase_kind kind)
 {
     const io_options *o = c->o;
     const bool writing = kind == PHASE_WRITE;
-    const layout_geometry *g = writing ? &c->write_geom : &c->read_geom;
-    const char *path = writing ? c->write_path : c->read_path;
-    const uint64_t n = o->layout->block_count(g);
-    backend_open_args a = {.path = path, .mode = BACKEND_READ, .direct = o->direct};
+    access_list L = o->layout->read_only ? dealt_list(c, c->read_geom.file_bytes)
+                                         : phase_list(c, kind);
+    pass P = {.mode = BACKEND_READ,
+              .L = &L,
+              .path = writing ? c->write_path : c->read_path,
+              .what = "verify: ",
+              .check = true};
+    backend_open_args a;
+    open_args(c, &P, o->direct, &a);
     void *h = NULL;
-    uint64_t checked = 0;
-    int e = o->api->open(&a, &h);
+    int e = open_file(c, &a, &L, &h);
     if (e) {
-        record_error(c, e, "verify: open %s: %s", path, strerror(e));
+        record_error(c, e, "verify: open %s: %s", P.path, strerror(e));
+        /* a collective backend's others are in open with us; nothing more to do */
         return 0;
     }
-    for (uint64_t k = 0; k < n && !c->err; k++) {
-        if (o->layout->read_only && !o->per_rank_files &&
-            k % (uint64_t)c->nranks != (uint64_t)c->rank)
-            continue;
-        uint64_t off = o->layout->block_offset(g, k);
-        e = o->api->read_at(h, c->read_buf, o->block, off);
-        if (e == ENODATA) {
-            record_error(c, e, "verification failed: %s is truncated: it ends before offset %llu",
-                         path, (unsigned long long)(off + o->block));
-            break;
-        } else if (e) {
-            record_error(c, e, "verify: read %s at offset %llu: %s", path,
-                         (unsigned long long)off, strerror(e));
-            break;
-        }
-        int64_t bad = pattern_check(&c->src, off, c->read_buf, o->block);
-        if (bad >= 0) {
-            record_error(c, EIO, "verification failed: %s: first wrong byte at offset %llu",
-                         path, (unsigned long long)(off + (uint64_t)bad));
-            break;
-        }
-        checked += o->block;
-    }
+    pass_prepare(c, &P);
+    drive(c, h, &P);
     o->api->close(h);
-    return checked;
+    return P.bytes;
 }
+
 
 static void gather_iteration(io_ctx *c, io_iteration *it, const rank_record *rec,
                              const double *trace, uint64_t calls)
@@ -508,7 +906,6 @@ int io_command(int argc, char **argv)
     if (rank == 0)
         io_result_free(&r);
     free(trace);
-    pattern_source_free(&c.src);
-    pattern_buffer_free(c.read_buf, c.read_buf_mapped);
+    free_buffers(&c);
     return status;
 }

@@ -1,31 +1,154 @@
-"""Experiments as TOML presets, one per classic study."""
+"""Experiments as TOML files: the presets shipped here, one per classic
+study, or a user's own file of the same shape (docs/presets.md).
+
+`load_experiment(name)` reads and checks one before anything runs and
+returns an `Experiment`: the parsed table, the exact TOML text and where
+it came from.  The store keeps the text with the run, so
+`parse_experiment(text, origin)` can bring a run's experiment back after
+the file is gone."""
 
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 
+from .. import schema
 from ..errors import UsageError
+from ..figures import Figure, can_show, units_for
 
 PRESET_DIR = Path(__file__).resolve().parent
+
+_TOP = {
+    "name": schema.STRING,
+    "kind": schema.STRING,
+    "title": schema.STRING,
+    "summary": schema.STRING,
+    "sweep": schema.TABLE,
+    "quick": schema.TABLE,
+    "test": schema.Type("array of tables [[test]]",
+                        lambda v: None if isinstance(v, list) and v and all(isinstance(t, dict) for t in v)
+                        else "is not an array of [[test]] tables"),
+    "figure": schema.Type("array of tables [[figure]]",
+                          lambda v: None if isinstance(v, list) and all(isinstance(t, dict) for t in v)
+                          else "is not an array of [[figure]] tables"),
+}
+
+_LINES = schema.Type("list of [y, \"label\"]", lambda v: None if isinstance(v, list) and all(
+    isinstance(x, list) and len(x) == 2 and isinstance(x[0], (int, float)) and not isinstance(x[0], bool)
+    and isinstance(x[1], str) for x in v) else "is not a list of [y, \"label\"] pairs")
+
+_FIGURE = {
+    "id": schema.STRING, "title": schema.STRING, "number": schema.STRING, "x": schema.STRING,
+    "y": schema.STRING, "series": schema.NAMES, "where": schema.TABLE, "unit": schema.STRING,
+    "spread": schema.BOOL, "note": schema.STRING, "lines": _LINES, "log_y": schema.BOOL,
+}
+
+
+@dataclass
+class Experiment:
+    data: dict          # the parsed, checked TOML
+    text: str           # the file's text, as stored with a run
+    origin: str         # the preset's name or the file's path
+
+    @property
+    def name(self):
+        return self.data["name"]
 
 
 def preset_names():
     return sorted(p.stem for p in PRESET_DIR.glob("*.toml"))
 
 
-def load_preset(name):
-    """A preset by name, or a path to a TOML file of the same shape."""
-    path = Path(name)
-    if not (path.suffix == ".toml" and path.exists()):
-        path = PRESET_DIR / f"{name}.toml"
+def _locate(name):
+    """A path for NAME: a shipped preset, or a file when NAME looks like one."""
+    text = str(name)
+    if text.endswith(".toml") or "/" in text:
+        path = Path(text)
+        if not path.exists():
+            raise UsageError(f"experiment file {path} does not exist: give an existing .toml file "
+                             f"or a preset name ({', '.join(preset_names())})")
+        return path
+    path = PRESET_DIR / f"{text}.toml"
     if not path.exists():
-        raise UsageError(f"preset '{name}' is unknown: use one of {', '.join(preset_names())} "
+        raise UsageError(f"preset '{text}' is unknown: use one of {', '.join(preset_names())} "
                          "(see 'pario presets') or a .toml file")
+    return path
+
+
+def load_experiment(name):
+    path = _locate(name)
+    if path.is_dir():
+        raise UsageError(f"{path} is a directory: give a .toml experiment file")
     try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read it ({exc.strerror}): check its permissions") from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: not UTF-8 text (byte {exc.start}): save the file as UTF-8") from exc
+    origin = path.stem if path.parent == PRESET_DIR else str(path)
+    return Experiment(parse_experiment(text, path), text, origin)
+
+
+def parse_experiment(text, path):
+    """The checked experiment table of TOML text; errors name `path`."""
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"preset {path}: {exc}") from exc
-    for key in ("name", "sweep", "test"):
-        if key not in data:
-            raise UsageError(f"preset {path} has no '{key}': see presets/cfs.toml for the shape")
+        raise UsageError(f"{path}: not valid TOML ({exc}): fix the file") from exc
+    check_experiment(data, path)
     return data
+
+
+def check_experiment(data, path):
+    from ..studies import DEFAULT_KIND, kinds
+
+    schema.check_table(path, "", data, _TOP, required=("name", "sweep", "test"))
+    kind_name = data.get("kind", DEFAULT_KIND)
+    known = kinds()
+    if kind_name not in known:
+        raise schema.PresetError(path, "kind", f"'{kind_name}' is unknown: use one of {', '.join(known)}")
+    kind = known[kind_name]
+    schema.check_table(path, "sweep.", data["sweep"], kind.sweep_keys, kind.required_sweep)
+    schema.check_table(path, "quick.", data.get("quick", {}), kind.sweep_keys)
+    ids = set()
+    for i, test in enumerate(data["test"], 1):
+        schema.check_table(path, f"test[{i}].", test, kind.test_keys, kind.required_test)
+        if test.get("id") in ids:
+            raise schema.PresetError(path, f"test[{i}].id", f"'{test['id']}' is used twice: ids must differ")
+        ids.add(test.get("id"))
+    for i, fig in enumerate(data.get("figure", []), 1):
+        where = f"figure[{i}]."
+        schema.check_table(path, where, fig, _FIGURE, required=("id", "title", "x", "y"))
+        for axis in ("x", *([fig["series"]] if isinstance(fig.get("series"), str) else fig.get("series", []))):
+            name = fig["x"] if axis == "x" else axis
+            if name not in kind.params:
+                raise schema.PresetError(path, f"{where}{'x' if axis == 'x' else 'series'}",
+                                         f"'{name}' is not a parameter of kind {kind.name}: use one of "
+                                         f"{', '.join(kind.params)}")
+        for p in fig.get("where", {}):
+            if p not in kind.params:
+                raise schema.PresetError(path, f"{where}where.{p}", f"not a parameter of kind {kind.name}: "
+                                         f"use one of {', '.join(kind.params)}")
+        if fig["y"] not in kind.quantities:
+            raise schema.PresetError(path, f"{where}y", f"'{fig['y']}' is not measured by kind {kind.name}: "
+                                     f"use one of {', '.join(kind.quantities)}")
+        have = kind.quantities[fig["y"]].unit
+        if fig.get("unit") and not can_show(have, fig["unit"]):
+            raise schema.PresetError(path, f"{where}unit", f"'{fig['unit']}' cannot show {fig['y']} ({have}): "
+                                     f"use one of {', '.join(units_for(have))}")
+    kind.check(data, path)
+
+
+def preset_figures(data):
+    """The experiment's own [[figure]] tables as figure descriptions."""
+    out = []
+    for f in data.get("figure", []):
+        series = f.get("series")
+        out.append(Figure(id=f["id"], title=f["title"], x=f["x"], y=f["y"],
+                          series=tuple(series) if isinstance(series, list) else series,
+                          where=dict(f.get("where", {})), number=f.get("number", ""),
+                          unit=f.get("unit", ""), spread=f.get("spread", False),
+                          lines=tuple((float(y), t) for y, t in f.get("lines", [])),
+                          note=f.get("note", ""), log_y=f.get("log_y", False)))
+    return out

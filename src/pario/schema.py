@@ -1,0 +1,117 @@
+"""Key types of an experiment TOML file, checked before anything runs.
+
+A bad file gets one line naming the file and the key:
+`pario: error: my.toml: test[2].layout: 'spiral' is unknown: use ...`.
+The keys common to every experiment are checked here; each study kind
+declares its own keys with the same `Type`s (docs/presets.md lists them)."""
+
+from dataclasses import dataclass
+
+from .errors import UsageError
+from .units import parse_size
+
+
+class PresetError(UsageError):
+    def __init__(self, path, key, why):
+        super().__init__(f"{path}: {key}: {why}: see docs/presets.md for the file's keys")
+
+
+@dataclass(frozen=True)
+class Type:
+    """What a key holds: a name for messages and a check of one value."""
+    name: str
+    check: object   # value -> None, or a reason it is wrong
+
+    def validate(self, path, key, value):
+        why = self.check(value)
+        if why:
+            raise PresetError(path, key, why)
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _string(v):
+    return None if isinstance(v, str) else f"{_shown(v)} is not a string (write it in quotes)"
+
+
+def _boolean(v):
+    return None if isinstance(v, bool) else f"{_shown(v)} is not true or false"
+
+
+def _positive(v):
+    return None if _is_int(v) and v > 0 else f"{_shown(v)} is not a whole number of at least 1"
+
+
+def _size(v):
+    if isinstance(v, bool) or not isinstance(v, (str, int)):
+        return f"{_shown(v)} is not a size such as \"4k\" or \"1m\""
+    try:
+        parse_size(v)
+    except UsageError:
+        return f"{_shown(v)} is not a size such as \"4k\" or \"1m\""
+    return None
+
+
+def _list_of(item):
+    def check(v):
+        if not isinstance(v, list) or not v:
+            return f"{_shown(v)} is not a non-empty list, e.g. [{item.name}, ...]"
+        for i, x in enumerate(v):
+            why = item.check(x)
+            if why:
+                return f"entry {i + 1}: {why}"
+        return None
+    return Type(f"list of {item.name}s", check)
+
+
+def _table(v):
+    return None if isinstance(v, dict) else f"{_shown(v)} is not a table of keys"
+
+
+def _shown(v):
+    text = repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+STRING = Type("string", _string)
+BOOL = Type("boolean", _boolean)
+POSITIVE = Type("whole number", _positive)
+SIZE = Type("size", _size)
+TABLE = Type("table", _table)
+STRINGS = _list_of(STRING)
+POSITIVES = _list_of(POSITIVE)
+SIZES = _list_of(SIZE)
+
+
+def one_of(*choices):
+    def check(v):
+        if not isinstance(v, str):
+            return f"{_shown(v)} is not a string"
+        if v not in choices:
+            return f"'{v}' is unknown: use one of {', '.join(choices)}"
+        return None
+    return Type("one of " + "/".join(choices), check)
+
+
+def string_or_strings(v):
+    if isinstance(v, str):
+        return None
+    return STRINGS.check(v)
+
+
+NAMES = Type("string or list of strings", string_or_strings)
+
+
+def check_table(path, where, table, keys, required=()):
+    """Every key of `table` known and of its type; every required key there."""
+    for key in required:
+        if key not in table:
+            raise PresetError(path, f"{where}{key}", "missing (required)")
+    for key, value in table.items():
+        t = keys.get(key)
+        if t is None:
+            raise PresetError(path, f"{where}{key}",
+                              f"unknown key: use one of {', '.join(sorted(keys)) or 'none here'}")
+        t.validate(path, f"{where}{key}", value)

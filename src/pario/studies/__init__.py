@@ -1,0 +1,162 @@
+"""The one registry of study kinds.
+
+A study kind is what a preset's `kind = "..."` names: `io` (the access
+pattern studies: CFS and its descendants) and `bt` (NHT-1 on NPB's BT).
+The runner, the CLI, the store and the plotting code name no kind; they
+ask the preset's kind.  Adding a kind is one module defining a `Kind`
+subclass instance called KIND, plus one line in `_MODULES` below.
+
+What a kind owns (override in the subclass):
+
+* `name`, `description`: the registry key and one line for `pario presets`.
+* `options`: `Option`s of `pario run` only this kind takes (the CLI adds
+  the union of every kind's options; an option given to a preset whose
+  kind does not take it is refused with one line naming the kinds that do.
+  Two kinds may declare the same flag with the same meaning).
+* `sweep_keys`, `test_keys`: the keys its TOML `[sweep]`/`[quick]` and
+  `[[test]]` tables may hold, as {key: schema.Type}; `required_sweep`,
+  `required_test`: keys that must be there. `check(preset, path)` adds
+  checks types cannot say (an unknown layout...). See docs/presets.md.
+* `params`, `quantities`: {name: figures.Param} and {key: figures.Quantity}
+  its records carry, so figures can use any of them as an axis or a y.
+* `describe(preset)`: lines for `pario presets`.
+* `plan(preset, options)`: (points, skipped): the engine runs of a run, in
+  order; `skipped` holds (point, reason) for points left out.  `options`
+  is the dict of `pario run` options (None = not given).
+* `records(point, result)`: a stored point (a dict: its columns and its
+  `params`) and its result document -> [figures.Record].
+* `figures(preset, records, options)`: [figures.Figure] to show.
+* `tables(preset, records, options)`: extra text tables (default none).
+* `notes(preset, records, options)`: warnings derived from a run's
+  records (default none); the engine's own warnings are shown anyway.
+
+A point (what `plan` returns) offers the runner:
+  `label()`, `ranks`, `test_id`, `engine_args(directory, json_path,
+  earlier)`, `takes_name()` (whether the engine creates files named by
+  `--name`), `remember(result, earlier)` (what later points need from this
+  one, kept in the dict `earlier`), `summary(result)` (the progress line),
+  `columns()` (the store's point columns: title, layout, files, api,
+  block_bytes, size_bytes, group_size) and `params()` (a JSON-able dict
+  of what the point is, kept with it).
+"""
+
+import argparse
+import importlib
+from dataclasses import dataclass, field
+
+from ..errors import UsageError
+
+_MODULES = ("io", "bt")   # one line per kind: the module in this package
+DEFAULT_KIND = "io"       # a preset without `kind` (the CFS-style studies)
+
+
+@dataclass(frozen=True)
+class Option:
+    """A `pario run` option a kind takes: argparse's flags and keywords."""
+    flags: tuple
+    kwargs: dict = field(default_factory=dict, hash=False, compare=False)
+
+    @property
+    def dest(self):
+        return self.kwargs.get("dest") or self.flags[0].lstrip("-").replace("-", "_")
+
+    def add_to(self, parser):
+        parser.add_argument(*self.flags, default=None, **self.kwargs)
+
+
+class Kind:
+    name = ""
+    description = ""
+    options = ()
+    sweep_keys = {}
+    test_keys = {}
+    required_sweep = ()
+    required_test = ()
+    params = {}
+    quantities = {}
+
+    def check(self, preset, path):
+        """Checks beyond key types; raise schema.PresetError."""
+
+    def describe(self, preset):
+        return []
+
+    def plan(self, preset, options):
+        raise NotImplementedError
+
+    def records(self, point, result):
+        return []
+
+    def figures(self, preset, records, options):
+        return []
+
+    def tables(self, preset, records, options):
+        return []
+
+    def notes(self, preset, records, options):
+        return []
+
+
+_KINDS = None
+
+
+def kinds():
+    """{name: Kind} for every registered kind, in registry order."""
+    global _KINDS
+    if _KINDS is None:
+        _KINDS = {}
+        for mod in _MODULES:
+            kind = importlib.import_module(f"{__name__}.{mod}").KIND
+            _KINDS[kind.name] = kind
+    return _KINDS
+
+
+def kind_named(name):
+    try:
+        return kinds()[name]
+    except KeyError:
+        raise UsageError(f"kind '{name}' is unknown: use one of {', '.join(kinds())}") from None
+
+
+def kind_of(preset):
+    """A preset's kind; presets without `kind` are access-pattern (io) studies."""
+    return kind_named(preset.get("kind", DEFAULT_KIND))
+
+
+def add_kind_options(parser):
+    """Every kind's options, each flag once, for `pario run`."""
+    seen = {}
+    for kind in kinds().values():
+        for opt in kind.options:
+            if opt.flags[0] in seen:
+                continue
+            seen[opt.flags[0]] = opt
+            opt.add_to(parser)
+
+
+def refuse_foreign_options(kind, options, experiment):
+    """An option given that the preset's kind does not take: one line
+    naming the kinds that take it."""
+    mine = {o.dest for o in kind.options}
+    for other in kinds().values():
+        for opt in other.options:
+            if opt.dest in mine or options.get(opt.dest) in (None, False):
+                continue
+            takers = [k.name for k in kinds().values() if any(o.dest == opt.dest for o in k.options)]
+            raise UsageError(f"{opt.flags[0]} does not apply to {experiment} (a study of kind "
+                             f"{kind.name}): it is for kind {' and '.join(takers)}; drop it or "
+                             f"run a preset of that kind (see 'pario presets')")
+
+
+def csv_list(text):
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def positive_int(text):
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"'{text}' must be more than 0")
+    return v
