@@ -3,8 +3,6 @@ read back and checked; MPI-IO failures end every rank with one line."""
 
 import json
 import subprocess
-import uuid
-from pathlib import Path
 
 import pytest
 
@@ -63,20 +61,6 @@ def test_perf_refuses_bad_input_with_one_line(launcher, engine, shm_dir, tmp_pat
     lines = pario_lines(p.stderr)
     assert p.returncode != 0 and len(lines) == 1 and phrase in lines[0], p.stderr
     assert not out.exists() and list(shm_dir.iterdir()) == []
-
-
-@pytest.fixture
-def tiny_fs():
-    """A 1 MiB tmpfs: writes past it fail with ENOSPC on some ranks only."""
-    d = Path("/dev/shm") / f"pario-tiny-{uuid.uuid4().hex[:8]}"
-    d.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(d)],
-                      capture_output=True).returncode != 0:
-        d.rmdir()
-        pytest.skip("cannot mount a small tmpfs here (needs root)")
-    yield d
-    subprocess.run(["umount", str(d)], capture_output=True)
-    d.rmdir()
 
 
 def test_perf_full_file_system_stops_every_rank_with_one_line_and_removes_its_file(launcher, engine,

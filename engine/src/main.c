@@ -14,6 +14,7 @@ int bonnie_command(int argc, char **argv);
 int perf_command(int argc, char **argv);
 int laplace_command(int argc, char **argv);
 int verify_laplace_command(int argc, char **argv);
+int flashio_command(int argc, char **argv);
 
 static void usage(void)
 {
@@ -27,6 +28,7 @@ static void usage(void)
            "  mpirun -np P pario-engine perf --dir DIR [--size 4m]\n"
            "  mpirun -np P pario-engine laplace --dir DIR [--grid 8001 --cb enable|disable]\n"
            "  pario-engine verify-laplace FILE --grid N --iterations K\n"
+           "  mpirun -np P pario-engine flashio --dir DIR [--transfer collective]\n"
            "  pario-engine version\n"
            "\n"
            "'pario-engine COMMAND --help' describes each command.\n",
@@ -56,6 +58,7 @@ int main(int argc, char **argv)
                                        : strcmp(cmd, "bt") == 0 ? bt_command
                                        : strcmp(cmd, "perf") == 0 ? perf_command
                                        : strcmp(cmd, "laplace") == 0 ? laplace_command
+                                       : strcmp(cmd, "flashio") == 0 ? flashio_command
                                                                 : NULL;
     if (mpi_command) {
         MPI_Init(&argc, &argv);
@@ -66,6 +69,6 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return status;
     }
-    fprintf(stderr, "pario-engine: error: unknown command '%s': use io, bt, bonnie, perf, laplace, verify-laplace, verify, verify-bt or version\n", cmd);
+    fprintf(stderr, "pario-engine: error: unknown command '%s': use io, bt, bonnie, perf, laplace, verify-laplace, flashio, verify, verify-bt or version\n", cmd);
     return EXIT_USAGE;
 }

@@ -213,7 +213,7 @@ static void check_rows(const laplace_state *s, const laplace_block *b, mpi_why *
         for (int i = 0; i < b->rows && !w->text[0]; i++) {
             if (fseeko(f, ((off_t)(b->row0 + i) * b->n) * (off_t)sizeof(double), SEEK_SET) != 0 ||
                 fread(row, sizeof(double), (size_t)b->n, f) != (size_t)b->n)
-                mpi_why_set(w, "reading row %d of %s back: short file", b->row0 + i, s->path);
+                mpi_why_set(w, "reading row %d of %s back: the file is short, the checkpoint was not all written (file system full?)", b->row0 + i, s->path);
             else if (memcmp(row, laplace_at(b, b->u, i, 0), sizeof(double) * (size_t)b->n) != 0)
                 mpi_why_set(w, "row %d of the checkpoint %s differs from the solver's state",
                             b->row0 + i, s->path);
