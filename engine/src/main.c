@@ -15,6 +15,7 @@ int perf_command(int argc, char **argv);
 int laplace_command(int argc, char **argv);
 int verify_laplace_command(int argc, char **argv);
 int flashio_command(int argc, char **argv);
+int beff_command(int argc, char **argv);
 
 static void usage(void)
 {
@@ -29,6 +30,7 @@ static void usage(void)
            "  mpirun -np P pario-engine laplace --dir DIR [--grid 8001 --cb enable|disable]\n"
            "  pario-engine verify-laplace FILE --grid N --iterations K\n"
            "  mpirun -np P pario-engine flashio --dir DIR [--transfer collective]\n"
+           "  mpirun -np P pario-engine beff --dir DIR -T SECONDS\n"
            "  pario-engine version\n"
            "\n"
            "'pario-engine COMMAND --help' describes each command.\n",
@@ -59,6 +61,7 @@ int main(int argc, char **argv)
                                        : strcmp(cmd, "perf") == 0 ? perf_command
                                        : strcmp(cmd, "laplace") == 0 ? laplace_command
                                        : strcmp(cmd, "flashio") == 0 ? flashio_command
+                                       : strcmp(cmd, "beff") == 0 ? beff_command
                                                                 : NULL;
     if (mpi_command) {
         MPI_Init(&argc, &argv);
@@ -69,6 +72,6 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return status;
     }
-    fprintf(stderr, "pario-engine: error: unknown command '%s': use io, bt, bonnie, perf, laplace, verify-laplace, flashio, verify, verify-bt or version\n", cmd);
+    fprintf(stderr, "pario-engine: error: unknown command '%s': use io, bt, bonnie, perf, laplace, verify-laplace, flashio, beff, verify, verify-bt or version\n", cmd);
     return EXIT_USAGE;
 }
