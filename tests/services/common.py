@@ -78,30 +78,42 @@ class Processes:
         return proc
 
     def alive(self, pid):
+        """Running (a zombie whose parent is gone counts as ended)."""
         try:
-            os.kill(pid, 0)
-            return True
-        except ProcessLookupError:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
             return False
+        return state != "Z"
+
+    def adopt(self, pid):
+        """A daemon that forked itself away (it wrote its pid file)."""
+        with open(self.file, "a") as f:
+            f.write(f"{pid} {os.readlink(f'/proc/{pid}/exe')}\n")
+
+    def kill(self, pid, grace=5.0):
+        """TERM, then KILL after `grace` seconds."""
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + grace
+        while self.alive(pid) and time.monotonic() < deadline:
+            _reap(pid)
+            time.sleep(0.05)
+        if self.alive(pid):
+            os.kill(pid, signal.SIGKILL)
+            time.sleep(0.1)
+            _reap(pid)
 
     def stop(self, grace=5.0):
-        """Last started, first stopped; TERM, then KILL after `grace`."""
+        """Last started, first stopped."""
         if not self.file.exists():
             return
         entries = [l.split(maxsplit=1) for l in self.file.read_text().splitlines() if l.strip()]
         for pid_text, name in reversed(entries):
             pid = int(pid_text)
-            if not self._ours(pid, name):
-                continue
-            os.kill(pid, signal.SIGTERM)
-            deadline = time.monotonic() + grace
-            while self.alive(pid) and time.monotonic() < deadline:
-                _reap(pid)
-                time.sleep(0.05)
-            if self.alive(pid):
-                os.kill(pid, signal.SIGKILL)
-                time.sleep(0.1)
-                _reap(pid)
+            if self._ours(pid, name):
+                self.kill(pid, grace)
         self.file.unlink()
 
     def _ours(self, pid, name):

@@ -30,3 +30,14 @@ def slurm_cluster():
         yield cluster
     finally:
         cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def gluster_volumes():
+    from .gluster import GlusterVolumes
+
+    volumes = _service(lambda: GlusterVolumes(f"/var/tmp/pario-gluster-{uuid.uuid4().hex[:8]}"), "gluster")
+    try:
+        yield volumes
+    finally:
+        volumes.stop()

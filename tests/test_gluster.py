@@ -1,0 +1,106 @@
+"""pario on GlusterFS (tests/services/gluster.py: a 4-brick distributed and
+a 2+1 disperse volume on loopback, FUSE-mounted): the quick CFS preset runs
+and verifies on both, and --evict really sends reads to the bricks (counted
+by Gluster's own profiler), while without it pario says the reads were
+likely cache-served."""
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+from conftest import ROOT
+
+pytestmark = pytest.mark.integration
+
+VOLUMES = ["dist", "disperse"]
+MiB = 2**20
+
+
+def pario(*args, db, timeout=600):
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PARIO_DB": str(db)}
+    return subprocess.run([sys.executable, "-m", "pario", *map(str, args)], capture_output=True, text=True,
+                          env=env, timeout=timeout)
+
+
+@pytest.fixture
+def volume_dir(gluster_volumes, request):
+    """A fresh directory on the mounted volume named by the test's param."""
+    d = gluster_volumes.mounts[request.param] / f"pario-test-{uuid.uuid4().hex[:10]}"
+    d.mkdir()
+    yield request.param, d
+    for f in d.iterdir():
+        f.unlink()
+    d.rmdir()
+
+
+@pytest.mark.parametrize("volume_dir", VOLUMES, indirect=True)
+def test_quick_cfs_runs_and_verifies_on_the_volume(volume_dir, tmp_path):
+    name, d = volume_dir
+    db = tmp_path / "r.sqlite"
+    r = pario("run", "cfs", "--quick", "--dir", d, "--ranks", "1,2", "--blocks", "64k,1m", "--size", "8m",
+              "--iterations", "1", "--evict", "--verify", db=db)
+    assert r.returncode == 0, r.stderr
+    rows = sqlite3.connect(db).execute("SELECT status, result_json FROM points").fetchall()
+    assert len(rows) == 5 * 2 * 2 and all(s == "ok" for s, _ in rows)
+    for _, doc in rows:
+        doc = json.loads(doc)
+        assert doc["target"]["fs_type"] == "fuse" and not doc["target"]["memory_backed"]
+        assert doc["verification"]["ok"] and doc["verification"]["bytes_checked"] > 0
+        for phase in doc["phases"]:
+            if phase["name"] == "read":
+                # evicted: nothing of the file was in the client's page cache
+                assert all(it["cache_resident_fraction"] == 0 for it in phase["iterations"]), phase
+    assert os.listdir(d) == []
+
+
+def engine_io(launcher, engine, d, *extra, tmp_path):
+    json_path = tmp_path / "r.json"
+    argv = launcher.command(2, [engine, "io", "--dir", str(d), "--layout", "partitioned", "--block", "1m",
+                                "--size", "16m", "--phases", "write,read", "--iterations", "2",
+                                "--json", str(json_path), *extra])
+    p = subprocess.run(argv, capture_output=True, text=True, env=launcher.environment(), timeout=300)
+    assert p.returncode == 0, p.stderr
+    return json.loads(json_path.read_text())
+
+
+@pytest.mark.parametrize("volume_dir", VOLUMES, indirect=True)
+def test_evict_sends_reads_to_the_bricks(volume_dir, gluster_volumes, launcher, engine, tmp_path):
+    name, d = volume_dir
+    read_bytes = 2 * 16 * MiB  # two read iterations of the 16 MiB file
+
+    gluster_volumes.clear_profile(name)
+    doc = engine_io(launcher, engine, d, "--evict", tmp_path=tmp_path)
+    from_bricks = gluster_volumes.bytes_read_by_bricks(name)
+    # every byte read came through the bricks (disperse reads data fragments
+    # of 2 bricks: the same total), not from a cache in the client
+    assert from_bricks >= read_bytes, (from_bricks, read_bytes)
+    assert not any("page cache" in w for w in doc["warnings"]), doc["warnings"]
+
+    gluster_volumes.clear_profile(name)
+    doc = engine_io(launcher, engine, d, tmp_path=tmp_path)
+    from_bricks = gluster_volumes.bytes_read_by_bricks(name)
+    # without eviction the client's cache serves the reads, and pario says so
+    assert from_bricks < read_bytes / 4, from_bricks
+    assert any("likely served from the page cache" in w for w in doc["warnings"]), doc["warnings"]
+    assert os.listdir(d) == []
+
+
+@pytest.mark.parametrize("volume_dir", ["dist"], indirect=True)
+def test_nht1_quick_writes_bt_files_that_verify_on_gluster(volume_dir, tmp_path):
+    _, d = volume_dir
+    db = tmp_path / "r.sqlite"
+    r = pario("run", "nht1", "--quick", "--dir", d, "--ranks", "1,2", "--classes", "S",
+              "--tests", "posix,collective", db=db)
+    assert r.returncode == 0, r.stderr
+    rows = sqlite3.connect(db).execute("SELECT status, result_json FROM points").fetchall()
+    assert len(rows) == 2 * 3 and all(s == "ok" for s, _ in rows)
+    for _, doc in rows:
+        doc = json.loads(doc)
+        if doc["params"]["io"] != "none":
+            assert doc["verification"]["ok"] and doc["verification"]["file_ok"]
+    assert os.listdir(d) == []
