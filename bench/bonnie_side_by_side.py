@@ -9,7 +9,8 @@ bonnie++ 2.00a does its per-character tests with one system call per byte
 (about 0.3 MB/s here), so over a whole file they would take hours; it is
 given a small per-character size (-f, default 4 MiB) and its per-character
 rate is compared as a rate.  Both programs fsync at the end of each write
-test.  The file is smaller than the machine's memory unless you give
+test, and pario runs its tests in bonnie++'s order (--order bonnie++:
+block write before rewrite).  The file is smaller than the machine's memory unless you give
 --size, so both read from the page cache alike: this compares the
 programs, not the disk.
 
@@ -40,7 +41,7 @@ def size_bytes(text):
 def run_pario(d, size, chunk):
     out = Path(d) / "pario-bench.json"
     p = subprocess.run([str(ENGINE), "bonnie", "--dir", d, "--size", str(size), "--chunk", str(chunk),
-                        "--seeks", "8192", "--json", str(out)], capture_output=True, text=True)
+                        "--seeks", "8192", "--order", "bonnie++", "--json", str(out)], capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"bonnie_side_by_side: pario-engine bonnie failed: {p.stderr.strip()}")
     doc = json.loads(out.read_text())

@@ -12,16 +12,19 @@ def bonnie(engine, *args):
     return subprocess.run([engine, "bonnie", *map(str, args)], capture_output=True, text=True, timeout=300)
 
 
-def test_bonnie_on_disk_with_eviction_measures_every_test_and_checks_the_data(engine, disk_dir, tmp_path):
+@pytest.mark.parametrize("order", ["bonnie", "bonnie++"])
+def test_bonnie_on_disk_with_eviction_measures_every_test_and_checks_the_data(engine, disk_dir, tmp_path,
+                                                                              order):
     out = tmp_path / "b.json"
-    p = bonnie(engine, "--dir", disk_dir, "--size", "6m", "--evict", "--seeks", "300", "--json", out)
+    p = bonnie(engine, "--dir", disk_dir, "--size", "6m", "--evict", "--seeks", "300", "--order", order,
+               "--json", out)
     assert p.returncode == 0, p.stderr
     assert "-Per Char-" in p.stdout and "K/sec" in p.stdout  # Figure 1's shape for 8 KiB chunks
     assert "data checked" in p.stdout
     doc = json.loads(out.read_text())
     assert doc["command"] == "bonnie" and doc["status"] == "ok"
     assert doc["params"]["size_bytes"] == 6 << 20 and doc["params"]["chunk_bytes"] == 8192
-    assert doc["params"]["evict"] and doc["params"]["fs_type"] != "tmpfs"
+    assert doc["params"]["evict"] and doc["params"]["fs_type"] != "tmpfs" and doc["params"]["order"] == order
     assert [t["name"] for t in doc["tests"]] == TESTS
     for t in doc["tests"]:
         assert t["seconds"] > 0 and t["cpu_percent"] >= 0
@@ -65,6 +68,7 @@ def test_bonnie_keep_leaves_the_file_the_block_write_made(engine, shm_dir):
     (["--dir", "DIR", "--size", "4k"], "smaller than one --chunk"),
     (["--dir", "DIR", "--size", "1p"], "does not fit in"),
     (["--dir", "DIR", "--seek-procs", "0"], "--seek-procs '0'"),
+    (["--dir", "DIR", "--order", "iozone"], "--order 'iozone' is unknown"),
     (["--dir", "DIR", "--size", "1m", "--frob"], "unknown option '--frob'"),
 ])
 def test_bonnie_refuses_bad_input_with_one_line_and_leaves_nothing(engine, shm_dir, tmp_path, args, phrase):

@@ -30,10 +30,21 @@ typedef struct bonnie_options {
     char dir[4096];
     uint64_t size, chunk;
     bool size_given, evict, keep;
+    int order;          /* index into run_orders */
     long seeks;
     int seek_procs;
     const char *json;
 } bonnie_options;
+
+/* Bray's Bonnie rewrites the per-character file before the block write;
+ * bonnie++ block-writes first and rewrites that. */
+static const struct {
+    const char *name;
+    enum bonnie_test tests[B_NTESTS];
+} run_orders[] = {
+    {"bonnie", {B_PUTC, B_REWRITE, B_BLOCK_WRITE, B_GETC, B_BLOCK_READ, B_SEEKS}},
+    {"bonnie++", {B_PUTC, B_BLOCK_WRITE, B_REWRITE, B_GETC, B_BLOCK_READ, B_SEEKS}},
+};
 
 typedef struct bonnie_run {
     bonnie_options o;
@@ -69,6 +80,8 @@ static void usage(void)
            "  --seeks N        random seeks in all (default 4000, Bonnie's)\n"
            "  --seek-procs N   seeker processes (default 3, Bonnie's; 1 to 64)\n"
            "  --evict          drop the file from the page cache before each reading test\n"
+           "  --order O        bonnie (default: putc, rewrite, block write, getc, block\n"
+           "                   read, seeks) or bonnie++ (block write before rewrite)\n"
            "  --keep           keep the file (default: removed)\n"
            "  --json FILE      write the result document\n"
            "\n"
@@ -77,12 +90,13 @@ static void usage(void)
 
 static void parse(int argc, char **argv, bonnie_options *o)
 {
-    enum { O_DIR = 1000, O_SIZE, O_CHUNK, O_SEEKS, O_PROCS, O_EVICT, O_KEEP, O_JSON, O_HELP };
+    enum { O_DIR = 1000, O_SIZE, O_CHUNK, O_SEEKS, O_PROCS, O_EVICT, O_KEEP, O_JSON, O_ORDER, O_HELP };
     static const struct option opts[] = {
         {"dir", required_argument, 0, O_DIR},     {"size", required_argument, 0, O_SIZE},
         {"chunk", required_argument, 0, O_CHUNK}, {"seeks", required_argument, 0, O_SEEKS},
         {"seek-procs", required_argument, 0, O_PROCS}, {"evict", no_argument, 0, O_EVICT},
         {"keep", no_argument, 0, O_KEEP},         {"json", required_argument, 0, O_JSON},
+        {"order", required_argument, 0, O_ORDER},
         {"help", no_argument, 0, O_HELP},         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->chunk = 8192;
@@ -120,6 +134,14 @@ static void parse(int argc, char **argv, bonnie_options *o)
             o->seek_procs = (int)v;
             break;
         case O_EVICT: o->evict = true; break;
+        case O_ORDER:
+            o->order = -1;
+            for (int i = 0; i < (int)(sizeof run_orders / sizeof run_orders[0]); i++)
+                if (!strcmp(optarg, run_orders[i].name))
+                    o->order = i;
+            if (o->order < 0)
+                fail_usage("--order '%s' is unknown: use bonnie or bonnie++", optarg);
+            break;
         case O_KEEP: o->keep = true; break;
         case O_JSON: o->json = optarg; break;
         case O_HELP: usage(); exit(0);
@@ -204,18 +226,17 @@ static void print_table(const bonnie_run *r)
     const bool kilo = r->o.chunk < 65536;
     const double unit = kilo ? 1024.0 : 1048576.0;
     static const enum bonnie_test order[] = {B_PUTC, B_BLOCK_WRITE, B_REWRITE, B_GETC, B_BLOCK_READ};
-    const int group = kilo ? 15 : 13; /* one test's two columns */
-    const char *heads[2][4] = {{"Sequential Output", "Sequential Input", "Random", NULL},
-                               {"Per Char", "Block", "Rewrite", NULL}};
-    const int spans[2][3] = {{3, 2, 1}, {1, 1, 1}};
-    for (int row = 0; row < 2; row++) {
-        printf("%16s", "");
-        const char *labels[6] = {heads[row][0], heads[row][1], heads[row][2], "Per Char", "Block", "Seeks"};
-        const int n = row == 0 ? 3 : 6;
-        for (int i = 0; i < n; i++)
-            dashed(labels[i], i == n - 1 ? 15 : (row == 0 ? spans[0][i] : 1) * group); /* seeks: 15 */
-        printf("\n");
-    }
+    const int group = kilo ? 15 : 13; /* one test's two columns; the seeks' are 15 wide */
+    printf("%16s", "");
+    dashed("Sequential Output", 3 * group);
+    dashed("Sequential Input", 2 * group);
+    dashed("Random", 15);
+    printf("\n%16s", "");
+    static const char *tests[] = {"Per Char", "Block", "Rewrite", "Per Char", "Block"};
+    for (int i = 0; i < 5; i++)
+        dashed(tests[i], group);
+    dashed("Seeks", 15);
+    printf("\n");
     printf("%-10s %6s", "Filesys", "MB");
     for (int i = 0; i < 5; i++)
         printf(kilo ? " %8s %5s" : " %6s %5s", kilo ? "K/sec" : "MB/s", "%CPU");
@@ -243,6 +264,7 @@ static void save_json(const bonnie_run *r)
     json_int(&j, "seek_procs", r->o.seek_procs);
     json_int(&j, "update_every_seeks", 10);
     json_bool(&j, "evict", r->o.evict);
+    json_string(&j, "order", run_orders[r->o.order].name);
     json_uint(&j, "node_memory_bytes", r->memory);
     json_object_end(&j);
     json_array_begin(&j, "tests");
@@ -307,7 +329,7 @@ int bonnie_command(int argc, char **argv)
     printf("pario-engine bonnie: %s (%s), file %s, chunk %s, %ld seeks by %d processes%s\n", r.o.dir,
            r.fs.type, sz, ck, r.o.seeks, r.o.seek_procs, r.o.evict ? ", evicting before reads" : "");
     fflush(stdout);
-    static const enum bonnie_test run_order[] = {B_PUTC, B_REWRITE, B_BLOCK_WRITE, B_GETC, B_BLOCK_READ, B_SEEKS};
+    const enum bonnie_test *run_order = run_orders[r.o.order].tests;
     for (int i = 0; i < B_NTESTS; i++) {
         const char *what = "";
         e = bonnie_run_test(&r.s, run_order[i], &r.m[run_order[i]], &what);

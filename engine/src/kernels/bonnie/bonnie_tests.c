@@ -26,8 +26,12 @@
 #define PUTC_PERIOD 251
 #define UPDATE_SEEK 10 /* every 10th seek of a seeker rewrites its chunk */
 
+/* What the file holds, so every reading test knows what to expect
+ * whichever order the tests run in. */
 static struct {
     char why[256];
+    enum bonnie_test last_writer;  /* B_PUTC or B_BLOCK_WRITE */
+    bool rewritten;                /* a rewrite changed one word per chunk since */
 } g_check;
 
 static void mismatch(const char *fmt, uint64_t a, uint64_t b)
@@ -142,12 +146,21 @@ static int test_putc(const bonnie_setup *s, const char **what)
 }
 
 /* Read a chunk, change one word, seek back, write it: Bonnie's rewrite. */
+/* The word the rewrite changes in chunk c: rotating, never the stamp in
+ * the first 8 bytes (chunks are at least 256 bytes). */
+static uint64_t rewrite_word(uint64_t chunk, uint64_t c)
+{
+    return 2 + c % (chunk / sizeof(int) - 2);
+}
+
+static bool stamp_ok(const char *buf, uint64_t c);
+
+/* Read a chunk, change one word, seek back, write it: Bonnie's rewrite. */
 static int test_rewrite(const bonnie_setup *s, char *buf, const char **what)
 {
     *what = "seeking";
     if (lseek(s->fd, 0, SEEK_SET) != 0)
         return errno;
-    const uint64_t words = s->chunk / sizeof(int) ? s->chunk / sizeof(int) : 1;
     uint64_t c = 0;
     for (;;) {
         size_t got;
@@ -158,13 +171,10 @@ static int test_rewrite(const bonnie_setup *s, char *buf, const char **what)
         if (got == 0)
             break;
         uint64_t off = c * s->chunk;
-        if ((unsigned char)buf[0] != off % PUTC_PERIOD)
-            mismatch("rewrite read byte %llu at offset %llu: not what the per-character write put",
+        if (g_check.last_writer == B_PUTC ? (unsigned char)buf[0] != off % PUTC_PERIOD : !stamp_ok(buf, c))
+            mismatch("rewrite read byte %llu at offset %llu: not what the last writing test put",
                      (unsigned char)buf[0], off);
-        if (s->chunk >= sizeof(int))
-            ((int *)buf)[c % words] += 1;
-        else
-            buf[0]++;
+        ((int *)buf)[rewrite_word(s->chunk, c)] += 1;
         *what = "seeking back";
         if (lseek(s->fd, -(off_t)got, SEEK_CUR) < 0)
             return errno;
@@ -173,15 +183,23 @@ static int test_rewrite(const bonnie_setup *s, char *buf, const char **what)
             return e;
         c++;
     }
+    g_check.rewritten = true;
     *what = "fsync";
     return fsync(s->fd) != 0 ? errno : 0;
 }
 
 /* The block write's chunk: a fixed non-zero fill, the chunk's index in its
- * first eight bytes (fewer when the chunk is smaller). */
-static void stamp(char *buf, uint64_t chunk, uint64_t index)
+ * first eight bytes (chunks are at least 256 bytes). */
+static void stamp(char *buf, uint64_t index)
 {
-    memcpy(buf, &index, chunk < 8 ? chunk : 8);
+    memcpy(buf, &index, 8);
+}
+
+static bool stamp_ok(const char *buf, uint64_t c)
+{
+    uint64_t index;
+    memcpy(&index, buf, 8);
+    return index == c;
 }
 
 static void fill(char *buf, uint64_t chunk)
@@ -194,7 +212,7 @@ static int test_block_write(const bonnie_setup *s, char *buf, const char **what)
 {
     *what = "writing";
     for (uint64_t c = 0; c < s->size / s->chunk; c++) {
-        stamp(buf, s->chunk, c);
+        stamp(buf, c);
         int e = write_full(s->fd, buf, (size_t)s->chunk);
         if (e)
             return e;
@@ -203,17 +221,28 @@ static int test_block_write(const bonnie_setup *s, char *buf, const char **what)
     return fsync(s->fd) != 0 ? errno : 0;
 }
 
-/* Sum of the bytes the block write left in the file. */
+static uint64_t word_byte_sum(unsigned int w)
+{
+    return (w & 0xff) + ((w >> 8) & 0xff) + ((w >> 16) & 0xff) + (w >> 24);
+}
+
+/* Sum of the bytes the block write left in the file, with the word each
+ * chunk's rewrite changed when one ran since. */
 static uint64_t block_file_byte_sum(const bonnie_setup *s, char *buf)
 {
     fill(buf, s->chunk);
-    uint64_t fill_sum = 0, n = s->chunk < 8 ? s->chunk : 8, total = 0;
-    for (uint64_t i = n; i < s->chunk; i++)
+    uint64_t fill_sum = 0, total = 0;
+    for (uint64_t i = 8; i < s->chunk; i++)
         fill_sum += (unsigned char)buf[i];
     for (uint64_t c = 0; c < s->size / s->chunk; c++) {
         total += fill_sum;
-        for (uint64_t b = 0; b < n; b++)
+        for (uint64_t b = 0; b < 8; b++)
             total += (c >> (8 * b)) & 0xff;
+        if (g_check.rewritten) {
+            unsigned int w;
+            memcpy(&w, buf + 4 * rewrite_word(s->chunk, c), 4);
+            total += word_byte_sum(w + 1) - word_byte_sum(w);
+        }
     }
     return total;
 }
@@ -250,7 +279,7 @@ static int test_block_read(const bonnie_setup *s, char *buf, const char **what)
     if (lseek(s->fd, 0, SEEK_SET) != 0)
         return errno;
     *what = "reading";
-    uint64_t c = 0, n = s->chunk < 8 ? s->chunk : 8;
+    uint64_t c = 0;
     for (;;) {
         size_t got;
         int e = read_full(s->fd, buf, (size_t)s->chunk, &got);
@@ -258,9 +287,9 @@ static int test_block_read(const bonnie_setup *s, char *buf, const char **what)
             return e;
         if (got == 0)
             break;
-        uint64_t index = 0;
-        memcpy(&index, buf, n);
-        if (got != s->chunk || index != (n < 8 ? c & ((1ULL << (8 * n)) - 1) : c))
+        uint64_t index;
+        memcpy(&index, buf, 8);
+        if (got != s->chunk || index != c)
             mismatch("block read found chunk stamp %llu where chunk %llu belongs", index, c);
         c++;
     }
@@ -405,6 +434,10 @@ int bonnie_run_test(const bonnie_setup *s, enum bonnie_test t, bonnie_measure *m
         return test_seeks(s, m, what);
     uint64_t sum = 0;
     double cpu0 = cpu_seconds(RUSAGE_SELF), t0 = clock_now();
+    if (!reads) {
+        g_check.last_writer = t;
+        g_check.rewritten = false;
+    }
     e = t == B_PUTC          ? test_putc(s, what)
             : t == B_REWRITE     ? test_rewrite(s, buf, what)
             : t == B_BLOCK_WRITE ? test_block_write(s, buf, what)
