@@ -51,7 +51,13 @@ from dataclasses import dataclass, field
 
 from ..errors import UsageError
 
-_MODULES = ("io", "bt", "probe")   # one line per kind: the module in this package
+_MODULES = ("io", "bt", "probe",   # one line per kind: the module in this package
+            "bonnie",
+            "perf",
+            "laplace",
+            "flashio",
+            "beff",
+            "suite")
 DEFAULT_KIND = "io"       # a preset without `kind` (the CFS-style studies)
 
 
