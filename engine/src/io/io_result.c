@@ -303,6 +303,7 @@ int io_result_save_json(const io_result *r, const char *path)
     json_string(&j, "fs_magic", magic);
     json_bool(&j, "memory_backed", r->fs.memory_backed);
     json_uint(&j, "node_memory_bytes", r->hosts[0].memory_bytes);
+    result_doc_mount(&j, o->dir);
     json_object_end(&j);
 
     json_object_begin(&j, "params");
