@@ -10,7 +10,9 @@ ENGINE := $(BUILD)/pario-engine
 # The same engine built against MPICH (Debian installs it beside Open MPI;
 # the *.mpich names always mean MPICH, whatever the alternatives say).
 BUILD_MPICH := build/engine-mpich
-APT_PACKAGES := openmpi-bin slurm-wlm munge glusterfs-server glusterfs-client libopenmpi-dev libhdf5-openmpi-dev mpich libmpich-dev libhdf5-mpich-dev liburing-dev fio cmake gcc make pkg-config
+APT_PACKAGES := openmpi-bin slurm-wlm munge glusterfs-server glusterfs-client libopenmpi-dev libhdf5-openmpi-dev mpich libmpich-dev libhdf5-mpich-dev liburing-dev fio cmake gcc make pkg-config chromium
+# the peer of bench/bonnie_side_by_side.py
+APT_PACKAGES += bonnie++
 PARIO := $(VENV)/bin/python -m pario
 
 .PHONY: deps apt venv build run test test-c test-asan test-py bench clean
@@ -40,8 +42,8 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 build: apt
 	cmake -S engine -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build $(BUILD) -j2
-	cmake -S engine -B $(BUILD_MPICH) -DCMAKE_BUILD_TYPE=Release -DMPI_C_COMPILER=mpicc.mpich --no-warn-unused-cli \
-	  -DHDF5_C_COMPILER_EXECUTABLE=h5pcc.mpich >/dev/null
+	cmake -S engine -B $(BUILD_MPICH) -DCMAKE_BUILD_TYPE=Release -DMPI_C_COMPILER=mpicc.mpich --no-warn-unused-cli -U 'HDF5_*' \
+	  -DHDF5_C_COMPILER_EXECUTABLE=$$(command -v h5pcc.mpich) >/dev/null
 	cmake --build $(BUILD_MPICH) -j2 --target pario-engine
 
 # The CFS study, quick form, on the local disk in a directory made for it.

@@ -8,7 +8,7 @@ from .checks import check_out, check_timeout
 from .errors import UsageError
 from .presets import load_experiment, preset_names
 from .store import Store, check_db_path, default_db_path
-from .studies import add_kind_options, kind_of
+from .studies import add_kind_options, kind_of, kinds
 
 
 from .studies import csv_list as _csv  # noqa: E402  (one list rule for every option)
@@ -97,6 +97,31 @@ def build_parser():
 
     sub.add_parser("presets", help="list the experiments pario knows")
 
+    cmp_ = sub.add_parser("compare", help="two runs point by point: ratio and verdict from the noise")
+    cmp_.add_argument("run_a", type=_positive_int)
+    cmp_.add_argument("run_b", type=_positive_int)
+    cmp_.add_argument("--fail-below", type=_positive_float, metavar="R",
+                      help="exit 1 when a point is slower than the noise and below R x run A (e.g. 0.9)")
+    cmp_.add_argument("--db", default=None)
+
+    exp = sub.add_parser("export", help="every trial of every point of a run, one row each")
+    exp.add_argument("run", type=_positive_int)
+    fmt = exp.add_mutually_exclusive_group(required=True)
+    fmt.add_argument("--csv", dest="format", action="store_const", const="csv")
+    fmt.add_argument("--json", dest="format", action="store_const", const="json")
+    exp.add_argument("--out", help="a new file to write (default: standard output)")
+    exp.add_argument("--db", default=None)
+
+    rep = sub.add_parser("report", help="one self-contained HTML file of one or more runs")
+    rep.add_argument("runs", nargs="+", type=_positive_int, metavar="RUN")
+    rep.add_argument("--out", required=True, help="the new .html file to write")
+    rep.add_argument("--point", type=_positive_int,
+                     help="the point whose per-rank timeline to draw (ids: 'pario export RUN --csv')")
+    rep.add_argument("--db", default=None)
+    for kind in kinds().values():
+        if kind.command:
+            sub.add_parser(kind.command, add_help=False,
+                           help=f"{kind.description}: 'pario run {kind.command}' with the same options")
     from .model.command import add_parser as add_model_parser
 
     add_model_parser(sub, _csv, _positive_int)
@@ -106,6 +131,17 @@ def build_parser():
 def _store(args):
     """list, show and plot read a database; they never create one."""
     return Store(args.db if args.db is not None else default_db_path(), create=False)
+
+
+def _existing_store(args):
+    """The results database, which must already exist: reading commands
+    never create one."""
+    from pathlib import Path
+
+    path = Path(args.db or default_db_path())
+    if not path.is_file():
+        raise UsageError(f"--db {path} does not exist: run an experiment first or give --db")
+    return Store(path)
 
 
 def cmd_list(args):
@@ -197,6 +233,9 @@ def _refuse_empty(args, parser):
 
 def _main(argv=None):
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] and argv[0] in {k.command for k in kinds().values() if k.command}:
+        argv = ["run", *argv]  # a kind's shortcut runs its preset of the same name
     args = parser.parse_args(argv)
     try:
         _refuse_empty(args, parser)
@@ -214,6 +253,24 @@ def _main(argv=None):
             return cmd_show(args, with_plots=True)
         if args.command == "presets":
             return cmd_presets(args)
+        if args.command == "compare":
+            from .compare_runs import compare_command
+
+            return compare_command(_existing_store(args), args.run_a, args.run_b, args.fail_below)
+        if args.command == "export":
+            from .export import export_command
+
+            return export_command(_existing_store(args), args.run, args.format, args.out)
+        if args.command == "report":
+            from .export import write_new_file
+            from .report.build import build_report
+
+            if not args.out.endswith((".html", ".htm")):
+                raise UsageError(f"--out {args.out}: name the report file *.html")
+            text = build_report(_existing_store(args), args.runs, args.point)
+            write_new_file(args.out, text)
+            print(f"report of run(s) {', '.join(map(str, args.runs))}: {args.out}")
+            return 0
         if args.command == "model":
             from .model.command import run_model
 

@@ -92,7 +92,8 @@ class Launcher:
         from): a Slurm allocation, a host file (in the template or the MPI's
         environment), else the cores here."""
         if self.allocation:
-            return self.allocation.tasks, f"the Slurm allocation ({self.allocation.describe()})"
+            return (self.allocation.tasks or self.allocation.cpus,
+                    f"the Slurm allocation ({self.allocation.describe()})")
         if self.kind == "srun" or os.environ.get("SLURM_JOB_ID"):
             for var in ("SLURM_NTASKS", "SLURM_NPROCS"):
                 if os.environ.get(var, "").isdigit():

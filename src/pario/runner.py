@@ -10,17 +10,19 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import __version__
 from .checks import check_dir, check_out, check_timeout, run_tag
 from .engine import engine_mpi, engine_path
 from .errors import UsageError
-from .figures import build, format_table
+from .explain import explain_run
+from .figures import build
 from .launch import choose_launcher
+from .version import describe as describe_version
 from .model.command import bound_lines, predicted_label
 from .plot import Palette, plot_figure
 from .presets import load_experiment, parse_experiment, preset_figures, Experiment
 from .progress import Progress
 from .store import Store, check_db_path
+from .terminal import print_figure
 from .studies import kind_of, refuse_foreign_options
 from .watchdog import Watchdog, point_files, remove_point_files
 
@@ -73,7 +75,7 @@ def run_experiment(args, out=None):
 
     store = Store(args.db)
     run_id = store.start_run(preset["name"], preset.get("title", ""), directory, sys.argv,
-                             options, launcher.kind, __version__, kind=kind.name,
+                             options, launcher.kind, describe_version(), kind=kind.name,
                              experiment_toml=experiment.text, experiment_origin=experiment.origin)
     print(f"run {run_id}: {len(points)} points of preset {preset['name']} into {directory}; "
           f"results in {store.path}", file=out)
@@ -137,6 +139,7 @@ def run_experiment(args, out=None):
               file=sys.stderr)
         return 130
     finally:
+        progress.close()
         watchdog.close()
         for s, h in old.items():
             signal.signal(s, h)
@@ -182,6 +185,7 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     points succeeded, i.e. whether there was anything to show."""
     out = out or sys.stdout  # the stdout of the moment (a default would be import time's)
     run, kind, experiment, options, records, figures = run_views(store, run_id)
+    probe_run, explained = explain_run(store, run_id, kind, figures)
     predicted = predicted_label(run)
     if predicted:  # a model's figures say so in every table and plot title
         for fig in figures:
@@ -193,8 +197,10 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     target = Path(plots_dir) if plots_dir else store.path.parent / "plots" / f"run{run_id}"
     for table in kind.tables(experiment.data, records, options):
         print(table, file=out)
-    for fig in figures:
-        print("\n" + format_table(fig), file=out)
+    if probe_run:
+        print(f"ideal curves from the probe of this host and file system (run {probe_run})", file=out)
+    for e in explained:
+        print_figure(e.data, e.lines(), out)
     warnings = {}
     for test_id, text in store.warnings(run_id):
         warnings.setdefault(text, set()).add(test_id)

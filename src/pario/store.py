@@ -237,6 +237,15 @@ class Store:
     def points(self, run_id):
         return self.db.execute("SELECT * FROM points WHERE run_id=? ORDER BY id", (run_id,)).fetchall()
 
+    def results_of_kind(self, kind):
+        """(run id, result document) of every ok point of runs of a kind,
+        newest first: how a run finds the probe of its target."""
+        rows = self.db.execute(
+            "SELECT p.run_id, p.result_json FROM points p JOIN runs r ON r.id = p.run_id"
+            " WHERE r.kind=? AND p.status='ok' AND p.result_json IS NOT NULL ORDER BY p.id DESC",
+            (kind,)).fetchall()
+        return [(r[0], json.loads(r[1])) for r in rows]
+
     def warnings(self, run_id):
         rows = self.db.execute(
             "SELECT p.test_id, w.text FROM warnings w JOIN points p ON p.id = w.point_id"

@@ -389,6 +389,10 @@ static void check_striping(io_options *o, const parse_state *s)
         fail_usage("--stripe-dirs splits each call over the targets, which needs a per-call --api "
                    "(posix, stdio, mmap), not --api %s",
                    o->api->name);
+    if (o->api_caps & BACKEND_CAP_COLLECTIVE_OPEN)
+        fail_usage("--stripe-dirs opens one part per target on each rank alone, and --api %s opens "
+                   "files collectively: use a per-call --api (posix, stdio, mmap)",
+                   o->api->name);
     snprintf(o->dir, sizeof o->dir, "%s", o->stripe.dirs[0]);
     o->stripe_wrap = (stripe_wrap){.inner = o->api, .inner_config = o->api_config,
                                    .spec = &o->stripe};

@@ -818,6 +818,7 @@ static void timed_phase(io_ctx *c, enum phase_kind kind, rank_record *rec, doubl
     int e;
 
     memset(rec, 0, sizeof *rec);
+    a.observed = rec->observed;
     pass_prepare(c, &P);
     MPI_Barrier(c->comm);
     const double t0 = clock_now();
@@ -838,7 +839,10 @@ static void timed_phase(io_ctx *c, enum phase_kind kind, rank_record *rec, doubl
         drive(c, h, &P);
     rec->io_first = P.io_first;
     rec->io_done = clock_now() - c->epoch;
-    if (writing && o->fsync && h && !c->err && (e = o->mover->sync(h)) != 0)
+    /* A collective backend's sync is collective: every rank takes part,
+     * even one that failed, or the others would wait for it forever. */
+    if (writing && o->fsync && h &&
+        (!c->err || (o->api_caps & BACKEND_CAP_COLLECTIVE_OPEN)) && (e = o->mover->sync(h)) != 0)
         record_error(c, e, "fsync %s: %s", P.path, strerror(e));
     rec->sync_done = clock_now() - c->epoch;
     rec->io_last = rec->sync_done;

@@ -155,7 +155,7 @@ def preset_figures(data):
         out.append(Figure(id=f["id"], title=f["title"], x=f["x"], y=f["y"],
                           series=tuple(series) if isinstance(series, list) else series,
                           where=dict(f.get("where", {})), number=f.get("number", ""),
-                          unit=f.get("unit", ""), spread=f.get("spread", False),
+                          unit=f.get("unit", ""), spread=f.get("spread", True),
                           lines=tuple((float(y), t) for y, t in f.get("lines", [])),
                           note=f.get("note", ""), log_y=f.get("log_y", False)))
     return out

@@ -51,7 +51,13 @@ from dataclasses import dataclass, field
 
 from ..errors import UsageError
 
-_MODULES = ("io", "bt")   # one line per kind: the module in this package
+_MODULES = ("io", "bt", "probe",   # one line per kind: the module in this package
+            "bonnie",
+            "perf",
+            "laplace",
+            "flashio",
+            "beff",
+            "suite")
 DEFAULT_KIND = "io"       # a preset without `kind` (the CFS-style studies)
 
 
@@ -72,6 +78,12 @@ class Option:
 class Kind:
     name = ""
     description = ""
+    # `pario COMMAND ...` as a shortcut for `pario run PRESET ...` (a kind
+    # whose preset carries the command's name, e.g. `pario probe`).
+    command = ""
+    # Results whose `predicted_peak` other runs on the same host and file
+    # system draw as their ideal curve (pario.explain).
+    predicts_peak = False
     options = ()
     sweep_keys = {}
     test_keys = {}

@@ -178,6 +178,8 @@ class IoKind(Kind):
         Option(("--size",), dict(help="file size for every test (default: the preset's)")),
         Option(("--iterations",), dict(type=positive_int, help="trials per point (best is reported)")),
         Option(("--files",), dict(choices=["shared", "per-rank"], help="one shared file or one per rank")),
+        Option(("--evict",), dict(action="store_true",
+                                  help="evict the file from the page cache before reads (the default)")),
         Option(("--cached",), dict(action="store_true",
                                    help="do not evict the file from the page cache before reads "
                                         "(default: evict, so reads come from storage)")),
@@ -262,7 +264,9 @@ class IoKind(Kind):
         extra = [f"--{flag}" for flag in ("direct", "verify") if options.get(flag)]
         prealloc = options.get("prealloc")
         prealloc = sweep.get("prealloc", False) if prealloc is None else prealloc
-        evict = sweep.get("evict", True) and not options.get("cached")
+        if options.get("evict") and options.get("cached"):
+            raise UsageError("--evict and --cached contradict each other: give one (eviction is the default)")
+        evict = (sweep.get("evict", True) or bool(options.get("evict"))) and not options.get("cached")
         fsync = sweep.get("fsync", True) and not options.get("no_fsync")
         unit = options.get("group_unit")
 
