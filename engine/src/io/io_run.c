@@ -1003,5 +1003,6 @@ int io_command(int argc, char **argv)
     free(c.write_parts);
     free(c.read_parts);
     free(c.mine);
+    free(o.api_config); /* io_options_parse's: LeakSanitizer (make test-asan) found it */
     return status;
 }
