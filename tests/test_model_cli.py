@@ -52,6 +52,7 @@ def test_model_stores_a_predicted_run_that_list_and_show_mark(tmp_path, capsys):
     (["cfs", "--machine", "ipsc860", "--set", "io_node.cahce=5MB"], "'io_node.cahce' is not a model parameter"),
     (["cfs", "--machine", "ipsc860", "--set", "io_node.cache=five"], "is not a valid size"),
     (["cfs", "--machine", "ipsc860", "--set", "io_node.cache"], "must be key=value"),
+    (["cfs", "--machine", "ipsc860", "--evict"], "--evict acts on real files"),
     (["cfs", "--machine", "ipsc860", "--cached"], "--cached acts on real files"),
     (["cfs", "--machine", "ipsc860", "--no-prealloc"], "--prealloc/--no-prealloc acts on real files"),
     (["nht1", "--machine", "ipsc860"], "kind bt, which the model does not predict"),

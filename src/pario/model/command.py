@@ -24,8 +24,8 @@ PREDICTED = "predicted: model of "
 
 # Options of `pario run` about real files and this machine's page cache,
 # which a model has none of (fsync is modelled: --no-fsync is taken).
-_ENGINE_ONLY = {"cached": "--cached", "direct": "--direct", "verify": "--verify",
-                "prealloc": "--prealloc/--no-prealloc"}
+_ENGINE_ONLY = {"evict": "--evict", "cached": "--cached", "direct": "--direct",
+                "verify": "--verify", "prealloc": "--prealloc/--no-prealloc"}
 
 
 def predicted_label(run):
@@ -75,9 +75,9 @@ def run_model(args, out=None):
     machine = load_machine(args.machine, args.set)
     # The model is deterministic: one trial per point unless asked.
     options["iterations"] = options.get("iterations") or 1
-    # A preset sized to the launcher's slots gets its own limit: the model
-    # is not bounded by the cores in front of us.
-    options["slots"], options["slots_from"] = 1 << 20, "the model: the preset's max_ranks"
+    # No launcher limits a modelled machine: a preset sweeping ranks up to
+    # the slots goes to its own max_ranks (the CFS report's 128 nodes).
+    options["slots"], options["slots_from"] = 1 << 20, "a modelled machine"
     points, skipped = kind.plan(preset, options)
     for p, why in skipped:
         print(f"plan: skipping {p.label()}: {why}", file=out)
