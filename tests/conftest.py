@@ -96,4 +96,4 @@ def verify(engine):
 
 
 # Real services (Slurm, GlusterFS, ...) for the tests marked `integration`.
-from services.fixtures import gluster_volumes, slurm_cluster  # noqa: E402,F401
+from services.fixtures import gluster_volumes, s3_server, slurm_cluster  # noqa: E402,F401

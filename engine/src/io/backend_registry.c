@@ -6,6 +6,7 @@ extern const backend_ops backend_posix;
 extern const backend_ops backend_uring;
 extern const backend_ops backend_stdio;
 extern const backend_ops backend_mmap;
+extern const backend_ops backend_s3;
 
 /* The one list of APIs. Add a backend here. */
 static const backend_ops *const backends[] = {
@@ -13,6 +14,7 @@ static const backend_ops *const backends[] = {
     &backend_stdio,
     &backend_mmap,
     &backend_uring,
+    &backend_s3,
 };
 
 #define NBACKENDS (sizeof backends / sizeof backends[0])

@@ -87,13 +87,31 @@ static void record_error(io_ctx *c, int e, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A file, or what an object store backend keeps under the path:
+ * 1 or 0, or a negative errno when the store cannot be asked. */
+static int data_exists(const io_ctx *c, const char *path)
+{
+    struct stat st;
+    if (c->o->api->exists)
+        return c->o->api->exists(path, c->o->api_config);
+    return lstat(path, &st) == 0;
+}
+
+/* 0 or errno (ENOENT when nothing was there). */
+static int data_remove(const io_ctx *c, const char *path)
+{
+    if (c->o->api->remove)
+        return c->o->api->remove(path, c->o->api_config);
+    return unlink(path) == 0 ? 0 : errno;
+}
+
 static void remove_own_files(io_ctx *c)
 {
     if (c->o->keep)
         return;
     MPI_Barrier(c->comm);
     if (c->owns_file)
-        unlink(c->write_path); /* only ever a file this run created */
+        data_remove(c, c->write_path); /* only ever a file this run created */
     MPI_Barrier(c->comm);
 }
 
@@ -116,16 +134,23 @@ static void agree_or_fail(io_ctx *c)
  * removes files it created. */
 static void check_paths_are_new(io_ctx *c)
 {
-    struct stat st;
-    int clash = (c->owns_file && lstat(c->write_path, &st) == 0) ? c->rank : c->nranks, first;
-    MPI_Allreduce(&clash, &first, 1, MPI_INT, MPI_MIN, c->comm);
-    if (first != c->nranks) {
-        char p[PATH_MAX];
-        per_rank_path(c, first, p);
-        fail_usage("%s already exists: pario never overwrites or removes a file it did not "
-                   "create; remove it or choose another --name",
-                   p);
-    }
+    int there = c->owns_file ? data_exists(c, c->write_path) : 0;
+    /* the lowest rank with a clash or an unanswered question speaks; nothing
+     * is removed on the way out, since nothing was created yet */
+    int mine = there != 0 ? c->rank : c->nranks, first;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->comm);
+    if (first == c->nranks)
+        return;
+    int what = there;
+    MPI_Bcast(&what, 1, MPI_INT, first, c->comm);
+    char p[PATH_MAX];
+    per_rank_path(c, first, p);
+    if (what < 0)
+        fail_usage("--api %s cannot look for %s in its store: %s: check the store's address "
+                   "and bucket", c->o->api->name, p, strerror(-what));
+    fail_usage("%s already exists: pario never overwrites or removes a file it did not "
+               "create; remove it or choose another --name",
+               p);
 }
 
 /* ---- which blocks a rank moves, and with whom it shares the file ---- */
@@ -631,6 +656,8 @@ static void setup(io_ctx *c, const io_options *o, io_result *r)
     if (c->rank == 0)
         io_result_place_hosts(r);
     fs_facts_of(o->dir, &r->fs);
+    if (o->api_caps & BACKEND_CAP_OBJECTS) /* --dir only names the objects' prefix */
+        r->fs = (fs_facts){.type = "objects", .magic = 0, .memory_backed = false};
     snprintf(r->path, sizeof r->path, "%s", c->write_path);
     if (c->rank == 0)
         per_rank_path(c, 0, r->path);
@@ -677,9 +704,10 @@ static void prepare_write(io_ctx *c, uint64_t iteration)
     /* A fresh file every write iteration, as IOR does: the previous
      * iteration's file is ours, so removing it is allowed. */
     MPI_Barrier(c->comm);
-    if (c->owns_file && unlink(c->write_path) != 0 && errno != ENOENT)
-        record_error(c, errno, "cannot remove the previous iteration's %s: %s", c->write_path,
-                     strerror(errno));
+    int gone = c->owns_file ? data_remove(c, c->write_path) : 0;
+    if (gone && gone != ENOENT)
+        record_error(c, gone, "cannot remove the previous iteration's %s: %s", c->write_path,
+                     strerror(gone));
     agree_or_fail(c);
     MPI_Barrier(c->comm);
     if (o->prealloc && c->owns_file) {
@@ -715,7 +743,7 @@ static double prepare_read(io_ctx *c, uint64_t data_iteration)
     }
     agree_or_fail(c);
     MPI_Barrier(c->comm);
-    double mine = page_cache_fraction(c->read_path), most;
+    double mine = (o->api_caps & BACKEND_CAP_OBJECTS) ? -1 : page_cache_fraction(c->read_path), most;
     MPI_Reduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
     fill_sources(c, pattern_key_make(o->seed, data_iteration, c->read_stream));
     return most;
