@@ -205,3 +205,27 @@ def test_bt_explicit_grid_runs_unverified_and_converges(engine, tmp_path):
     doc = json.loads(out.read_text())
     assert doc["verification"]["performed"] is False and doc["params"]["grid"] == 16
     assert all(x == x and 0 < x < 1e3 for x in doc["verification"]["xce"])  # finite, no blow-up
+
+
+def test_bt_checks_the_file_at_every_write_interval(engine, shm_dir, tmp_path):
+    """NPB's BTIO references cover I_W=5 only; at I_W=10 (the NHT-1 report's
+    for N=12) the file is still checked: its last dump is the final solution,
+    which must match NPB's error norm and this run's own."""
+    out = tmp_path / "bt.json"
+    p = subprocess.run([engine, "bt", "--class", "S", "--io", "posix", "--write-interval", "10",
+                        "--dir", str(shm_dir), "--keep", "--name", "iw10.out", "--json", str(out)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "file check SUCCESSFUL: 6 dumps; the last is the verified solution" in p.stdout
+    v = json.loads(out.read_text())["verification"]
+    assert v["file_checked"] and v["file_ok"] and v["file_check"].startswith("last dump")
+    path = shm_dir / "iw10.out"
+    ok = subprocess.run([engine, "verify-bt", str(path), "--class", "S", "--write-interval", "10",
+                         "--quiet"], capture_output=True, text=True)
+    assert ok.returncode == 0 and "verification SUCCESSFUL" in ok.stdout, ok.stdout
+    data = bytearray(path.read_bytes())
+    data[-40 * 12 * 5 - 1] ^= 0x01      # an exponent bit of one value of the last dump
+    path.write_bytes(bytes(data))
+    bad = subprocess.run([engine, "verify-bt", str(path), "--class", "S", "--write-interval", "10",
+                          "--quiet"], capture_output=True, text=True)
+    assert bad.returncode != 0 and "UNSUCCESSFUL" in bad.stdout

@@ -170,7 +170,7 @@ def test_an_old_database_is_migrated_in_place_and_still_shows(shm_dir, tmp_path)
     ("cfs", ["--classes", "S"], "--classes", "bt"),
     ("cfs", ["--write-interval", "10"], "--write-interval", "bt"),
     ("nht1", ["--blocks", "4k"], "--blocks", "io"),
-    ("nht1", ["--evict"], "--evict", "io"),
+    ("nht1", ["--cached"], "--cached", "io"),
 ])
 def test_an_option_of_another_kind_is_refused_naming_its_kinds(tmp_path, preset, args, flag, taker):
     db = tmp_path / "r.sqlite"

@@ -78,6 +78,10 @@ def build_parser():
     plot.add_argument("--out", help="directory for the PNG files")
 
     sub.add_parser("presets", help="list the experiments pario knows")
+
+    from .model.command import add_parser as add_model_parser
+
+    add_model_parser(sub, _csv, _positive_int)
     return p
 
 
@@ -140,6 +144,10 @@ def main(argv=None):
             return cmd_show(args, with_plots=True)
         if args.command == "presets":
             return cmd_presets(args)
+        if args.command == "model":
+            from .model.command import run_model
+
+            return run_model(args)
         parser.print_help()
         return 2
     except UsageError as exc:

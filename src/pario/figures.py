@@ -252,6 +252,6 @@ def format_table(data):
     for x, r in zip(data.xs, rows):
         lines.append(data.x_labels[x].rjust(xw) + "".join(v.rjust(width) for v in r))
     if fig.spread:
-        lines.append(f"{'':>{xw}}  [a-b]: the {'lowest' if q.better == 'max' else 'highest'} "
-                     "and the median of the trials")
+        lines.append(f"{'':>{xw}}  " + ("[a-b]: the lowest and the median of the trials" if q.better == "max"
+                                        else "[a-b]: the median and the highest of the trials"))
     return "\n".join(lines)

@@ -87,6 +87,26 @@ class Launcher:
                          "get --oversubscribe; waiting ranks then compete for CPU")
         return lines
 
+    def slots(self):
+        """(how many ranks this launcher can place, where that number came
+        from): a Slurm allocation, a host file (in the template or the MPI's
+        environment), else the cores here."""
+        if self.allocation:
+            return self.allocation.tasks, f"the Slurm allocation ({self.allocation.describe()})"
+        if self.kind == "srun" or os.environ.get("SLURM_JOB_ID"):
+            for var in ("SLURM_NTASKS", "SLURM_NPROCS"):
+                if os.environ.get(var, "").isdigit():
+                    return int(os.environ[var]), f"the Slurm allocation ({var})"
+            nodes, per = os.environ.get("SLURM_JOB_NUM_NODES", ""), os.environ.get("SLURM_CPUS_ON_NODE", "")
+            if nodes.isdigit() and per.isdigit():
+                return int(nodes) * int(per), "the Slurm allocation (nodes x cpus on node)"
+        hostfile = _hostfile_of(self.template)
+        if hostfile:
+            n = hostfile_slots(hostfile)
+            if n:
+                return n, f"host file {hostfile}"
+        return cores(), "the cores here"
+
     def run(self, ranks, engine_argv, timeout):
         step_name = f"pario-{os.getpid()}-{next(_steps)}" if self.kind == "srun" else None
         argv = self.command(ranks, engine_argv, step_name)
@@ -132,6 +152,50 @@ def _kill_group(proc):
             return
         except subprocess.TimeoutExpired:
             continue
+
+
+_HOSTFILE_FLAGS = ("--hostfile", "-hostfile", "--machinefile", "-machinefile", "-f",
+                   "--default-hostfile", "-machine")
+_HOSTFILE_ENV = ("OMPI_MCA_orte_default_hostfile", "OMPI_MCA_rmaps_base_default_hostfile",
+                 "PRTE_MCA_prte_default_hostfile", "HYDRA_HOST_FILE")
+
+
+def _hostfile_of(template):
+    """The host file a launch line or the MPI's environment names, if any."""
+    for i, word in enumerate(template[:-1]):
+        if word in _HOSTFILE_FLAGS:
+            return template[i + 1]
+    for word in template:
+        for flag in _HOSTFILE_FLAGS:
+            if word.startswith(flag + "="):
+                return word.split("=", 1)[1]
+    for var in _HOSTFILE_ENV:
+        if os.environ.get(var):
+            return os.environ[var]
+    return None
+
+
+def hostfile_slots(path):
+    """Slots in a host file: Open MPI's 'host slots=N', MPICH's 'host:N',
+    or one slot per bare host line; 0 if it cannot be read."""
+    total = 0
+    try:
+        lines = open(path, encoding="utf-8", errors="replace").read().splitlines()
+    except OSError:
+        return 0
+    for line in lines:
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        n = 1
+        for w in words[1:]:
+            if w.startswith(("slots=", "max_slots=")) and w.split("=", 1)[1].isdigit():
+                n = int(w.split("=", 1)[1])
+                break
+        if ":" in words[0] and words[0].rsplit(":", 1)[1].isdigit():
+            n = int(words[0].rsplit(":", 1)[1])
+        total += n
+    return total
 
 
 def cores():

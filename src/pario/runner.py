@@ -15,6 +15,7 @@ from .engine import engine_mpi, engine_path
 from .errors import UsageError
 from .figures import build, format_table
 from .launch import choose_launcher
+from .model.command import bound_lines, predicted_label
 from .plot import Palette, plot_figure
 from .presets import load_experiment, parse_experiment, preset_figures, Experiment
 from .progress import Progress
@@ -58,15 +59,18 @@ def run_experiment(args, out=sys.stdout):
     options = {k: v for k, v in vars(args).items() if k not in ("func",)}
     refuse_foreign_options(kind, options, f"{experiment.origin}")
     directory = _check_dir(args.dir)
-    points, skipped = kind.plan(preset, options)
     mpi = getattr(args, "mpi", None)
     engine = engine_path(mpi)
     launcher = choose_launcher(args.launcher_template, args.launcher, mpi=engine_mpi(engine, mpi))
+    options["slots"], options["slots_from"] = launcher.slots()
+    points, skipped = kind.plan(preset, options)
     max_ranks = max(p.ranks for p in points)
     for line in launcher.explain(max_ranks):
         print(line, file=out)
     for p, why in skipped:
         print(f"plan: skipping {p.label()}: {why}", file=out)
+    for line in kind.plan_notes(preset, points, options):
+        print(f"plan: {line}", file=out)
     if args.dry_run:
         for p in points:
             print(" ".join(launcher.command(p.ranks, [engine, *p.engine_args(directory, "RESULT.json")])),
@@ -168,15 +172,21 @@ def run_views(store, run_id):
         point = dict(p)
         point["params"] = json.loads(p["params_json"]) if p["params_json"] else {}
         records += kind.records(point, json.loads(p["result_json"]))
+    records = kind.finish(records)
     figures = kind.figures(experiment.data, records, options) + preset_figures(experiment.data)
     data = [d for d in (build(f, records, kind.params, kind.quantities) for f in figures) if d]
     return run, kind, experiment, options, records, data
 
 
-def show_run(store, run_id, out=sys.stdout, plots_dir=None, with_plots=True):
+def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     """Print the run's tables (and write its plots); returns how many
     points succeeded, i.e. whether there was anything to show."""
+    out = out or sys.stdout  # the stdout of the moment (a default would be import time's)
     run, kind, experiment, options, records, figures = run_views(store, run_id)
+    predicted = predicted_label(run)
+    if predicted:  # a model's figures say so in every table and plot title
+        for fig in figures:
+            fig.heading += f" [{predicted}]"
     counts = store.counts(run_id)
     print(f"\nrun {run_id}: preset {run['preset']} ({run['title']}), {run['status']}, "
           f"started {run['started_utc']}, dir {run['dir']}", file=out)
@@ -196,6 +206,9 @@ def show_run(store, run_id, out=sys.stdout, plots_dir=None, with_plots=True):
             print(f"  - {text} [{', '.join(sorted(tests))}]", file=out)
         for text in notes:
             print(f"  - {text}", file=out)
+    if predicted:
+        print("\nmodel: what bounded each point", file=out)
+        print("\n".join(bound_lines(store, run_id)), file=out)
     _print_failures(store, run_id, out)
     if with_plots and figures:
         palette = Palette()

@@ -67,6 +67,8 @@
  * the file's final size, the phase's layout and geometry (a collective
  * backend builds its file view or hyperslab from them), the communicator of
  * the ranks sharing the file, and the backend's own parsed options.
+ * layout and geom are NULL when the file is one part of a striped logical
+ * file (stripe.h): the offsets a backend then sees are the part's own.
  * With BACKEND_CAP_COLLECTIVE_OPEN, open and close are collective over
  * `comm` (MPI_File_open/close, H5Fcreate/H5Fclose); every rank of comm
  * calls them together.  Otherwise open is local.

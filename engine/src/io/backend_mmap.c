@@ -132,7 +132,7 @@ static int mmap_open(const backend_open_args *a, void **handle)
     if (fstat(fd, &st) != 0)
         e = errno;
     uint64_t lo = 0, hi = a->file_bytes;
-    if (!e && cfg->region)
+    if (!e && cfg->region && a->layout) /* no layout (a stripe part): the whole part */
         rank_region(a, &lo, &hi);
     if (!e && m->writing && (uint64_t)st.st_size < a->file_bytes &&
         ftruncate(fd, (off_t)a->file_bytes) != 0)

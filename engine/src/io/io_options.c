@@ -27,7 +27,7 @@ bool io_has_phase(const io_options *o, enum phase_kind k)
  * other options. */
 typedef struct parse_state {
     int fsync_choice, huge_choice;
-    bool size_given, shift_given, unit_given, transfer_given;
+    bool size_given, shift_given, unit_given, transfer_given, dir_given, stripe_unit_given, kind_given;
 } parse_state;
 
 /* One core option: "--name ARG", its help, and what it sets. */
@@ -72,6 +72,7 @@ static void parse_phases(io_options *o, const char *text);
 
 static void set_dir(io_options *o, parse_state *s, const char *a)
 {
+    s->dir_given = true;
     if (strlen(a) >= sizeof o->dir)
         fail_usage("--dir is too long: use a shorter path");
     snprintf(o->dir, sizeof o->dir, "%s", a);
@@ -136,6 +137,32 @@ static void set_group_unit(io_options *o, parse_state *s, const char *a)
     else
         fail_usage("--group-unit '%s' is unknown: use call or rank", a);
 }
+static void set_stripe_dirs(io_options *o, parse_state *s, const char *a)
+{
+    stripe_parse_dirs(&o->stripe, "--stripe-dirs", a, true);
+}
+static void set_stripe_unit(io_options *o, parse_state *s, const char *a)
+{
+    o->stripe.unit = option_size("--stripe-unit", a);
+    s->stripe_unit_given = true;
+}
+static void set_background(io_options *o, parse_state *s, const char *a)
+{
+    uint64_t n = option_count("--background", a);
+    if (n > BACKGROUND_MAX)
+        fail_usage("--background %s is more than %d loaders: use fewer", a, BACKGROUND_MAX);
+    o->background = (int)n;
+}
+static void set_background_kind(io_options *o, parse_state *s, const char *a)
+{
+    s->kind_given = true;
+    if (strcmp(a, "write") == 0)
+        o->background_kind = BACKGROUND_WRITE;
+    else if (strcmp(a, "cpu") == 0)
+        o->background_kind = BACKGROUND_CPU;
+    else
+        fail_usage("--background-kind '%s' is unknown: use write or cpu", a);
+}
 static void set_transfer_buffer(io_options *o, parse_state *s, const char *a)
 {
     o->transfer_buffer = option_size("--transfer-buffer", a);
@@ -172,6 +199,12 @@ static void set_help(io_options *o, parse_state *s, const char *a);
  * (backend_ops.options), printed under its name. */
 static const core_option core_options[] = {
     {"dir", "DIR", "target directory (must exist and be writable)", set_dir},
+    {"stripe-dirs", "D1,D2,..",
+     "instead of --dir: one logical file spread round-robin\nover one file per directory "
+     "(per-call APIs)",
+     set_stripe_dirs},
+    {"stripe-unit", "SIZE", "bytes per target before the next (with --stripe-dirs)",
+     set_stripe_unit},
     {"name", "NAME", "file name (default: a unique pario-io.* name)", set_name},
     {"layout", "L", "broadcast | partitioned | interleaved | random", set_layout},
     {"files", "F", "shared (one file) | per-rank (one file per rank)", set_files},
@@ -187,6 +220,12 @@ static const core_option core_options[] = {
      "call (default: one call per group at a time, as\nin the CFS report) | rank (a rank's whole "
      "share)",
      set_group_unit},
+    {"background", "N",
+     "N loader processes per node during every phase\n(the ASCI Red report's load, Figure 3)",
+     set_background},
+    {"background-kind", "K",
+     "write (default: each streams into its own file in\nthe target) | cpu (each spins)",
+     set_background_kind},
     {"transfer-buffer", "SIZE",
      "APIs that move a rank's whole list per call (collective):\nat most SIZE per rank per call "
      "(default 256m)",
@@ -337,6 +376,37 @@ static void apply_backend_option(io_options *o, const backend_option *opt, const
                owners, o->api->name);
 }
 
+/* --stripe-dirs takes the place of --dir; the run then calls the chosen
+ * backend through stripe_backend, which needs a per-call backend. */
+static void check_striping(io_options *o, const parse_state *s)
+{
+    o->mover = o->api;
+    o->mover_config = o->api_config;
+    if (s->stripe_unit_given && !o->stripe.ntargets)
+        fail_usage("--stripe-unit needs --stripe-dirs D1,D2,...");
+    if (!o->stripe.ntargets)
+        return;
+    if (s->dir_given)
+        fail_usage("--dir and --stripe-dirs both say where the file goes: give only --stripe-dirs");
+    if (!s->stripe_unit_given)
+        fail_usage("--stripe-dirs needs --stripe-unit SIZE (bytes per target, e.g. 64k)");
+    if (o->stripe.unit % 8 != 0)
+        fail_usage("--stripe-unit %llu is not a multiple of 8 bytes: use 4k, 64k, 1m ...",
+                   (unsigned long long)o->stripe.unit);
+    if (o->direct && o->stripe.unit % 4096 != 0)
+        fail_usage("--direct needs --stripe-unit to be a multiple of 4k (O_DIRECT alignment)");
+    if (!(o->api_caps & BACKEND_CAP_PER_CALL) ||
+        (o->api_caps & (BACKEND_CAP_ASYNC | BACKEND_CAP_TRANSFER)))
+        fail_usage("--stripe-dirs splits each call over the targets, which needs a per-call --api "
+                   "(posix, stdio, mmap), not --api %s",
+                   o->api->name);
+    snprintf(o->dir, sizeof o->dir, "%s", o->stripe.dirs[0]);
+    o->stripe_wrap = (stripe_wrap){.inner = o->api, .inner_config = o->api_config,
+                                   .spec = &o->stripe};
+    o->mover = &stripe_backend;
+    o->mover_config = &o->stripe_wrap;
+}
+
 /* What the chosen backend cannot do is refused, never approximated. */
 static void check_capabilities(const io_options *o, const parse_state *s, bool writes,
                                bool reads, int nranks)
@@ -459,6 +529,9 @@ void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o
     free(pending);
     free(pending_arg);
 
+    check_striping(o, s);
+    if (s->kind_given && !o->background)
+        fail_usage("--background-kind needs --background N");
     check_dir(o);
     check_json_path(o);
 
@@ -527,17 +600,22 @@ void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o
                    (unsigned long long)o->layout->block_count(&g), IO_MAX_TRACE_CALLS);
 
     /* Space: a write run needs the whole data set on the target. */
-    fs_facts fs;
-    if (fs_facts_of(o->dir, &fs) == 0) {
-        uint64_t need = o->layout->read_only
-                            ? (o->per_rank_files ? o->size * (uint64_t)nranks : o->size)
-                            : o->size;
-        if (need > fs.free_bytes) {
+    uint64_t need = o->layout->read_only
+                        ? (o->per_rank_files ? o->size * (uint64_t)nranks : o->size)
+                        : o->size;
+    if (o->background && o->background_kind == BACKGROUND_WRITE && !o->stripe.ntargets)
+        need += (uint64_t)o->background * BACKGROUND_FILE_BYTES; /* loaders' files, per node */
+    int targets = o->stripe.ntargets ? o->stripe.ntargets : 1;
+    for (int t = 0; t < targets; t++) {
+        const char *dir = o->stripe.ntargets ? o->stripe.dirs[t] : o->dir;
+        uint64_t here = o->stripe.ntargets ? stripe_part_bytes(&o->stripe, need, t) : need;
+        fs_facts fs;
+        if (fs_facts_of(dir, &fs) == 0 && here > fs.free_bytes) {
             char n[32], f[32];
-            size_format(need, n, sizeof n);
+            size_format(here, n, sizeof n);
             size_approx(fs.free_bytes, f, sizeof f);
-            fail_usage("--dir %s has %s free but the run needs %s: free space or lower --size",
-                       o->dir, f, n);
+            fail_usage("%s %s has %s free but the run needs %s: free space or lower --size",
+                       o->stripe.ntargets ? "--stripe-dirs" : "--dir", dir, f, n);
         }
     }
 }

@@ -7,7 +7,9 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "background.h"
 #include "layout.h"
+#include "stripe.h"
 
 enum phase_kind { PHASE_WRITE, PHASE_READ };
 enum group_unit { GROUP_PER_CALL, GROUP_PER_RANK };
@@ -23,6 +25,12 @@ typedef struct io_options {
     const backend_ops *api;
     void *api_config;   /* the backend's own options (api->config_size bytes) */
     unsigned api_caps;  /* backend_caps(api, api_config) */
+    /* What the run calls to move bytes: api itself, or stripe_backend
+     * around it when striped. */
+    const backend_ops *mover;
+    void *mover_config;
+    stripe_spec stripe;  /* --stripe-dirs / --stripe-unit; ntargets 0 = one file */
+    stripe_wrap stripe_wrap;
     uint64_t block;
     uint64_t size; /* broadcast: the file each rank reads; else aggregate over ranks */
     enum phase_kind phases[IO_MAX_PHASES];
@@ -30,6 +38,8 @@ typedef struct io_options {
     uint64_t iterations;
     int group; /* 0 = no limit */
     enum group_unit group_unit;
+    int background;      /* loader processes per node during phases */
+    enum background_kind background_kind;
     uint64_t transfer_buffer; /* transfer backends: bytes per rank per call */
     bool prealloc;
     bool fsync;

@@ -189,10 +189,16 @@ static void write_phase(json *j, const io_result *r, enum phase_kind kind)
         json_double(j, "seconds", it->seconds);
         json_uint(j, "bytes", it->bytes);
         json_double(j, "mib_per_s", it->mib_per_s);
+        if (r->opts->stripe.ntargets)
+            json_double(j, "per_target_mib_per_s", it->mib_per_s / r->opts->stripe.ntargets);
         if (it->cache_fraction >= 0)
             json_double(j, "cache_resident_fraction", it->cache_fraction);
         else
             json_null(j, "cache_resident_fraction");
+        if (it->background_load >= 0)
+            json_double(j, "background_load", it->background_load);
+        else
+            json_null(j, "background_load");
         json_object_begin(j, "verify");
         json_bool(j, "checked", it->verified);
         json_uint(j, "bytes", it->verified_bytes);
@@ -214,6 +220,11 @@ static void write_phase(json *j, const io_result *r, enum phase_kind kind)
     json_double(j, "min_mib_per_s", s.min);
     json_double(j, "stdev_mib_per_s", s.stdev);
     json_double(j, "best_seconds", s.best_seconds);
+    if (r->opts->stripe.ntargets) {
+        /* the reports' "scaled" (per-RAID) rate: what each target delivered */
+        json_double(j, "per_target_best_mib_per_s", s.best / r->opts->stripe.ntargets);
+        json_double(j, "per_target_median_mib_per_s", s.median / r->opts->stripe.ntargets);
+    }
     json_object_end(j);
     json_object_end(j);
 }
@@ -311,6 +322,27 @@ int io_result_save_json(const io_result *r, const char *path)
     json_bool(&j, "keep", o->keep);
     json_bool(&j, "trace", o->trace);
     json_uint(&j, "seed", o->seed);
+    if (o->background) {
+        json_object_begin(&j, "background");
+        json_int(&j, "loaders_per_node", o->background);
+        json_string(&j, "kind", background_kind_name(o->background_kind));
+        json_double(&j, "known_task_alone_seconds", r->background_alone_seconds);
+        json_object_end(&j);
+    } else {
+        json_null(&j, "background");
+    }
+    if (o->stripe.ntargets) {
+        json_object_begin(&j, "stripe");
+        json_int(&j, "targets", o->stripe.ntargets);
+        json_uint(&j, "unit_bytes", o->stripe.unit);
+        json_array_begin(&j, "dirs");
+        for (int t = 0; t < o->stripe.ntargets; t++)
+            json_string(&j, NULL, o->stripe.dirs[t]);
+        json_array_end(&j);
+        json_object_end(&j);
+    } else {
+        json_null(&j, "stripe");
+    }
     json_object_end(&j);
 
     json_array_begin(&j, "phases");
@@ -343,6 +375,15 @@ int io_result_save_json(const io_result *r, const char *path)
             json_uint(&j, "seed", o->seed);
             json_uint(&j, "stream", o->per_rank_files ? f : 0);
             json_uint(&j, "data_iteration", r->last_data_iteration);
+            if (o->stripe.ntargets) {
+                json_array_begin(&j, "parts"); /* in target order: stripe s is on s mod N */
+                for (int t = 0; t < o->stripe.ntargets; t++) {
+                    char part[PATH_MAX];
+                    stripe_part_path(&o->stripe, t, p, part);
+                    json_string(&j, NULL, part);
+                }
+                json_array_end(&j);
+            }
             json_object_end(&j);
         }
     }
@@ -392,6 +433,24 @@ void io_result_print(const io_result *r)
         rate_summary s = io_result_summary(r, o->phases[p]);
         printf("%s: best %.1f MiB/s, median %.1f, min %.1f, stdev %.1f over %d iteration(s)\n",
                phase_name(o->phases[p]), s.best, s.median, s.min, s.stdev, s.n);
+        if (o->background) {
+            double sum = 0;
+            int n = 0;
+            for (int i = 0; i < r->nits; i++)
+                if (r->its[i].kind == o->phases[p] && r->its[i].background_load >= 0) {
+                    sum += r->its[i].background_load;
+                    n++;
+                }
+            printf("%s under %d %s loader(s) per node: load %.2f (known task under load / "
+                   "alone, mean of %d)\n",
+                   phase_name(o->phases[p]), o->background, background_kind_name(o->background_kind),
+                   n ? sum / n : 0, n);
+        }
+        if (o->stripe.ntargets)
+            printf("%s per target: best %.1f MiB/s, median %.1f (%d targets, unit %llu bytes)\n",
+                   phase_name(o->phases[p]), s.best / o->stripe.ntargets,
+                   s.median / o->stripe.ntargets, o->stripe.ntargets,
+                   (unsigned long long)o->stripe.unit);
     }
     for (int i = 0; i < r->nwarnings; i++)
         printf("warning: %s\n", r->warnings[i]);

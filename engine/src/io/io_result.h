@@ -36,6 +36,7 @@ typedef struct io_iteration {
     uint64_t bytes;          /* moved by all ranks */
     double mib_per_s;
     double cache_fraction;   /* reads: page-cache share of the file before the phase, -1 n/a */
+    double background_load;  /* known task under load / alone (largest node), -1 n/a */
     bool verified;
     double verify_seconds;
     uint64_t verified_bytes;
@@ -72,6 +73,7 @@ typedef struct io_result {
     io_iteration *its;
     int nits;
     uint64_t last_data_iteration;
+    double background_alone_seconds; /* the known task alone (rank 0's node) */
     char *warnings[IO_MAX_WARNINGS];
     int nwarnings;
 } io_result;

@@ -23,6 +23,7 @@
 #include "group_token.h"
 #include "io_options.h"
 #include "io_result.h"
+#include "stripe.h"
 
 typedef struct io_ctx {
     const io_options *o;
@@ -35,7 +36,12 @@ typedef struct io_ctx {
     layout_geometry write_geom, read_geom;
     uint64_t write_stream, read_stream;
     bool owns_file;             /* this rank removes write_path at the end */
+    /* the files on disk behind write_path and read_path: one each, or
+     * one per target when striped (stripe.h) */
+    int nparts;
+    char (*write_parts)[PATH_MAX], (*read_parts)[PATH_MAX];
     token_ring ring;
+    background bg;
     /* Buffer slots: one for per-call backends, queue-depth many for
      * asynchronous ones (backend.h says why each has its own source). */
     unsigned nslots;
@@ -110,8 +116,8 @@ static void remove_own_files(io_ctx *c)
     if (c->o->keep)
         return;
     MPI_Barrier(c->comm);
-    if (c->owns_file)
-        data_remove(c, c->write_path); /* only ever a file this run created */
+    for (int t = 0; c->owns_file && t < c->nparts; t++)
+        data_remove(c, c->write_parts[t]); /* only ever a file this run created */
     MPI_Barrier(c->comm);
 }
 
@@ -126,6 +132,7 @@ static void agree_or_fail(io_ctx *c)
     if (c->rank == first)
         fprintf(stderr, "pario-engine: error: rank %d: %s\n", c->rank, c->err_msg);
     fflush(stderr);
+    background_stop(&c->bg);
     remove_own_files(c);
     fail_exit(EXIT_RUN_FAILED, 0, "%s", "");
 }
@@ -134,7 +141,9 @@ static void agree_or_fail(io_ctx *c)
  * removes files it created. */
 static void check_paths_are_new(io_ctx *c)
 {
-    int there = c->owns_file ? data_exists(c, c->write_path) : 0;
+    int there = 0;
+    for (int t = 0; c->owns_file && t < c->nparts && there == 0; t++)
+        there = data_exists(c, c->write_parts[t]);
     /* the lowest rank with a clash or an unanswered question speaks; nothing
      * is removed on the way out, since nothing was created yet */
     int mine = there != 0 ? c->rank : c->nranks, first;
@@ -249,7 +258,7 @@ static void open_args(io_ctx *c, const pass *P, bool direct, backend_open_args *
                              .comm = P->L->comm,
                              .buffers = c->iov,
                              .nbuffers = c->niov,
-                             .config = o->api_config};
+                             .config = o->mover_config};
 }
 
 /* Open under the creation rule of backend.h: with a local open, the
@@ -257,7 +266,7 @@ static void open_args(io_ctx *c, const pass *P, bool direct, backend_open_args *
  * it exists. */
 static int open_file(io_ctx *c, backend_open_args *a, const access_list *L, void **h)
 {
-    const backend_ops *api = c->o->api;
+    const backend_ops *api = c->o->mover;
     int shared;
     MPI_Comm_size(L->comm, &shared);
     if (!a->create || shared == 1 || (c->o->api_caps & BACKEND_CAP_COLLECTIVE_OPEN))
@@ -316,9 +325,9 @@ static void drive_per_call(io_ctx *c, void *h, pass *P)
         if (k < L->count && !c->err) {
             const uint64_t off = L->layout->block_offset(&L->geom, k);
             const double s = P->trace || k == 0 ? clock_now() : 0;
-            int e = writing ? o->api->write_at(h, pattern_source_at(&c->srcs[0], off, block),
+            int e = writing ? o->mover->write_at(h, pattern_source_at(&c->srcs[0], off, block),
                                                block, off)
-                            : o->api->read_at(h, c->read_bufs[0], block, off);
+                            : o->mover->read_at(h, c->read_bufs[0], block, off);
             if (P->trace) {
                 P->trace[2 * k] = s - c->epoch;
                 P->trace[2 * k + 1] = clock_now() - c->epoch;
@@ -328,8 +337,8 @@ static void drive_per_call(io_ctx *c, void *h, pass *P)
             block_done(c, P, off, e, c->read_bufs[0]);
         } else if (o->api_caps & BACKEND_CAP_COLLECTIVE_CALLS) {
             /* keep the lock step: take part, move nothing */
-            int e = writing ? o->api->write_at(h, c->read_bufs[0], 0, 0)
-                            : o->api->read_at(h, c->read_bufs[0], 0, 0);
+            int e = writing ? o->mover->write_at(h, c->read_bufs[0], 0, 0)
+                            : o->mover->read_at(h, c->read_bufs[0], 0, 0);
             if (e)
                 record_error(c, e, "%s%s %s: %s", P->what, writing ? "write" : "read", P->path,
                              strerror(e));
@@ -373,7 +382,7 @@ static void drive_async(io_ctx *c, void *h, pass *P)
                 if (P->trace)
                     P->trace[2 * next] = s - c->epoch;
             }
-            int e = o->api->submit(h, P->mode, &rq);
+            int e = o->mover->submit(h, P->mode, &rq);
             if (e) {
                 c->slot_free[nfree++] = slot;
                 block_failed(c, P, off, e);
@@ -384,7 +393,7 @@ static void drive_async(io_ctx *c, void *h, pass *P)
         }
         if (inflight == 0)
             break;
-        int got = o->api->reap(h, 1, c->completions, depth);
+        int got = o->mover->reap(h, 1, c->completions, depth);
         if (got < 0) {
             record_error(c, -got, "%s%s %s: waiting for completions: %s", P->what,
                          writing ? "write" : "read", P->path, strerror(-got));
@@ -450,7 +459,7 @@ static void drive_transfer(io_ctx *c, void *h, pass *P)
         const double s = clock_now();
         if (call == 0)
             P->io_first = s - c->epoch;
-        int e = o->api->transfer(h, &t);
+        int e = o->mover->transfer(h, &t);
         if (e) {
             record_error(c, e, "%s%s %s (%llu blocks from offset %llu): %s", P->what,
                          P->mode == BACKEND_WRITE ? "write" : "read", P->path,
@@ -624,11 +633,25 @@ static void setup(io_ctx *c, const io_options *o, io_result *r)
     c->write_stream = o->per_rank_files ? (uint64_t)c->rank : 0;
     c->read_stream = o->per_rank_files ? (uint64_t)reads_from : 0;
     c->owns_file = o->per_rank_files || c->rank == 0;
+    c->nparts = o->stripe.ntargets ? o->stripe.ntargets : 1;
+    c->write_parts = calloc((size_t)c->nparts, PATH_MAX);
+    c->read_parts = calloc((size_t)c->nparts, PATH_MAX);
+    if (!c->write_parts || !c->read_parts)
+        fail_usage("out of memory");
+    stripe_parts(&o->stripe, c->write_path, c->write_parts);
+    stripe_parts(&o->stripe, c->read_path, c->read_parts);
     check_paths_are_new(c);
 
     token_ring_init(&c->ring, c->rank, c->nranks, o->group, o->group_unit, c->comm);
 
     alloc_buffers(c);
+    agree_or_fail(c);
+    c->bg.n = o->background;
+    c->bg.kind = o->background_kind;
+    char why[PATH_MAX + 128];
+    int be = background_start(&c->bg, o->dir, c->comm, why, sizeof why);
+    if (be)
+        record_error(c, be, "%s", why);
     agree_or_fail(c);
 
     double epoch = clock_now();
@@ -688,9 +711,9 @@ static void prepare_initial_file(io_ctx *c)
     } else {
         pass_prepare(c, &P);
         drive(c, h, &P);
-        if (!c->err && (e = o->api->sync(h)) != 0)
+        if (!c->err && (e = o->mover->sync(h)) != 0)
             record_error(c, e, "preparing %s: fsync: %s", c->write_path, strerror(e));
-        int ce = o->api->close(h);
+        int ce = o->mover->close(h);
         if (ce)
             record_error(c, ce, "preparing %s: close: %s", c->write_path, strerror(ce));
     }
@@ -704,25 +727,29 @@ static void prepare_write(io_ctx *c, uint64_t iteration)
     /* A fresh file every write iteration, as IOR does: the previous
      * iteration's file is ours, so removing it is allowed. */
     MPI_Barrier(c->comm);
-    int gone = c->owns_file ? data_remove(c, c->write_path) : 0;
-    if (gone && gone != ENOENT)
-        record_error(c, gone, "cannot remove the previous iteration's %s: %s", c->write_path,
-                     strerror(gone));
+    for (int t = 0; c->owns_file && t < c->nparts; t++) {
+        int gone = data_remove(c, c->write_parts[t]);
+        if (gone && gone != ENOENT)
+            record_error(c, gone, "cannot remove the previous iteration's %s: %s",
+                         c->write_parts[t], strerror(gone));
+    }
     agree_or_fail(c);
     MPI_Barrier(c->comm);
-    if (o->prealloc && c->owns_file) {
-        int fd = open(c->write_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    for (int t = 0; o->prealloc && c->owns_file && t < c->nparts; t++) {
+        const char *part = c->write_parts[t];
+        uint64_t bytes = o->stripe.ntargets
+                             ? stripe_part_bytes(&o->stripe, c->write_geom.file_bytes, t)
+                             : c->write_geom.file_bytes;
+        int fd = open(part, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
         if (fd < 0) {
-            record_error(c, errno, "--prealloc: cannot create %s: %s", c->write_path,
-                         strerror(errno));
+            record_error(c, errno, "--prealloc: cannot create %s: %s", part, strerror(errno));
         } else {
-            int e = posix_fallocate(fd, 0, (off_t)c->write_geom.file_bytes);
+            int e = bytes ? posix_fallocate(fd, 0, (off_t)bytes) : 0;
             if (e)
                 record_error(c, e,
                              "--prealloc: %s cannot reserve %llu bytes: %s (drop --prealloc "
                              "on this file system)",
-                             c->write_path, (unsigned long long)c->write_geom.file_bytes,
-                             strerror(e));
+                             part, (unsigned long long)bytes, strerror(e));
             close(fd);
         }
     }
@@ -735,15 +762,27 @@ static double prepare_read(io_ctx *c, uint64_t data_iteration)
 {
     const io_options *o = c->o;
     MPI_Barrier(c->comm);
-    if (o->evict) {
-        int e = page_cache_evict(c->read_path);
+    for (int t = 0; o->evict && t < c->nparts; t++) {
+        int e = page_cache_evict(c->read_parts[t]);
         if (e)
-            record_error(c, e, "--evict: cannot drop %s from the page cache: %s", c->read_path,
-                         strerror(e));
+            record_error(c, e, "--evict: cannot drop %s from the page cache: %s",
+                         c->read_parts[t], strerror(e));
     }
     agree_or_fail(c);
     MPI_Barrier(c->comm);
-    double mine = (o->api_caps & BACKEND_CAP_OBJECTS) ? -1 : page_cache_fraction(c->read_path), most;
+    /* cached share of the whole logical file: its parts weighted by size
+     * (an object store has no cache on this node to measure) */
+    double cached = 0, total = 0, mine, most;
+    for (int t = 0; t < c->nparts && !(o->api_caps & BACKEND_CAP_OBJECTS); t++) {
+        struct stat st;
+        double f = page_cache_fraction(c->read_parts[t]);
+        if (stat(c->read_parts[t], &st) == 0 && f >= 0) {
+            cached += f * (double)st.st_size;
+            total += (double)st.st_size;
+        }
+    }
+    mine = total > 0 ? cached / total
+         : (o->api_caps & BACKEND_CAP_OBJECTS) ? -1 : page_cache_fraction(c->read_parts[0]);
     MPI_Reduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
     fill_sources(c, pattern_key_make(o->seed, data_iteration, c->read_stream));
     return most;
@@ -786,12 +825,12 @@ static void timed_phase(io_ctx *c, enum phase_kind kind, rank_record *rec, doubl
         drive(c, h, &P);
     rec->io_first = P.io_first;
     rec->io_done = clock_now() - c->epoch;
-    if (writing && o->fsync && h && !c->err && (e = o->api->sync(h)) != 0)
+    if (writing && o->fsync && h && !c->err && (e = o->mover->sync(h)) != 0)
         record_error(c, e, "fsync %s: %s", P.path, strerror(e));
     rec->sync_done = clock_now() - c->epoch;
     rec->io_last = rec->sync_done;
     token_leave_share(&c->ring);
-    if (h && (e = o->api->close(h)) != 0)
+    if (h && (e = o->mover->close(h)) != 0)
         record_error(c, e, "close %s: %s", P.path, strerror(e));
     rec->close_done = clock_now() - c->epoch;
     MPI_Barrier(c->comm);
@@ -824,7 +863,7 @@ static uint64_t verify_pass(io_ctx *c, enum phase_kind kind)
     }
     pass_prepare(c, &P);
     drive(c, h, &P);
-    o->api->close(h);
+    o->mover->close(h);
     return P.bytes;
 }
 
@@ -895,7 +934,10 @@ int io_command(int argc, char **argv)
                 it.data_iteration = data_iteration;
             }
             rank_record rec;
+            double load = background_resume(&c.bg);
             timed_phase(&c, kind, &rec, trace);
+            background_pause(&c.bg);
+            MPI_Reduce(&load, &it.background_load, 1, MPI_DOUBLE, MPI_MAX, 0, c.comm);
             agree_or_fail(&c);
             if (kind == PHASE_WRITE)
                 data_iteration = iter;
@@ -914,6 +956,7 @@ int io_command(int argc, char **argv)
         }
     }
     r.last_data_iteration = data_iteration;
+    r.background_alone_seconds = c.bg.alone_seconds;
     utc_now(r.finished_utc, sizeof r.finished_utc);
 
     int status = 0;
@@ -930,6 +973,7 @@ int io_command(int argc, char **argv)
         }
     }
     MPI_Bcast(&status, 1, MPI_INT, 0, c.comm);
+    background_stop(&c.bg);
     remove_own_files(&c);
     if (rank == 0)
         io_result_free(&r);

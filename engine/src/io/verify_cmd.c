@@ -14,6 +14,7 @@
 #include "../util/fail.h"
 #include "../util/pattern.h"
 #include "../util/sizes.h"
+#include "stripe.h"
 
 #define VERIFY_CHUNK (1u << 20)
 #define VERIFY_MAX_ITERATION_GUESS 100000u
@@ -27,7 +28,82 @@ static void verify_usage(void)
            "  --seed S       the run's --seed\n"
            "  --iteration I  whose data (default: found from the file's first stamp)\n"
            "  --stream N     per-rank files: the rank that wrote it (default 0)\n"
-           "  --size SIZE    the length the file must have (default: its length)\n");
+           "  --size SIZE    the length the file must have (default: its length)\n"
+           "  --stripe-dirs D1,D2,.. --stripe-unit SIZE\n"
+           "                 a striped file (io --stripe-dirs): --file names it, and\n"
+           "                 its parts DIR/NAME are reassembled in this order\n");
+}
+
+/* The file being checked: one file, or the parts of a striped one read
+ * as the logical file they make. */
+typedef struct logical_file {
+    const stripe_spec *spec; /* NULL: one file */
+    int n;
+    int fds[STRIPE_MAX_TARGETS];
+    uint64_t sizes[STRIPE_MAX_TARGETS];
+    char paths[STRIPE_MAX_TARGETS][PATH_MAX];
+    uint64_t length;
+} logical_file;
+
+static void logical_open(logical_file *lf, const char *file, const stripe_spec *spec)
+{
+    lf->spec = spec && spec->ntargets ? spec : NULL;
+    lf->n = stripe_parts(lf->spec, file, lf->paths);
+    lf->length = 0;
+    for (int t = 0; t < lf->n; t++) {
+        const char *p = lf->paths[t];
+        lf->fds[t] = open(p, O_RDONLY | O_CLOEXEC);
+        if (lf->fds[t] < 0)
+            fail_usage("--file %s: %s", p, strerror(errno));
+        struct stat st;
+        if (fstat(lf->fds[t], &st) != 0 || !S_ISREG(st.st_mode))
+            fail_usage("--file %s is not a regular file", p);
+        lf->sizes[t] = (uint64_t)st.st_size;
+        lf->length += lf->sizes[t];
+    }
+}
+
+/* The parts of a striped file of `length` bytes have fixed sizes: name the
+ * first that differs.  0 when they fit. */
+static int logical_parts_fit(const logical_file *lf, uint64_t length)
+{
+    for (int t = 0; lf->spec && t < lf->n; t++) {
+        uint64_t want = stripe_part_bytes(lf->spec, length, t);
+        if (lf->sizes[t] != want) {
+            fprintf(stderr,
+                    "pario-engine: verify: part %s is %s: %llu bytes, but a %llu-byte file "
+                    "striped over %d targets puts %llu there\n",
+                    lf->paths[t], lf->sizes[t] < want ? "truncated" : "longer than expected",
+                    (unsigned long long)lf->sizes[t], (unsigned long long)length, lf->n,
+                    (unsigned long long)want);
+            return EXIT_RUN_FAILED;
+        }
+    }
+    return 0;
+}
+
+/* pread of the logical file: 0, or -1 with errno (0 at the end of a part). */
+static int logical_pread(const logical_file *lf, unsigned char *buf, size_t len, uint64_t off,
+                         const char **where)
+{
+    while (len > 0) {
+        int t = 0;
+        uint64_t local = off, left = len;
+        if (lf->spec)
+            stripe_locate(lf->spec, off, &t, &local, &left);
+        size_t piece = left < len ? (size_t)left : len;
+        *where = lf->paths[t];
+        ssize_t n = pread(lf->fds[t], buf, piece, (off_t)local);
+        if (n <= 0) {
+            if (n == 0)
+                errno = 0;
+            return -1;
+        }
+        buf += n;
+        off += (uint64_t)n;
+        len -= (size_t)n;
+    }
+    return 0;
 }
 
 static uint64_t parse_u64(const char *opt, const char *text)
@@ -44,15 +120,19 @@ static uint64_t parse_u64(const char *opt, const char *text)
 
 int verify_command(int argc, char **argv)
 {
-    enum { O_FILE = 1000, O_SEED, O_ITER, O_STREAM, O_SIZE, O_HELP };
+    enum { O_FILE = 1000, O_SEED, O_ITER, O_STREAM, O_SIZE, O_HELP, O_SDIRS, O_SUNIT };
     static const struct option opts[] = {
         {"file", required_argument, 0, O_FILE},   {"seed", required_argument, 0, O_SEED},
         {"iteration", required_argument, 0, O_ITER}, {"stream", required_argument, 0, O_STREAM},
         {"size", required_argument, 0, O_SIZE},   {"help", no_argument, 0, O_HELP},
+        {"stripe-dirs", required_argument, 0, O_SDIRS},
+        {"stripe-unit", required_argument, 0, O_SUNIT},
         {0, 0, 0, 0}};
     const char *file = NULL;
     uint64_t seed = 0, iteration = 0, stream = 0, size = 0;
     bool seed_given = false, iteration_given = false, size_given = false;
+    static stripe_spec spec; /* static: holds the directory names until exit */
+    bool unit_given = false;
     opterr = 0;
     optind = 1;
     int c, which = 0;
@@ -72,6 +152,14 @@ int verify_command(int argc, char **argv)
             break;
         }
         case O_HELP: verify_usage(); return 0;
+        case O_SDIRS: stripe_parse_dirs(&spec, "--stripe-dirs", optarg, false); break;
+        case O_SUNIT: {
+            const char *why;
+            if (size_parse(optarg, &spec.unit, &why) != 0)
+                fail_usage("--stripe-unit '%s' %s: give a size such as 64k", optarg, why);
+            unit_given = true;
+            break;
+        }
         case ':': fail_usage("%s needs a value: see pario-engine verify --help", argv[optind - 1]);
         default: fail_usage("unknown option '%s': see pario-engine verify --help", argv[optind - 1]);
         }
@@ -83,14 +171,16 @@ int verify_command(int argc, char **argv)
     if (!seed_given)
         fail_usage("--seed is required: give the seed the file was written with");
 
-    int fd = open(file, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        fail_usage("--file %s: %s", file, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-        fail_usage("--file %s is not a regular file", file);
-    uint64_t length = (uint64_t)st.st_size;
+    if (spec.ntargets && !unit_given)
+        fail_usage("--stripe-dirs needs --stripe-unit SIZE, as the run was given");
+    if (unit_given && !spec.ntargets)
+        fail_usage("--stripe-unit needs --stripe-dirs D1,D2,...");
+    logical_file lf;
+    logical_open(&lf, file, &spec);
+    uint64_t length = lf.length;
     uint64_t expect = size_given ? size : length;
+    if (logical_parts_fit(&lf, size_given && length != expect ? expect : length))
+        return EXIT_RUN_FAILED;
     if (length < expect) {
         fprintf(stderr, "pario-engine: verify: %s is truncated: %llu bytes, expected %llu\n", file,
                 (unsigned long long)length, (unsigned long long)expect);
@@ -114,7 +204,8 @@ int verify_command(int argc, char **argv)
     if (!iteration_given) {
         /* The stamp at offset 0 is 0 XOR the key of (seed, iteration, stream). */
         uint64_t first;
-        if (pread(fd, &first, 8, 0) != 8)
+        const char *where;
+        if (logical_pread(&lf, (unsigned char *)&first, 8, 0, &where) != 0)
             fail_usage("--file %s: cannot read its first word", file);
         bool found = false;
         for (uint64_t i = 0; i < VERIFY_MAX_ITERATION_GUESS && !found; i++) {
@@ -140,15 +231,11 @@ int verify_command(int argc, char **argv)
     int status = 0;
     for (uint64_t off = 0; off < length; off += VERIFY_CHUNK) {
         size_t len = (size_t)(length - off < VERIFY_CHUNK ? length - off : VERIFY_CHUNK);
-        size_t got = 0;
-        while (got < len) {
-            ssize_t n = pread(fd, buf + got, len - got, (off_t)(off + got));
-            if (n <= 0) {
-                fprintf(stderr, "pario-engine: verify: %s: read at offset %llu failed: %s\n", file,
-                        (unsigned long long)(off + got), n == 0 ? "end of file" : strerror(errno));
-                return EXIT_RUN_FAILED;
-            }
-            got += (size_t)n;
+        const char *where;
+        if (logical_pread(&lf, buf, len, off, &where) != 0) {
+            fprintf(stderr, "pario-engine: verify: %s: read at offset %llu failed: %s\n", where,
+                    (unsigned long long)off, errno ? strerror(errno) : "end of file");
+            return EXIT_RUN_FAILED;
         }
         int64_t bad = pattern_check(&src, off, buf, len);
         if (bad >= 0) {
@@ -167,6 +254,7 @@ int verify_command(int argc, char **argv)
                (unsigned long long)iteration, (unsigned long long)stream);
     pattern_source_free(&src);
     free(buf);
-    close(fd);
+    for (int t = 0; t < lf.n; t++)
+        close(lf.fds[t]);
     return status;
 }

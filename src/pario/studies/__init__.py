@@ -23,8 +23,13 @@ What a kind owns (override in the subclass):
 * `plan(preset, options)`: (points, skipped): the engine runs of a run, in
   order; `skipped` holds (point, reason) for points left out.  `options`
   is the dict of `pario run` options (None = not given).
+* `plan_notes(preset, points, options)`: lines about a plan, printed
+  before it runs (where its rank counts came from, a grouping that
+  cannot act...); default none.
 * `records(point, result)`: a stored point (a dict: its columns and its
   `params`) and its result document -> [figures.Record].
+* `finish(records)`: the records of a whole run, for values that need
+  several points (BT's zeta against the best T_C); default unchanged.
 * `figures(preset, records, options)`: [figures.Figure] to show.
 * `tables(preset, records, options)`: extra text tables (default none).
 * `notes(preset, records, options)`: warnings derived from a run's
@@ -84,8 +89,14 @@ class Kind:
     def plan(self, preset, options):
         raise NotImplementedError
 
+    def plan_notes(self, preset, points, options):
+        return []
+
     def records(self, point, result):
         return []
+
+    def finish(self, records):
+        return records
 
     def figures(self, preset, records, options):
         return []
@@ -140,7 +151,7 @@ def refuse_foreign_options(kind, options, experiment):
     mine = {o.dest for o in kind.options}
     for other in kinds().values():
         for opt in other.options:
-            if opt.dest in mine or options.get(opt.dest) in (None, False):
+            if opt.dest in mine or options.get(opt.dest) is None:   # None: not given
                 continue
             takers = [k.name for k in kinds().values() if any(o.dest == opt.dest for o in k.options)]
             raise UsageError(f"{opt.flags[0]} does not apply to {experiment} (a study of kind "

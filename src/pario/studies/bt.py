@@ -1,10 +1,24 @@
-"""Kind `bt`: the NHT-1 application I/O benchmark on NPB's BT.
+"""Kind `bt`: the NHT-1 application I/O benchmark on NPB's BT
+(seeds/nht1-application-io-fineberg-1993.txt), as the report ran it.
 
-Each (class, ranks) gets a T_C point (BT without I/O) first; every write
-method then runs with that T_C handed to the engine, which reports T_T,
-R_IO and zeta.  Records carry T_T, R_IO and zeta per point; figures are
-the report's: times, R_IO and zeta against processors, a line per method.
-The text table follows the report's Tables 2-6."""
+* I_W per class from the report's Table 1: 10 for N=12 (class S), 5 for
+  the others, unless the preset or --write-interval sets it.
+* T_C is "the best verified run time": every (class, ranks) runs N rounds
+  (--iterations, the preset's `iterations`, 3 by default); a round is one
+  BT run without I/O (T_C) then one per write method (T_T), so slow
+  drift of the machine falls on all of them alike.  A run that fails
+  verification (the solution, or the file read back) is a failed point,
+  never a trial.  Each T_T run is handed the best T_C so far for its own
+  zeta; the tables and figures use best T_T against best T_C, with the
+  range every pairing of trials gives beside it.
+* Tables shaped like the report's Tables 2-6, one per write method: N,
+  processors, T_C (s), T_T (s), R_IO (bytes/s, from the report's formula
+  5 w N^3 N_S / (I_W T_T) with the printed T_T), zeta to three decimals.
+* Figures: T_C and T_T against processors (the report's Figure 2),
+  R_IO in MiB/s (Figure 4), zeta with the 0.1 NAS considers acceptable
+  (Figure 5), one colour per method on all of them; and for a test with
+  `grouped = true`, T_T against the write group size (Figure 1), one point
+  per group size below the rank count (--groups)."""
 
 from dataclasses import dataclass, field
 
@@ -16,7 +30,14 @@ from .io import int_list, select_tests, sweep_of
 
 GRID = {"S": 12, "W": 24, "A": 64, "B": 102, "C": 162}
 MODES = ("posix", "independent", "collective", "serial", "per-rank")
+GROUPABLE = ("posix", "independent", "per-rank")   # the engine's --group takes these
 _NONE = "T_C (no I/O)"
+ACCEPTABLE_ZETA = 0.1   # "an overhead of 10% (0.1) to be acceptable" (the report, section 5)
+
+
+def report_interval(grid):
+    """I_W of the report's Table 1: 10 for N=12, 5 for N=64 and N=102."""
+    return 10 if grid == 12 else 5
 
 
 @dataclass
@@ -28,6 +49,8 @@ class BtPoint:
     io: str = "none"
     interval: int = 5
     overlap: bool = False
+    group: int = 0
+    trial: int = 1
     extra: list = field(default_factory=list)
 
     @property
@@ -36,9 +59,7 @@ class BtPoint:
 
     @property
     def method(self):
-        if self.io == "none":
-            return _NONE
-        return self.io + ("+overlap" if self.overlap else "")
+        return _method(self.io, self.overlap, self.group)
 
     def engine_args(self, directory, json_path, earlier=None):
         args = ["bt", "--class", self.bt_class, "--json", str(json_path)]
@@ -46,6 +67,8 @@ class BtPoint:
             args += ["--io", self.io, "--dir", str(directory), "--write-interval", str(self.interval)]
             if self.overlap:
                 args.append("--overlap")
+            if self.group:
+                args += ["--group", str(self.group)]
             tc = (earlier or {}).get(self.tc_key)
             if tc:
                 args += ["--tc", repr(tc)]
@@ -55,31 +78,38 @@ class BtPoint:
         return self.io != "none"
 
     def label(self):
-        return f"bt class {self.bt_class} ranks={self.ranks} io={self.io}{' overlap' if self.overlap else ''}"
+        return (f"bt class {self.bt_class} ranks={self.ranks} {self.method} "
+                f"(round {self.trial})")
 
     def summary(self, result):
         return f"T_T {result['t_t_seconds']:.3f} s"
 
     def remember(self, result, earlier):
-        """T_C of a no-I/O run, for the points after it."""
+        """The best T_C so far of a (class, ranks), for the T_T runs after it."""
         if self.io == "none":
-            earlier[self.tc_key] = result["t_t_seconds"]
+            t = result["t_t_seconds"]
+            earlier[self.tc_key] = min(t, earlier.get(self.tc_key, t))
 
     def columns(self):
         return {"title": self.title, "layout": f"bt-{self.bt_class}", "files": "shared",
-                "api": self.io, "block_bytes": 0, "size_bytes": 0, "group_size": 0}
+                "api": self.io, "block_bytes": 0, "size_bytes": 0, "group_size": self.group}
 
     def params(self):
         return {"test": self.test_id, "title": self.title, "class": self.bt_class,
                 "ranks": self.ranks, "io": self.io, "interval": self.interval,
-                "overlap": self.overlap, "method": self.method, "extra": list(self.extra)}
+                "overlap": self.overlap, "group": self.group, "trial": self.trial,
+                "method": self.method, "extra": list(self.extra)}
 
 
-def _method_of(result):
-    p = result["params"]
-    if p["io"] == "none":
+def _method(io, overlap, group):
+    if io == "none":
         return _NONE
-    return p["io"] + ("+overlap" if p.get("overlap") else "")
+    return io + ("+overlap" if overlap else "") + (f" G={group}" if group else "")
+
+
+def _fmt4(v):
+    """Four significant digits, as the report prints times (9.694, 1381)."""
+    return f"{v:.4g}" if v < 1e4 else f"{v:.0f}"
 
 
 class BtKind(Kind):
@@ -87,28 +117,49 @@ class BtKind(Kind):
     description = "NHT-1 application I/O: T_C, T_T, R_IO and zeta of BT per write method"
     options = (
         Option(("--classes",), dict(type=csv_list, help="BT classes, e.g. S,A")),
-        Option(("--write-interval",), dict(type=positive_int, help="I_W: write the solution every I_W steps")),
+        Option(("--iterations",), dict(type=positive_int, help="trials per point (best is reported)")),
+        Option(("--write-interval",), dict(type=positive_int,
+                                           help="I_W: write the solution every I_W steps (default: the "
+                                                "report's Table 1, 10 for class S, else 5)")),
+        Option(("--groups",), dict(type=csv_list, help="write group sizes for the grouped-writing "
+                                                       "test (the report's Figure 1), e.g. 1,2,4,8,16")),
     )
-    sweep_keys = {"ranks": schema.POSITIVES, "classes": schema.Type(
-        "list of classes", lambda v: schema.STRINGS.check(v) or next(
+    sweep_keys = {
+        "ranks": schema.POSITIVES,
+        "classes": schema.Type("list of classes", lambda v: schema.STRINGS.check(v) or next(
             (f"'{c}' is not a BT class: use S, W, A, B or C" for c in v if c.upper() not in GRID), None)),
-        "write_interval": schema.POSITIVE}
+        "write_interval": schema.POSITIVE, "iterations": schema.POSITIVE, "groups": schema.POSITIVES}
     required_sweep = ("ranks", "classes")
     test_keys = {"id": schema.STRING, "title": schema.STRING, "io": schema.one_of(*MODES),
-                 "overlap": schema.BOOL}
+                 "overlap": schema.BOOL, "grouped": schema.BOOL}
     required_test = ("id", "io")
     params = {"ranks": Param("processors", str, "log2"), "class": Param("class"),
               "N": Param("N"), "method": Param("write method"), "io": Param("io"),
-              "test": Param("test"), "interval": Param("I_W")}
-    quantities = {"t_t": Quantity("time", "s", "min", ".3f"),
+              "test": Param("test"), "interval": Param("I_W"),
+              "group": Param("write group size", str, "log2"), "trial": Param("round")}
+    quantities = {"t_t": Quantity("time", "s", "min", ".4g"),
                   "r_io": Quantity("R_IO", "bytes/s", "max", ".1f"),
-                  "zeta": Quantity("zeta", "", "min", ".4f")}
+                  "zeta": Quantity("zeta", "", "min", ".3f")}
+
+    def check(self, preset, path):
+        for i, t in enumerate(preset["test"], 1):
+            if t.get("grouped") and t["io"] not in GROUPABLE:
+                raise schema.PresetError(path, f"test[{i}].grouped", f"io {t['io']} cannot write in "
+                                         f"groups: use one of {', '.join(GROUPABLE)}")
+            if t.get("grouped") and t.get("overlap"):
+                raise schema.PresetError(path, f"test[{i}].grouped", "grouped writing and overlap "
+                                         "cannot be combined")
 
     def describe(self, preset):
         sweep = preset["sweep"]
+        iw = sweep.get("write_interval")
         lines = [f"ranks {','.join(map(str, sweep['ranks']))}; classes {','.join(sweep['classes'])}; "
-                 f"write every {sweep.get('write_interval', 5)} steps"]
-        lines += [f"- {t['id']}: {t.get('title', t['io'])}" for t in preset["test"]]
+                 f"write every {iw if iw else 'I_W of the report (10 for S, else 5)'} steps; "
+                 f"best of {sweep.get('iterations', 3)} verified runs"]
+        for t in preset["test"]:
+            groups = (f", write groups {','.join(map(str, sweep.get('groups', [])))}"
+                      if t.get("grouped") else "")
+            lines.append(f"- {t['id']}: {t.get('title', t['io'])}{groups}")
         return lines
 
     def plan(self, preset, options):
@@ -118,79 +169,154 @@ class BtKind(Kind):
         for c in class_list:
             if c not in GRID:
                 raise UsageError(f"--classes {c} is unknown: use S, W, A, B or C")
+        groups = int_list(options.get("groups") or sweep.get("groups") or [1], "--groups")
         chosen = select_tests(preset, options.get("tests"))
-        interval = options.get("write_interval") or int(sweep.get("write_interval", 5))
+        if options.get("groups") and not any(t.get("grouped") for t in chosen):
+            raise UsageError("--groups sizes the grouped-writing test, and none of the chosen tests "
+                             "is grouped: add one to --tests (see 'pario presets')")
+        rounds = options.get("iterations") or int(sweep.get("iterations", 3))
         points, skipped = [], []
         for c in class_list:
+            interval = (options.get("write_interval") or sweep.get("write_interval")
+                        or report_interval(GRID[c]))
             for r in rank_list:
-                base = BtPoint("none", "no I/O (T_C)", c, r)
                 if r > GRID[c]:
-                    skipped.append((base, f"class {c} has {GRID[c]} planes: at most {GRID[c]} ranks"))
+                    skipped.append((BtPoint("none", "no I/O (T_C)", c, r),
+                                    f"class {c} has {GRID[c]} planes: at most {GRID[c]} ranks"))
                     continue
-                points.append(base)
-                for t in chosen:
-                    points.append(BtPoint(t["id"], t.get("title", t["id"]), c, r, io=t["io"],
-                                          interval=interval, overlap=bool(t.get("overlap", False))))
+                for trial in range(1, rounds + 1):
+                    points.append(BtPoint("none", "no I/O (T_C)", c, r, trial=trial))
+                    for t in chosen:
+                        kw = dict(io=t["io"], interval=interval, overlap=bool(t.get("overlap", False)),
+                                  trial=trial)
+                        title = t.get("title", t["id"])
+                        if not t.get("grouped"):
+                            points.append(BtPoint(t["id"], title, c, r, **kw))
+                            continue
+                        for g in groups:
+                            p = BtPoint(t["id"], title, c, r, group=g, **kw)
+                            if g < r:
+                                points.append(p)
+                            elif trial == 1:
+                                skipped.append((p, f"write group {g} cannot act at {r} rank(s)"))
         if not points:
-            raise UsageError("the plan has no runnable point: check --ranks and --classes")
+            raise UsageError("the plan has no runnable point: check --ranks, --classes and --groups")
         return points, skipped
 
     def records(self, point, result):
         p = result["params"]
-        zeta = result.get("zeta")
+        v = result["verification"]
+        verified = v.get("ok") and (p["io"] == "none" or not v.get("file_checked") or v.get("file_ok"))
+        if not verified:
+            return []   # "the best verified run time": an unverified run is no trial
         return [Record({"test": point["test_id"], "class": p["class"], "N": p["grid"],
-                        "ranks": p["ranks"], "io": p["io"], "method": _method_of(result),
-                        "interval": p.get("write_interval") or None},
-                       {"t_t": [result["t_t_seconds"]],
-                        "r_io": [result["io"]["r_io_bytes_per_s"]] if p["io"] != "none" else [],
-                        "zeta": [zeta] if p["io"] != "none" and zeta is not None else []})]
+                        "steps": p["steps"], "ranks": p["ranks"], "io": p["io"],
+                        "method": _method(p["io"], p.get("overlap"), p.get("group", 0)),
+                        "interval": p.get("write_interval") or None, "group": p.get("group", 0),
+                        "trial": point["params"].get("trial", 1),
+                        "memory_backed": result.get("target", {}).get("memory_backed")},
+                       {"t_t": [result["t_t_seconds"]], "r_io": [], "zeta": []})]
+
+    def finish(self, records):
+        """R_IO by the report's formula, and zeta against the best T_C of
+        the same class and ranks (not the T_C a run was handed)."""
+        best_tc = {}
+        for r in records:
+            if r.params["io"] == "none":
+                key = (r.params["class"], r.params["ranks"])
+                best_tc[key] = min(r.values["t_t"] + [best_tc.get(key, float("inf"))])
+        for r in records:
+            if r.params["io"] == "none":
+                continue
+            n, tt = r.params["N"], r.values["t_t"][0]
+            r.values["r_io"] = [r_io(n, r.params["steps"], r.params["interval"], tt)]
+            tc = best_tc.get((r.params["class"], r.params["ranks"]))
+            r.values["zeta"] = [tt / tc - 1] if tc else []
+        return records
 
     def figures(self, preset, records, options):
         classes = sorted({r.params["class"] for r in records}, key="SWABC".index)
         out = []
         for c in classes:
-            where = {"class": c}
+            flat = {"class": c, "group": 0}
+            iw = ",".join(str(i) for i in sorted({r.params["interval"] for r in records
+                                                  if r.params["class"] == c and r.params["interval"]}))
             out += [
-                Figure(id=f"bt{c}-time", title=f"BT class {c} (N={{N}}): T_C and T_T", x="ranks",
-                       series="method", y="t_t", where=where),
-                Figure(id=f"bt{c}-rio", title=f"BT class {c} (N={{N}}): R_IO", x="ranks",
-                       series="method", y="r_io", unit="MB/s", where=where),
-                Figure(id=f"bt{c}-zeta", title=f"BT class {c} (N={{N}}): zeta = T_T/T_C - 1",
-                       x="ranks", series="method", y="zeta", where=where),
+                Figure(id=f"bt{c}-time", number="Figure 2",
+                       title=f"BT class {c} (N={{N}}, I_W={iw or '-'}): T_C and T_T", x="ranks",
+                       series="method", y="t_t", where=flat, spread=True),
+                Figure(id=f"bt{c}-rio", number="Figure 4", title=f"BT class {c} (N={{N}}): R_IO",
+                       x="ranks", series="method", y="r_io", unit="MiB/s",
+                       where={**flat, "io": [m for m in MODES]}, spread=True),
+                Figure(id=f"bt{c}-zeta", number="Figure 5",
+                       title=f"BT class {c} (N={{N}}): zeta = T_T/T_C - 1 (best T_T, best T_C)",
+                       x="ranks", series="method", y="zeta", where={**flat, "io": list(MODES)},
+                       spread=True, lines=((ACCEPTABLE_ZETA, "0.1: acceptable overhead (NAS)"),)),
             ]
+            grouped = [r for r in records if r.params["class"] == c and r.params["group"]]
+            if grouped:
+                out.append(Figure(
+                    id=f"bt{c}-groups", number="Figure 1",
+                    title=f"Effect of grouped writing, BT class {c} (N={{N}}): T_T against write "
+                          "group size", x="group", series="ranks", y="t_t",
+                    where={"class": c, "test": sorted({r.params["test"] for r in grouped})},
+                    spread=True))
         return out
 
     def tables(self, preset, records, options):
-        """One table per class: ranks x (T_C, then T_T / R_IO / zeta per method)."""
-        lines = []
-        for cls in sorted({r.params["class"] for r in records}, key="SWABC".index):
-            mine = [r for r in records if r.params["class"] == cls]
-            n = mine[0].params["N"]
-            modes = []
+        """One table per write method, shaped like the report's Tables 2-6."""
+        tc = {}
+        for r in records:
+            if r.params["io"] == "none":
+                tc.setdefault((r.params["class"], r.params["ranks"]), []).extend(r.values["t_t"])
+        methods = list(dict.fromkeys(r.params["method"] for r in records
+                                     if r.params["io"] != "none" and not r.params["group"]))
+        titles = {t["id"]: t.get("title", t["id"]) for t in preset["test"]}
+        out = []
+        for m in methods:
+            mine = [r for r in records if r.params["method"] == m]
+            rows = {}
             for r in mine:
-                if r.params["io"] != "none" and r.params["method"] not in modes:
-                    modes.append(r.params["method"])
-            interval = max((r.params["interval"] or 0) for r in mine) or "-"
-            lines.append(f"\nBT class {cls} (N={n}), I_W={interval}: seconds, R_IO in MB/s (1e6 bytes)")
-            lines.append(f"{'ranks':>5} {'T_C':>9}" + "".join(f" | {m:^29}" for m in modes))
-            lines.append(f"{'':>5} {'':>9}" + "".join(f" | {'T_T':>9} {'R_IO':>9} {'zeta':>9}" for _ in modes))
-            for rk in sorted({r.params["ranks"] for r in mine}):
-                at = {r.params["method"]: r for r in mine if r.params["ranks"] == rk}
-                tc = at.get(_NONE)
-                cells = f"{rk:>5} {min(tc.values['t_t']) if tc else float('nan'):>9.3f}"
-                for m in modes:
-                    r = at.get(m)
-                    if r is None:
-                        cells += f" | {'-':>9} {'-':>9} {'-':>9}"
-                        continue
-                    zeta = r.values["zeta"][0] if r.values["zeta"] else float("nan")
-                    cells += (f" | {r.values['t_t'][0]:>9.3f} {r.values['r_io'][0] / 1e6:>9.1f} "
-                              f"{zeta:>9.4f}")
-                lines.append(cells)
-            if any(r.values["zeta"] and r.values["zeta"][0] < 0 for r in mine):
-                lines.append("  note: a negative zeta means T_T fell inside the noise of T_C: the run is "
-                             "too short to show its I/O cost; use a larger class (A, B)")
-        return ["\n".join(lines)] if lines else []
+                rows.setdefault((r.params["class"], r.params["ranks"]), []).append(r)
+            tests = sorted({titles.get(r.params["test"], r.params["test"]) for r in mine})
+            trials = max(len(v) for v in rows.values())
+            lines = [f"\nNHT-1, write method {m} ({'; '.join(tests)}): the report's Tables 2-6, "
+                     f"best of {trials} verified runs; the file is synced before it is closed"]
+            head = (f"{'N':>5} {'No. Proc.':>9} {'I_W':>4} {'T_C (secs)':>11} {'T_T (secs)':>11} "
+                    f"{'R_IO (bytes/sec)':>17} {'zeta':>7}   {'zeta range':<17} {'runs':>4}")
+            lines.append(head)
+            negative = False
+            for (cls, ranks) in sorted(rows, key=lambda k: ("SWABC".index(k[0]), k[1])):
+                group = rows[(cls, ranks)]
+                tts = [r.values["t_t"][0] for r in group]
+                tcs = tc.get((cls, ranks), [])
+                first = group[0].params
+                t_t = float(_fmt4(min(tts)))      # what is printed is what the formulas use
+                rate = r_io(first["N"], first["steps"], first["interval"], t_t)
+                if tcs:
+                    t_c = float(_fmt4(min(tcs)))
+                    zeta = t_t / t_c - 1
+                    low, high = min(tts) / max(tcs) - 1, max(tts) / min(tcs) - 1
+                    negative = negative or zeta < 0
+                    tc_text, zeta_text = _fmt4(min(tcs)), f"{zeta:.3f}"
+                    range_text = f"[{low:.3f}, {high:.3f}]"
+                else:
+                    tc_text, zeta_text, range_text = "-", "-", "-"
+                lines.append(f"{first['N']:>5} {ranks:>9} {first['interval']:>4} {tc_text:>11} "
+                             f"{_fmt4(min(tts)):>11} {rate:>17.0f} {zeta_text:>7}   {range_text:<17} "
+                             f"{len(tts)}/{len(tcs)}".rstrip())
+            lines.append("  R_IO = 5 w N^3 N_S / (I_W T_T), w = 8 bytes; zeta = T_T / T_C - 1, both best; "
+                         "zeta range: every pairing of T_T and T_C runs; runs: T_T/T_C")
+            if negative:
+                lines.append("  note: a negative zeta means the best T_T fell inside the noise of T_C: "
+                             "read it with its range; a larger class (A, B) shows the I/O cost")
+            out.append("\n".join(lines))
+        return out
+
+
+def r_io(n, steps, interval, t_t):
+    """The report's R_IO = 5 w N^3 N_S / (I_W T_T), bytes per second, w = 8."""
+    return 5 * 8 * n ** 3 * steps / (interval * t_t)
 
 
 KIND = BtKind()

@@ -10,6 +10,7 @@ cache residency of every trial); the default figures are the report's:
 rate against ranks, one line per block size, one figure per test and
 phase, numbered as the report numbers them when the preset says so."""
 
+import argparse
 from dataclasses import dataclass, field
 
 from .. import schema
@@ -118,6 +119,48 @@ def sweep_of(preset, quick):
     return sweep
 
 
+def powers_of_two(limit):
+    out, r = [], 1
+    while r <= limit:
+        out.append(r)
+        r *= 2
+    return out
+
+
+def _phase_flags(phases, prealloc, evict, fsync):
+    """Engine flags for the preset's (or the user's) choices, where the
+    phases let them act: the engine refuses --evict without a read."""
+    flags = []
+    if "write" in phases:
+        if prealloc:
+            flags.append("--prealloc")
+        if not fsync:
+            flags.append("--no-fsync")
+    if "read" in phases and evict:
+        flags.append("--evict")
+    return flags
+
+
+def _heading_note(records, phase):
+    """What a figure's rates mean, for its heading: fsync on writes, the
+    page cache on reads."""
+    if phase == "write":
+        syncs = {r.params.get("fsync") for r in records}
+        note = ("fsync before close: rates to storage" if syncs == {True} else
+                "no fsync: rates into the page cache" if syncs == {False} else "fsync on some points only")
+        if {r.params.get("prealloc") for r in records} == {True}:
+            note = "preallocated, " + note
+        return note
+    if {r.params.get("memory_backed") for r in records} == {True}:
+        return "the file lives in memory: read rates are memory rates"
+    evicts = {bool(r.params.get("evict")) for r in records}
+    if evicts == {True}:
+        return "page cache evicted before each read"
+    if evicts == {False}:
+        return "--cached: reads may come from the page cache"
+    return "page cache evicted before some reads only"
+
+
 def _phase_title(title, phase):
     return title if title.lower().endswith(phase) else f"{title} {phase.capitalize()}"
 
@@ -130,15 +173,26 @@ class IoKind(Kind):
         Option(("--size",), dict(help="file size for every test (default: the preset's)")),
         Option(("--iterations",), dict(type=positive_int, help="trials per point (best is reported)")),
         Option(("--files",), dict(choices=["shared", "per-rank"], help="one shared file or one per rank")),
-        Option(("--evict",), dict(action="store_true", help="drop files from the page cache before reads")),
+        Option(("--cached",), dict(action="store_true",
+                                   help="do not evict the file from the page cache before reads "
+                                        "(default: evict, so reads come from storage)")),
+        Option(("--prealloc",), dict(action=argparse.BooleanOptionalAction,
+                                     help="reserve each file's space before write phases "
+                                          "(default: the preset's; cfs preallocates, as the report)")),
+        Option(("--no-fsync",), dict(action="store_true", dest="no_fsync",
+                                     help="no fsync before close in write phases (default: fsync, "
+                                          "so writes are timed to storage)")),
         Option(("--direct",), dict(action="store_true", help="O_DIRECT I/O")),
         Option(("--verify",), dict(action="store_true", help="check every byte after each phase (untimed)")),
         Option(("--group-unit",), dict(choices=["call", "rank"],
                                        help="grouped tests: one call (default, as the CFS report) or a "
                                             "rank's whole share per token")),
     )
-    sweep_keys = {"ranks": schema.POSITIVES, "blocks": schema.SIZES, "size": schema.SIZE,
-                  "iterations": schema.POSITIVE}
+    sweep_keys = {"ranks": schema.Type("list of whole numbers or \"slots\"", lambda v: None if v == "slots"
+                                       else schema.POSITIVES.check(v)),
+                  "max_ranks": schema.POSITIVE, "blocks": schema.SIZES, "size": schema.SIZE,
+                  "iterations": schema.POSITIVE, "prealloc": schema.BOOL, "evict": schema.BOOL,
+                  "fsync": schema.BOOL}
     required_sweep = ("ranks", "blocks", "size")
     test_keys = {
         "id": schema.STRING, "title": schema.STRING, "layout": schema.one_of(*LAYOUTS),
@@ -156,7 +210,9 @@ class IoKind(Kind):
         "phase": Param("phase"), "ranks": Param("ranks", str, "log2"), "block": size_param("block"),
         "size": size_param("file size"), "files": Param("files"), "api": Param("api"),
         "group": Param("group", lambda g: f"G={g}" if g else "ungrouped"),
-        "group_unit": Param("group unit"),
+        "group_unit": Param("group unit"), "prealloc": Param("preallocated"),
+        "fsync": Param("fsync"), "evict": Param("evicted"), "direct": Param("O_DIRECT"),
+        "fs_type": Param("file system"),
     }
     quantities = {
         "rate": Quantity("", "MiB/s", "max"),
@@ -172,8 +228,13 @@ class IoKind(Kind):
 
     def describe(self, preset):
         sweep = preset["sweep"]
-        lines = [f"ranks {','.join(map(str, sweep['ranks']))}; blocks {','.join(sweep['blocks'])}; "
-                 f"size {sweep['size']}; best of {sweep.get('iterations', 3)}"]
+        ranks = (f"powers of two up to the launcher's slots (at most {sweep.get('max_ranks', 128)})"
+                 if sweep["ranks"] == "slots" else ",".join(map(str, sweep["ranks"])))
+        lines = [f"ranks {ranks}; blocks {','.join(sweep['blocks'])}; "
+                 f"size {sweep['size']}; best of {sweep.get('iterations', 3)}",
+                 f"{'preallocated, ' if sweep.get('prealloc') else ''}"
+                 f"{'fsync before close' if sweep.get('fsync', True) else 'no fsync'}, "
+                 f"{'page cache evicted before reads' if sweep.get('evict', True) else 'reads may be cached'}"]
         for t in preset["test"]:
             group = f", group {t['group']}" if t.get("group") else ""
             lines.append(f"- {t['id']}: {t['layout']} {'/'.join(t['phases'])}{group}")
@@ -183,14 +244,21 @@ class IoKind(Kind):
         quick = bool(options.get("quick"))
         sweep = sweep_of(preset, quick)
         ranks = options.get("ranks")
-        rank_list = int_list(ranks if ranks is not None else sweep["ranks"], "--ranks")
+        if ranks is None and sweep["ranks"] == "slots":
+            rank_list = powers_of_two(min(options.get("slots") or 1, int(sweep.get("max_ranks", 128))))
+        else:
+            rank_list = int_list(ranks if ranks is not None else sweep["ranks"], "--ranks")
         block_list = [parse_size(b, "--blocks entry") for b in (options.get("blocks") or sweep["blocks"])]
         iters = options.get("iterations") or int(sweep.get("iterations", 3))
         tests = options.get("tests")
         chosen = select_tests(preset, tests)
         if not tests and quick:
             chosen = [t for t in chosen if t.get("quick", True)]
-        extra = [f"--{flag}" for flag in ("evict", "direct", "verify") if options.get(flag)]
+        extra = [f"--{flag}" for flag in ("direct", "verify") if options.get(flag)]
+        prealloc = options.get("prealloc")
+        prealloc = sweep.get("prealloc", False) if prealloc is None else prealloc
+        evict = sweep.get("evict", True) and not options.get("cached")
+        fsync = sweep.get("fsync", True) and not options.get("no_fsync")
         unit = options.get("group_unit")
 
         points, skipped = [], []
@@ -207,7 +275,8 @@ class IoKind(Kind):
                                 size=test_size, group=grouped,
                                 files=options.get("files") or test.get("files", "shared"),
                                 api=test.get("api", "posix"), iterations=iters,
-                                extra=extra + (["--group-unit", unit] if unit and grouped else []))
+                                extra=extra + _phase_flags(test["phases"], prealloc, evict, fsync)
+                                + (["--group-unit", unit] if unit and grouped else []))
                     why = why_impossible(p.layout, p.size, p.block, p.ranks, p.files)
                     if why:
                         skipped.append((p, why))
@@ -218,12 +287,33 @@ class IoKind(Kind):
                              "(each rank needs at least one whole block)")
         return points, skipped
 
+    def plan_notes(self, preset, points, options):
+        """Where the rank counts came from; grouping that cannot act (G at
+        or above the rank count)."""
+        out = []
+        sweep = sweep_of(preset, bool(options.get("quick")))
+        if options.get("ranks") is None and sweep["ranks"] == "slots":
+            ranks = sorted({p.ranks for p in points})
+            out.append(f"ranks {','.join(map(str, ranks))}: powers of two up to {options.get('slots')} "
+                       f"slots ({options.get('slots_from')}; at most {sweep.get('max_ranks', 128)}); "
+                       "--ranks to choose others")
+        idle = {}
+        for p in points:
+            if p.group and p.group >= p.ranks:
+                idle.setdefault((p.test_id, p.group), []).append(p.ranks)
+        return out + [f"warning: {test}: group {g} cannot act at {','.join(map(str, sorted(set(rs))))} "
+                      f"rank(s) (G >= ranks): those points run ungrouped; give --ranks above {g} to "
+                      "see grouping" for (test, g), rs in idle.items()]
+
     def records(self, point, result):
         p = result["params"]
         base = {"test": point["test_id"], "title": point["title"], "layout": p["layout"],
                 "ranks": result["mpi"]["ranks"], "block": p["block_bytes"], "size": p["size_bytes"],
                 "files": p["files"], "api": p["api"], "group": p["group"],
-                "group_unit": p["group_unit"]}
+                "group_unit": p["group_unit"], "prealloc": p.get("prealloc"), "fsync": p.get("fsync"),
+                "evict": p.get("evict"), "direct": p.get("direct"),
+                "fs_type": result.get("target", {}).get("fs_type"),
+                "memory_backed": result.get("target", {}).get("memory_backed")}
         out = []
         for ph in result["phases"]:
             its = ph["iterations"]
@@ -236,7 +326,9 @@ class IoKind(Kind):
 
     def figures(self, preset, records, options):
         """One per (test, phase) in the order measured: rate against
-        ranks, a line per block size."""
+        ranks, a line per block size; then, for each pattern run both
+        grouped and ungrouped, one figure with a line per grouping (at the
+        largest block, where the report saw grouping matter)."""
         numbers = {t["id"]: t.get("figures", {}) for t in preset["test"]}
         seen = []
         for r in records:
@@ -245,10 +337,61 @@ class IoKind(Kind):
                 seen.append(key)
         tests = list(dict.fromkeys(k[0] for k in seen))
         seen.sort(key=lambda k: (tests.index(k[0]), k[1] != "write"))
-        return [Figure(id=f"{test}-{phase}", number=numbers.get(test, {}).get(phase, ""),
-                       title=f"{_phase_title(title, phase)} ({{size}} file)",
-                       where={"test": test, "phase": phase}, x="ranks", series="block", y="rate")
-                for test, phase, title in seen]
+        out = []
+        for test, phase, title in seen:
+            mine = [r for r in records if r.params["test"] == test and r.params["phase"] == phase]
+            out.append(Figure(id=f"{test}-{phase}", number=numbers.get(test, {}).get(phase, ""),
+                              title=f"{_phase_title(title, phase)} ({{size}} file)",
+                              where={"test": test, "phase": phase}, x="ranks", series="block",
+                              y="rate", note=_heading_note(mine, phase)))
+        patterns = {}
+        for r in records:
+            key = (r.params["layout"], r.params["files"], r.params["api"], r.params["phase"])
+            patterns.setdefault(key, []).append(r)
+        for (layout, files, api, phase), mine in patterns.items():
+            groups = {r.params["group"] for r in mine}
+            if len(groups) < 2:
+                continue
+            block = max(r.params["block"] for r in mine)
+            involved = list(dict.fromkeys(r.params["test"] for r in mine))
+            nums = [numbers.get(t, {}).get(phase) for t in involved]
+            nums = [n.replace("Figure ", "") for n in nums if n]
+            number = (f"Figures {', '.join(nums[:-1])} and {nums[-1]}" if len(nums) > 1
+                      else f"cf. Figure {nums[0]}" if nums else "")
+            where = {"layout": layout, "files": files, "api": api, "phase": phase, "block": block}
+            out.append(Figure(
+                id=f"{layout}{'-per-rank' if files == 'per-rank' else ''}-{phase}-grouping",
+                number=number, x="ranks", series="group", y="rate", where=where,
+                title=f"{layout.capitalize()} {phase.capitalize()}: grouped and ungrouped "
+                      f"({{block}} blocks, {{size}} file)",
+                note=_heading_note(mine, phase)))
+        return out
+
+    def notes(self, preset, records, options):
+        """Eviction that did not take effect, and grouping that could not act."""
+        out = []
+        leaky = {}
+        for r in records:
+            if r.params["phase"] != "read" or not r.params.get("evict") or r.params.get("memory_backed"):
+                continue
+            cached = max((c for c in r.values["cache"] if c is not None), default=0)
+            if cached > 0.2:
+                leaky.setdefault(r.params["fs_type"], []).append((cached, r.params["test"]))
+        for fs, hits in leaky.items():
+            worst = max(c for c, _ in hits)
+            tests = sorted({t for _, t in hits})
+            out.append(f"eviction did not take effect on {fs}: up to {100 * worst:.0f}% of the file "
+                       f"was still in the page cache when reads began ({len(hits)} read phase(s) of "
+                       f"{', '.join(tests)}): those read rates are partly cache rates; this file "
+                       "system ignores POSIX_FADV_DONTNEED, try --direct")
+        idle = {}
+        for r in records:
+            if r.params["group"] and r.params["group"] >= r.params["ranks"]:
+                idle.setdefault((r.params["test"], r.params["group"]), set()).add(r.params["ranks"])
+        for (test, g), ranks in idle.items():
+            out.append(f"{test}: group {g} could not act at {','.join(map(str, sorted(ranks)))} "
+                       "rank(s) (G >= ranks): those points ran ungrouped")
+        return out
 
 
 KIND = IoKind()

@@ -1,7 +1,8 @@
 /* `pario-engine verify-bt`: the NHT-1 report's serial post-processing
  * program.  One process reads the solution file sequentially, prints the
- * diagonal u(m,i,i,i) of every dump, and checks the mean error norm over
- * dumps against BTIO's reference values (valid for write interval 5). */
+ * diagonal u(m,i,i,i) of every dump, and checks the last dump (the final
+ * solution, at any write interval) against NPB's error norm, and with
+ * interval 5 the mean error norm over dumps against BTIO's reference. */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -56,9 +57,9 @@ int verify_bt_command(int argc, char **argv)
         fail_usage("--class is required: use S, W, A, B or C");
     const char *path = argv[optind];
     const int dumps = btio_dumps(cls->steps, interval);
-    double xce[5];
+    double xce[5], last[5];
     char why[512];
-    if (btio_read_check(path, cls->grid, dumps, xce, quiet ? NULL : stdout, why, sizeof why) != 0) {
+    if (btio_read_check(path, cls->grid, dumps, xce, last, quiet ? NULL : stdout, why, sizeof why) != 0) {
         fprintf(stderr, "pario-engine: verify-bt: %s\n", why);
         return EXIT_RUN_FAILED;
     }
@@ -69,11 +70,17 @@ int verify_bt_command(int argc, char **argv)
         worst = fmax(worst, rel);
         printf("  %d %22.13e  reference %22.13e\n", m + 1, xce[m], cls->btio_xce_ref[m]);
     }
-    if (interval != 5) {
-        printf("verification not performed: BTIO's references hold for --write-interval 5 only\n");
-        return 0;
-    }
-    bool ok = worst <= 1e-8;
+    /* The last dump is the final solution at any interval: NPB's error norm. */
+    double last_worst = 0;
+    for (int m = 0; m < 5; m++)
+        last_worst = fmax(last_worst, fabs(last[m] - cls->xce_ref[m]) / fabs(cls->xce_ref[m]));
+    printf("final solution (the last in the file) vs NPB's error norm: largest relative difference %.2e\n",
+           last_worst);
+    if (interval != 5)
+        printf("the mean over dumps has a BTIO reference for --write-interval 5 only: the final "
+               "solution decides\n");
+    bool ok = last_worst <= 1e-8 && (interval != 5 || worst <= 1e-8);
+    worst = interval == 5 ? fmax(worst, last_worst) : last_worst;
     printf("verification %s (largest relative difference %.2e)\n", ok ? "SUCCESSFUL" : "UNSUCCESSFUL",
            worst);
     return ok ? 0 : EXIT_RUN_FAILED;

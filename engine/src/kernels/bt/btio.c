@@ -216,8 +216,8 @@ int btio_open(btio_ctx *c, const btio_mode *m, const char *base, MPI_Info info,
     return m->open(c, p);
 }
 
-int btio_read_check(const char *path, int n, int dumps, double xce_mean[5], FILE *diag,
-                    char *why, size_t why_len)
+int btio_read_check(const char *path, int n, int dumps, double xce_mean[5], double xce_last[5],
+                    FILE *diag, char *why, size_t why_len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -255,8 +255,11 @@ int btio_read_check(const char *path, int n, int dumps, double xce_mean[5], FILE
             break;
         double xce[5];
         bt_error_norm_of(n, u, xce);
-        for (int m = 0; m < 5; m++)
+        for (int m = 0; m < 5; m++) {
             xce_mean[m] += xce[m] / dumps;
+            if (xce_last && d == dumps - 1)
+                xce_last[m] = xce[m];
+        }
         if (diag) {
             fprintf(diag, "dump %d\n", d + 1);
             for (int i = 0; i < n; i++) {

@@ -47,9 +47,11 @@ int btio_open(btio_ctx *c, const btio_mode *m, const char *base, MPI_Info info,
 
 
 /* Read `dumps` dumps of an n^3 grid from path, one at a time; the mean over
- * dumps of the RMS error norm goes to xce_mean.  With diag, print the
- * diagonal u(m,i,i,i) of every dump there.  Returns 0, or -1 with why set. */
-int btio_read_check(const char *path, int n, int dumps, double xce_mean[5], FILE *diag,
-                    char *why, size_t why_len);
+ * dumps of the RMS error norm goes to xce_mean, the last dump's (the final
+ * solution, written after the last step at any interval) to xce_last when
+ * it is not NULL.  With diag, print the diagonal u(m,i,i,i) of every dump
+ * there.  Returns 0, or -1 with why set. */
+int btio_read_check(const char *path, int n, int dumps, double xce_mean[5], double xce_last[5],
+                    FILE *diag, char *why, size_t why_len);
 
 #endif

@@ -1,0 +1,123 @@
+"""`pario model EXPERIMENT --machine M [--set key=value ...]`: the
+experiment's plan through the model of machine M instead of the engine.
+
+The plan is the one `pario run` makes (the study kind's own planner, the
+same --ranks, --blocks, --size, --tests ...); each point becomes a result
+document of the engine's schema, marked predicted, stored as a run whose
+directory column reads "predicted: model of M" so `list`, `show` and
+`plot` say so."""
+
+import sys
+
+from .. import __version__
+from ..errors import UsageError
+from ..presets import load_experiment
+from ..progress import Progress
+from ..store import Store, default_db_path
+from ..units import format_size
+from ..studies import add_kind_options, kind_of, refuse_foreign_options
+from .machine import load_machine, machine_names
+from .params import describe_parameters
+from .predict import predict_point
+
+PREDICTED = "predicted: model of "
+
+# Options of `pario run` that act on real files, which a model has none of.
+_ENGINE_ONLY = {"evict": "--evict", "direct": "--direct", "verify": "--verify"}
+
+
+def predicted_label(run):
+    """'predicted: model of M ...' for a predicted run, else None."""
+    return run["dir"] if run.get("launcher") == "model" else None
+
+
+def add_parser(sub, csv, positive_int):
+    p = sub.add_parser("model", help="predict an experiment on a modelled machine (docs/model.md)")
+    p.add_argument("experiment", nargs="?", help="preset name or a .toml file, as for 'pario run'")
+    p.add_argument("--machine", help=f"machine description: one of {', '.join(machine_names())} "
+                                     "or a .toml file")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="change one machine parameter, e.g. --set io_node.cache=5MB (repeatable)")
+    p.add_argument("--parameters", action="store_true",
+                   help="list the model's parameters with their units and meanings, then exit")
+    p.add_argument("--quick", action="store_true", help="the preset's quick sweep")
+    p.add_argument("--ranks", type=csv, help="rank counts, e.g. 1,16,128,1024")
+    p.add_argument("--tests", type=csv, help="only these tests of the preset")
+    p.add_argument("--db", default=None, help=f"results database (default {default_db_path()})")
+    p.add_argument("--out", help="directory for the PNG plots")
+    add_kind_options(p)
+    return p
+
+
+def run_model(args, out=None):
+    out = out or sys.stdout  # looked up now, so a redirected stdout is honoured
+    if args.parameters:
+        print("\n".join(describe_parameters()), file=out)
+        return 0
+    if not args.experiment:
+        raise UsageError("pario model needs an experiment: e.g. 'pario model cfs --machine ipsc860'")
+    if not args.machine:
+        raise UsageError(f"pario model needs --machine: one of {', '.join(machine_names())} "
+                         "or a .toml file")
+    experiment = load_experiment(args.experiment)
+    preset = experiment.data
+    kind = kind_of(preset)
+    if kind.name != "io":
+        raise UsageError(f"{experiment.origin} is a study of kind {kind.name}, which the model does "
+                         "not predict: use an access-pattern (io) preset such as cfs")
+    options = {k: v for k, v in vars(args).items() if k not in ("func", "parameters")}
+    for dest, flag in _ENGINE_ONLY.items():
+        if options.get(dest):
+            raise UsageError(f"{flag} acts on real files and does not apply to pario model: drop it")
+    refuse_foreign_options(kind, options, experiment.origin)
+    machine = load_machine(args.machine, args.set)
+    # The model is deterministic: one trial per point unless asked.
+    options["iterations"] = options.get("iterations") or 1
+    points, skipped = kind.plan(preset, options)
+    for p, why in skipped:
+        print(f"plan: skipping {p.label()}: {why}", file=out)
+
+    label = PREDICTED + machine.name + "".join(f" --set {k}={v}" for k, v in machine.overrides.items())
+    store = Store(args.db or default_db_path())
+    run_id = store.start_run(preset["name"], preset.get("title", ""), label, sys.argv, options,
+                             "model", __version__, kind=kind.name,
+                             experiment_toml=experiment.text, experiment_origin=experiment.origin)
+    print(f"run {run_id}: {len(points)} points of preset {preset['name']} {label}; "
+          f"results in {store.path}", file=out)
+    progress = Progress(len(points))
+    try:
+        for p in points:
+            progress.start(p.label())
+            doc = predict_point(p, machine)
+            command = ["pario", *doc["argv"]]
+            store.add_point(run_id, p, "ok", command, doc["model"]["simulation_seconds"], result=doc)
+            progress.finish(p.summary(doc) + "; " + "; ".join(
+                f"{ph['name']}: {ph['explanation']['bound']}" for ph in doc["phases"]))
+    except KeyboardInterrupt:
+        store.finish_run(run_id, "incomplete")
+        print(f"\nrun {run_id} stopped: marked incomplete; finished points are kept", file=sys.stderr)
+        return 130
+    store.finish_run(run_id, "complete")
+    from ..runner import show_run
+
+    show_run(store, run_id, out, plots_dir=args.out)
+    print(f"\nwhat bounded each point: 'pario show {run_id}' lists it under 'model'", file=out)
+    store.close()
+    return 0
+
+
+def bound_lines(store, run_id):
+    """One line per predicted point and phase: what bounded it."""
+    import json
+
+    lines = []
+    for p in store.points(run_id):
+        if p["status"] != "ok" or not p["result_json"]:
+            continue
+        doc = json.loads(p["result_json"])
+        for ph in doc.get("phases", []):
+            why = ph.get("explanation")
+            if why:
+                lines.append(f"  {p['test_id']} {ph['name']} ranks={p['ranks']} "
+                             f"block={format_size(p['block_bytes'])}: {why['text']}")
+    return lines

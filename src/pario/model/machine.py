@@ -1,0 +1,156 @@
+"""Machine descriptions: TOML files of parameters, each with its source.
+
+A machine file has `name`, `title`, `source` (the document it is read
+from) and one table per part of the machine (`[network]`, `[io_node]`,
+...).  Every parameter of the table in params.py must be there, each as
+`key = { value = "...", source = "where this number comes from" }`.
+`--set key=value` changes one parameter for one run; the result records
+every override beside the machine's name."""
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import UsageError
+from .params import PARAMS, parse_value
+
+MACHINE_DIR = Path(__file__).resolve().parent / "machines"
+
+
+def machine_names():
+    return sorted(p.stem for p in MACHINE_DIR.glob("*.toml"))
+
+
+@dataclass
+class Machine:
+    name: str
+    title: str
+    values: dict
+    sources: dict
+    overrides: dict = field(default_factory=dict)
+
+    def __getitem__(self, key):
+        return self.values[key]
+
+    def describe(self):
+        """The machine as stored with a predicted run."""
+        return {"name": self.name, "title": self.title,
+                "parameters": {k: {"value": self.values[k], "source": self.sources[k]}
+                               for k in PARAMS},
+                "overrides": dict(self.overrides)}
+
+
+def _flatten(data, path):
+    out = {}
+    for section, table in data.items():
+        if section in ("name", "title", "source"):
+            continue
+        if not isinstance(table, dict):
+            raise UsageError(f"machine {path}: '{section}' must be a table such as [io_node]")
+        for key, entry in table.items():
+            name = f"{section}.{key}"
+            if not isinstance(entry, dict) or set(entry) != {"value", "source"}:
+                raise UsageError(f"machine {path}: {name} must be written "
+                                 "{ value = ..., source = \"where it comes from\" }")
+            out[name] = entry
+    return out
+
+
+def _check(values, where):
+    """Relations between parameters that a value alone cannot break."""
+    v = values
+    problems = []
+    if v["io_node.count"] < 1:
+        problems.append("io_node.count must be at least 1")
+    if v["io_node.disks"] < 1:
+        problems.append("io_node.disks must be at least 1")
+    if not 1 <= v["stripe.count"] <= v["io_node.count"] * v["io_node.disks"]:
+        problems.append("stripe.count must be between 1 and io_node.count x io_node.disks")
+    if v["stripe.unit"] <= 0:
+        problems.append("stripe.unit must be more than 0")
+    for rate in ("network.link_rate", "disk.rate"):
+        if v[rate] <= 0:
+            problems.append(f"{rate} must be more than 0")
+    if v["io_node.cache"]:
+        if v["io_node.cache_block"] != v["stripe.unit"]:
+            problems.append("io_node.cache_block must equal stripe.unit when io_node.cache is set")
+        elif v["io_node.cache"] < v["io_node.cache_block"]:
+            problems.append("io_node.cache must hold at least one io_node.cache_block")
+    if v["io_node.prefetch"] < 1 or v["io_node.write_group"] < 1:
+        problems.append("io_node.prefetch and io_node.write_group must be at least 1")
+    if v["io_node.readahead_at"] > v["io_node.prefetch"]:
+        problems.append("io_node.readahead_at must be at most io_node.prefetch")
+    if problems:
+        raise UsageError(f"{where}: {problems[0]}")
+
+
+def load_machine(name, overrides=()):
+    """A machine by name (or a path to a .toml file), with `key=value`
+    overrides applied and checked."""
+    path = Path(name)
+    if not (path.suffix == ".toml" and path.exists()):
+        path = MACHINE_DIR / f"{name}.toml"
+    if not path.exists():
+        raise UsageError(f"machine '{name}' is unknown: use one of {', '.join(machine_names())} "
+                         "or a .toml file")
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"machine {path}: {exc}") from exc
+    except OSError as exc:
+        raise UsageError(f"machine {path}: {exc.strerror}") from exc
+    if "name" not in data:
+        raise UsageError(f"machine {path} has no 'name': see machines/ipsc860.toml for the shape")
+    entries = _flatten(data, path)
+    unknown = sorted(set(entries) - set(PARAMS))
+    if unknown:
+        raise UsageError(f"machine {path}: '{unknown[0]}' is not a model parameter "
+                         "(see docs/model.md for the list)")
+    missing = [k for k in PARAMS if k not in entries]
+    if missing:
+        raise UsageError(f"machine {path} does not set {missing[0]}"
+                         + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
+    values, sources = {}, {}
+    for key, entry in entries.items():
+        try:
+            values[key] = parse_value(key, entry["value"])
+        except UsageError as exc:
+            raise UsageError(f"machine {path}: {exc}") from None
+        sources[key] = str(entry["source"])
+    machine = Machine(name=str(data["name"]), title=str(data.get("title", data["name"])),
+                      values=values, sources=sources)
+    _check(values, f"machine {path}")
+    for item in overrides:
+        key, sep, text = item.partition("=")
+        key, text = key.strip(), text.strip()
+        if not sep or not key or not text:
+            raise UsageError(f"--set '{item}' must be key=value, e.g. --set io_node.cache=5MB")
+        machine.values[key] = parse_value(key, text)
+        machine.sources[key] = f"--set {key}={text}"
+        machine.overrides[key] = text
+    _check(machine.values, "--set")
+    return machine
+
+
+def machine_from_probe(rates, base="ipsc860", name="probed"):
+    """The hook `pario probe` can use to describe the machine in front of us.
+
+    `rates` maps parameter names to values in base units (bytes, bytes/s,
+    seconds), e.g. {"disk.rate": 180e6, "disk.overhead": 1e-4,
+    "network.link_rate": 5e9, "network.latency": 2e-6,
+    "file.open_close_read": 3e-5, ...}, each measured by a probe run; the
+    parameters the probe does not measure keep `base`'s values and say so.
+    Returns a Machine whose sources name the probe."""
+    machine = load_machine(base)
+    for key, value in rates.items():
+        if key not in PARAMS:
+            raise UsageError(f"probe rate '{key}' is not a model parameter")
+        machine.values[key] = value
+        machine.sources[key] = "measured by pario probe"
+    for key in PARAMS:
+        if key not in rates:
+            machine.sources[key] = f"not probed: {base}'s value ({machine.sources[key]})"
+    machine.name, machine.title = name, f"machine measured by pario probe (other values from {base})"
+    _check(machine.values, "probe rates")
+    return machine

@@ -1,0 +1,169 @@
+"""The model's parameter table: every parameter a machine description sets,
+with its unit and meaning, and the parser for values as people write them.
+
+Units in values: sizes `4k`, `1000k`, `1MB` (powers of 1024: k = KiB,
+MB = MiB, as everywhere in pario), rates `2.8MB/s` (MiB/s), times `0.4ms`,
+`72ms`, `0.072s`, `15us`.  A report's "MB" is read as MiB: the model's
+figures come out in MiB/s and are compared with the report's numbers in the
+same unit, so the comparison does not depend on which the author meant."""
+
+import re
+from dataclasses import dataclass
+
+from ..errors import UsageError
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: str  # size | rate | time | count | fraction | choice
+    unit: str
+    meaning: str
+    choices: tuple = ()
+
+
+PARAMS = {p.name: p for p in [
+    # The interconnect between compute nodes and I/O nodes.
+    Param("network.latency", "time", "s",
+          "fixed software cost of one message, paid once by a request and once by its reply"),
+    Param("network.link_rate", "rate", "B/s",
+          "bandwidth of one node's link into the network (each compute node and each I/O node "
+          "has one); a message holds the links at both of its ends for size / rate"),
+    Param("network.backplane_rate", "rate", "B/s",
+          "aggregate bandwidth of the fabric that every message also crosses (0 = unlimited)"),
+    # The client library on a compute node.
+    Param("client.outstanding", "count", "requests",
+          "pieces of one call a rank keeps in flight at once: 1 = one at a time, "
+          "0 = all pieces of the call at once"),
+    Param("client.call_overhead", "time", "s", "library cost of one read or write call on the rank"),
+    Param("file.open_close_read", "time", "s",
+          "time one rank spends opening and closing the file around a read phase"),
+    Param("file.open_close_write", "time", "s",
+          "time one rank spends opening and closing the file around a write phase"),
+    # How a file is laid over the disks.
+    Param("stripe.unit", "size", "B",
+          "bytes of a file stored on one disk before the next disk (round robin)"),
+    Param("stripe.count", "count", "disks",
+          "disks (or RAIDs) one file is striped over; at most io_node.count x io_node.disks"),
+    # I/O nodes (servers).
+    Param("io_node.count", "count", "nodes", "I/O nodes (file servers)"),
+    Param("io_node.disks", "count", "disks", "disks or RAIDs attached to one I/O node"),
+    Param("io_node.request_overhead", "time", "s",
+          "processor time an I/O node spends on one request after its reply has left "
+          "(bookkeeping): the requester does not wait for it, the next request does"),
+    Param("io_node.link_dma", "choice", "",
+          "yes: an I/O node's link moves a reply while its processor serves the next request; "
+          "no: the processor is busy until the reply has crossed its link", ("yes", "no")),
+    Param("io_node.memory_rate", "rate", "B/s",
+          "rate at which an I/O node copies a request's data between its cache and the "
+          "network (0 = no copy: data moves straight between disk and network)"),
+    Param("io_node.max_outstanding", "count", "requests",
+          "requests one I/O node works on at once; others wait at its door (0 = no limit)"),
+    Param("io_node.cache", "size", "B",
+          "block cache on one I/O node (0 = no cache: every request goes to a disk)"),
+    Param("io_node.cache_block", "size", "B",
+          "size of one cache block; must equal stripe.unit when there is a cache"),
+    Param("io_node.prefetch", "count", "blocks",
+          "cache blocks one read miss brings in: the missed block and the next ones on the "
+          "same disk, read as one transfer (1 = no prefetch)"),
+    Param("io_node.readahead_at", "count", "position",
+          "when a reader first hits the block at this position (1 = first) of a prefetched "
+          "run, the I/O node reads the disk's next run ahead of it (0 = no read-ahead)"),
+    Param("io_node.write_group", "count", "blocks",
+          "dirty blocks contiguous on one disk that are written back together as one transfer; "
+          "a write completing such a group starts its write-back"),
+    # Disks or RAIDs.
+    Param("disk.rate", "rate", "B/s", "media rate of one disk or RAID for long transfers"),
+    Param("disk.overhead", "time", "s",
+          "fixed cost of one disk transfer (positioning, controller): a transfer of s bytes "
+          "takes overhead + s / rate, so small transfers are slower"),
+    # Service agents (ASCI Red's fyods).
+    Param("agent.ranks_per_agent", "count", "ranks",
+          "ranks served by one service agent when agent.count is 0 (0 = no agents: ranks talk "
+          "to the I/O nodes directly)"),
+    Param("agent.count", "count", "agents",
+          "service agents for the job (0 = one per agent.ranks_per_agent ranks)"),
+    Param("agent.overhead", "time", "s", "agent's processing time for one call (the RPC)"),
+    Param("agent.mode", "choice", "",
+          "shared-file semantics between agents: munix serialises calls to a shared file "
+          "across agents, masync lets them run together", ("munix", "masync")),
+    Param("agent.munix_overhead", "fraction", "",
+          "extra system time of munix mode, as a fraction of each call's time, held on the agent"),
+]}
+
+# The engine's APIs, as the model sees them: a synchronous call holds its
+# service agent until the data has moved; an asynchronous one only while
+# the agent starts it (the ASCI Red report's section 2.5).
+API_KIND = {"posix": "sync", "stdio": "sync", "mmap": "sync", "mpiio": "sync", "hdf5": "sync",
+            "aio": "async", "uring": "async"}
+
+_NUMBER = r"(\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?"
+_SIZE_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20,
+               "mb": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
+_TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+_QUANTITY = re.compile(r"^\s*(" + _NUMBER + r")\s*([a-z]*)\s*(/s)?\s*$", re.IGNORECASE)
+
+_EXAMPLES = {"size": "4k, 1000k or 5MB", "rate": "2.8MB/s", "time": "0.4ms or 0.072s",
+             "count": "a whole number such as 8", "fraction": "a number such as 0.1"}
+
+
+def _bad(name, text, kind, choices=()):
+    want = f"one of {', '.join(choices)}" if kind == "choice" else _EXAMPLES[kind]
+    return UsageError(f"{name} = '{text}' is not a valid {kind}: use {want}")
+
+
+def parse_value(name, text):
+    """The value of parameter `name` written as `text` (a TOML value or a
+    --set string) in base units: bytes, bytes/s, seconds, counts."""
+    if name not in PARAMS:
+        raise UsageError(f"'{name}' is not a model parameter: see 'pario model --parameters' "
+                         "or docs/model.md for the list")
+    p = PARAMS[name]
+    if p.kind == "choice":
+        if str(text) not in p.choices:
+            raise _bad(name, text, p.kind, p.choices)
+        return str(text)
+    if isinstance(text, bool):
+        raise _bad(name, text, p.kind)
+    if p.kind == "count":
+        try:
+            value = int(text) if not isinstance(text, float) else None
+        except ValueError:
+            value = None
+        if value is None or value < 0:
+            raise _bad(name, text, p.kind)
+        return value
+    if p.kind == "fraction":
+        try:
+            value = float(text)
+        except ValueError:
+            raise _bad(name, text, p.kind) from None
+        if not 0 <= value < 100:
+            raise _bad(name, text, p.kind)
+        return value
+    if isinstance(text, (int, float)):
+        # A bare number is allowed only where the unit is unambiguous.
+        if p.kind == "size" and isinstance(text, int) and text >= 0:
+            return text
+        raise _bad(name, text, p.kind)
+    m = _QUANTITY.match(str(text))
+    if not m:
+        raise _bad(name, text, p.kind)
+    number, unit, per_second = float(m.group(1)), m.group(3).lower(), bool(m.group(4))
+    if p.kind == "size" and not per_second and unit in _SIZE_UNITS:
+        value = number * _SIZE_UNITS[unit]
+        if value != int(value):
+            raise _bad(name, text, p.kind)
+        return int(value)
+    if p.kind == "rate" and per_second and unit in _SIZE_UNITS:
+        return number * _SIZE_UNITS[unit]
+    if p.kind == "rate" and number == 0 and not unit:
+        return 0.0
+    if p.kind == "time" and not per_second and unit in _TIME_UNITS:
+        return number * _TIME_UNITS[unit]
+    raise _bad(name, text, p.kind)
+
+
+def describe_parameters():
+    """Lines for `pario model --parameters` and docs/model.md."""
+    return [f"{p.name:<28} {p.unit or '-':<9} {p.meaning}" for p in PARAMS.values()]

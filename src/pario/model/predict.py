@@ -1,0 +1,86 @@
+"""A predicted point as a result document of the engine's schema
+(`pario.result/1`, docs/result-schema.md), marked predicted, so the store,
+the tables and the plots take it as they take a measured one."""
+
+import statistics
+import time
+from datetime import datetime, timezone
+
+from .. import __version__
+from ..units import engine_size
+from .core import Environment
+from .explain import explain
+from .simulate import Simulation
+
+MIB = float(1 << 20)
+
+
+def _utc():
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _summary(iterations):
+    rates = [it["mib_per_s"] for it in iterations]
+    best = max(range(len(rates)), key=lambda i: rates[i])
+    return {"iterations": len(rates), "best_mib_per_s": rates[best],
+            "median_mib_per_s": statistics.median(rates), "mean_mib_per_s": statistics.fmean(rates),
+            "min_mib_per_s": min(rates), "stdev_mib_per_s": statistics.pstdev(rates),
+            "best_seconds": iterations[best]["seconds"]}
+
+
+def predict_point(point, machine, env_factory=Environment):
+    """Runs `point`'s phases and iterations through the model of `machine`;
+    returns the result document.  Iterations run one after the other on
+    the same machine state (the I/O nodes' caches carry over, as on a real
+    machine), so they can differ."""
+    started, wall = _utc(), time.monotonic()
+    sim = Simulation(machine, point, env_factory=env_factory)
+    phases = {name: [] for name in point.phases}
+    explanations = {}
+    for it in range(point.iterations):
+        for name in point.phases:
+            seconds, nbytes, ranks, counters = sim.run_phase(name)
+            why = explain(counters, name)
+            phases[name].append({
+                "iteration": it, "data_iteration": it, "seconds": seconds, "bytes": nbytes,
+                "mib_per_s": nbytes / MIB / seconds if seconds > 0 else 0.0,
+                "cache_resident_fraction": None,
+                "verify": {"checked": False, "bytes": 0, "seconds": 0.0},
+                "ranks": ranks, "model": {"explanation": why, "counters": counters}})
+            explanations[name] = why
+    argv = ["model", "--machine", machine.name] + \
+        [f"--set={k}={v}" for k, v in machine.overrides.items()] + \
+        ["--layout", point.layout, "--files", point.files, "--api", point.api,
+         "--block", engine_size(point.block), "--size", engine_size(point.size),
+         "--phases", ",".join(point.phases), "--iterations", str(point.iterations)] + \
+        (["--group", str(point.group)] if point.group else []) + list(point.extra)
+    phase_docs = [{"name": n, "iterations": its, "summary": _summary(its),
+                   "explanation": explanations[n]} for n, its in phases.items()]
+    per_rank_files = point.files == "per-rank" and point.layout != "broadcast"
+    return {
+        "schema": "pario.result/1",
+        "predicted": True,
+        "tool": {"name": "pario-model", "version": __version__},
+        "command": "model",
+        "argv": argv,
+        "started_utc": started,
+        "finished_utc": _utc(),
+        "status": "ok",
+        "model": {"machine": machine.describe(), "simulation_seconds": time.monotonic() - wall},
+        "mpi": {"library": f"model of {machine.name}", "standard": None, "ranks": point.ranks,
+                "hosts": []},
+        "target": {"dir": None, "file": None, "fs_type": f"model:{machine.name}",
+                   "fs_magic": None, "memory_backed": False, "node_memory_bytes": None},
+        "params": {"layout": point.layout, "files": point.files, "api": point.api,
+                   "block_bytes": point.block, "size_bytes": point.size,
+                   "file_bytes": sim.file_bytes, "file_count": point.ranks if per_rank_files else 1,
+                   "calls_per_rank": len(sim.offsets[0]), "phases": list(point.phases),
+                   "iterations": point.iterations, "group": point.group,
+                   "group_unit": "rank" if sim.per_rank_grain else "call"},
+        "phases": phase_docs,
+        "verification": {"requested": False, "ok": True, "bytes_checked": 0},
+        "kept_files": [],
+        "warnings": [f"predicted by the model of machine {machine.name}, not measured"
+                     + (f" (with --set {', '.join(f'{k}={v}' for k, v in machine.overrides.items())})"
+                        if machine.overrides else "")],
+    }

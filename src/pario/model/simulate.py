@@ -1,0 +1,343 @@
+"""One point of an experiment through the model of a machine.
+
+The I/O path, in the order a byte travels:
+
+  rank ─(call overhead)─> [service agent] ─> pieces of the call, one stripe
+  unit each (client.outstanding of them in flight) ─(request message:
+  network.latency)─> I/O node door (io_node.max_outstanding) ─> I/O node
+  processor (copy) ─> block cache or disk ─> reply over the I/O node's link
+  and the rank's link (and the backplane) ─(network.latency)─> rank
+
+Each phase runs under the CFS timing rule: all ranks start together, open,
+do their calls, close; the phase time is the latest rank's end.  With
+grouping, ranks r = g, g+G, g+2G, ... form group g and pass a token after
+every call (one message each), as the engine's token ring does.
+
+Every resource keeps its busy time and its queueing, so explain.py can say
+what bounded a point."""
+
+import math
+
+from ..errors import UsageError
+from .cache import BlockCache
+from .core import Environment, Resource, Server, reserve_together
+from .params import API_KIND
+from .workload import rank_offsets
+
+
+class IONode:
+    def __init__(self, sim, index):
+        m = sim.machine
+        self.cpu = Server(f"io_node{index}.cpu")
+        self.link = self.cpu if m["io_node.link_dma"] == "no" else Server(f"io_node{index}.link")
+        self.cache = BlockCache(sim, self) if m["io_node.cache"] else None
+        self.door = None
+
+    def servers(self):
+        return [self.cpu] if self.link is self.cpu else [self.cpu, self.link]
+
+
+class Simulation:
+    def __init__(self, machine, point, env_factory=Environment, seed=1):
+        m = self.machine = machine
+        self.point = point
+        self.env_factory = env_factory
+        self.seed = seed
+        if point.api not in API_KIND:
+            raise UsageError(f"api '{point.api}' has no model: use one of {', '.join(API_KIND)}")
+        self.sync = API_KIND[point.api] == "sync"
+        P = self.ranks = point.ranks
+        self.unit = m["stripe.unit"]
+        self.stripes = m["stripe.count"]
+        self.lat = m["network.latency"]
+        self.link_rate = m["network.link_rate"]
+        self.bp_rate = m["network.backplane_rate"]
+        self.mem_rate = m["io_node.memory_rate"]
+        self.post = m["io_node.request_overhead"]
+        self.disk_rate = m["disk.rate"]
+        self.disk_overhead = m["disk.overhead"]
+        self.outstanding = m["client.outstanding"]
+        self.call_overhead = m["client.call_overhead"]
+
+        per_rank_files = point.files == "per-rank" and point.layout != "broadcast"
+        self.file_bytes = point.size // P if per_rank_files else point.size
+        self.sharers = 1 if per_rank_files else P
+        self.file_of = (lambda r: r) if per_rank_files else (lambda r: 0)
+        self.file_units = -(-self.file_bytes // self.unit)
+        self.offsets = [rank_offsets(point.layout, self.file_bytes, point.block, self.sharers,
+                                     0 if per_rank_files else r, seed) for r in range(P)]
+
+        self.io_nodes = [IONode(self, i) for i in range(m["io_node.count"])]
+        per_node = m["io_node.disks"]
+        self.disks = [Server(f"disk{d}") for d in range(m["io_node.count"] * per_node)]
+        self.node_of_disk = [self.io_nodes[d // per_node] for d in range(len(self.disks))]
+        self.rank_links = [Server(f"rank{r}.link") for r in range(P)]
+        self.backplane = Server("backplane") if self.bp_rate else None
+
+        rpa = m["agent.ranks_per_agent"]
+        self.n_agents = m["agent.count"] or (math.ceil(P / rpa) if rpa else 0)
+        # A shared file under munix is one token between agents (ASCI Red
+        # report, section 2.6); with one agent there is no one to serialise.
+        self.munix = m["agent.mode"] == "munix"
+        self.file_token_needed = (self.munix and self.n_agents > 1 and self.sharers > 1)
+        # The engine's --group-unit: the token moves after every call
+        # (default) or after a rank's whole share.
+        extra = list(point.extra)
+        self.per_rank_grain = ("--group-unit" in extra and
+                               extra[extra.index("--group-unit") + 1:][:1] == ["rank"])
+
+    # -- helpers the cache uses -------------------------------------------
+    def disk_of(self, f, u):
+        return (f + u) % self.stripes
+
+    def disk_transfer(self, disk, nbytes):
+        """Completion time of a transfer of `nbytes` queued on `disk` now."""
+        return self.disks[disk].reserve(self.env.now, self.disk_overhead + nbytes / self.disk_rate)
+
+    def _move(self, ion, rank, nbytes, arrival):
+        """A message of `nbytes` between an I/O node and a rank."""
+        t = nbytes / self.link_rate
+        if self.backplane is None:  # the common case, kept cheap: both ends at once
+            a, b = ion.link, self.rank_links[rank]
+            start = max(arrival, a.free_at, b.free_at)
+            a.waited += start - arrival
+            b.waited += start - arrival
+            a.free_at = b.free_at = start + t
+            a.busy += t
+            b.busy += t
+            a.jobs += 1
+            b.jobs += 1
+            return start + t
+        return reserve_together((ion.link, self.rank_links[rank], self.backplane), arrival,
+                                (t, t, nbytes / self.bp_rate))
+
+    # -- one piece (one stripe unit's worth of a call) ----------------------
+    def _read_piece(self, r, f, u, nbytes):
+        env = self.env
+        d = (f + u) % self.stripes
+        ion = self.node_of_disk[d]
+        door = ion.door
+        if door is not None:
+            yield env.timeout(self.lat)
+            yield door.acquire()
+            arrival = env.now
+        else:
+            arrival = env.now + self.lat
+        copy = nbytes / self.mem_rate if self.mem_rate else 0.0
+        yield env.timeout(ion.cpu.reserve(arrival, copy) - env.now)
+        cache = ion.cache
+        if cache is not None:
+            key = (f << 40) | u
+            e = cache.entries.get(key)
+            if e is not None and e.state == 1:  # CLEAN: a hit, no waiting
+                cache.hits += 1
+                cache._touch(key, e, f, d, self.file_units)
+            else:
+                yield from cache.read(f, u, d, self.file_units)
+        else:
+            yield env.timeout(self.disk_transfer(d, nbytes) - env.now)
+        end = self._move(ion, r, nbytes, env.now)
+        if self.post:
+            ion.cpu.reserve(end, self.post)
+        if door is not None:
+            door.release()
+        yield env.timeout(end - env.now + self.lat)
+
+    def _write_piece(self, r, f, u, nbytes):
+        env = self.env
+        d = (f + u) % self.stripes
+        ion = self.node_of_disk[d]
+        door = ion.door
+        if door is not None:
+            yield env.timeout(self.lat)
+            yield door.acquire()
+            arrival = env.now
+        else:
+            arrival = env.now + self.lat
+        landed = self._move(ion, r, nbytes, arrival)
+        copy = nbytes / self.mem_rate if self.mem_rate else 0.0
+        yield env.timeout(ion.cpu.reserve(landed, copy) - env.now)
+        if ion.cache is not None:
+            yield from ion.cache.write(f, u, d, self.file_units)
+        else:
+            yield env.timeout(self.disk_transfer(d, nbytes) - env.now)
+        if self.post:
+            ion.cpu.reserve(env.now, self.post)
+        if door is not None:
+            door.release()
+        yield env.timeout(self.lat)
+
+    # -- one call ----------------------------------------------------------
+    def _pieces(self, offset, nbytes):
+        unit = self.unit
+        u, end = offset // unit, offset + nbytes
+        while offset < end:
+            stop = min((u + 1) * unit, end)
+            yield u, stop - offset
+            offset, u = stop, u + 1
+
+    def _all(self, gens):
+        """Runs generators side by side; yields once all have finished."""
+        env = self.env
+        done = env.event()
+        left = [len(gens)]
+
+        def one(g):
+            yield from g
+            left[0] -= 1
+            if left[0] == 0:
+                done.succeed()
+
+        for g in gens:
+            env.process(one(g))
+        yield done
+
+    def _call(self, r, offset, nbytes, piece):
+        env = self.env
+        f = self.file_of(r)
+        if self.call_overhead:
+            yield env.timeout(self.call_overhead)
+        agent = self.agents[r % self.n_agents] if self.n_agents else None
+        if agent is not None:
+            yield agent.acquire()
+        began = env.now  # the call's own time, without waiting for its agent
+        if agent is not None:
+            yield env.timeout(self.machine["agent.overhead"])
+            if not self.sync:
+                agent.release()
+        token = self.file_token if self.file_token_needed else None
+        if token is not None:
+            yield token.acquire()
+        pieces = list(self._pieces(offset, nbytes))
+        window = self.outstanding or len(pieces)
+        if window == 1 or len(pieces) == 1:
+            for u, n in pieces:
+                yield from piece(r, f, u, n)
+        else:
+            for i in range(0, len(pieces), window):
+                yield from self._all([piece(r, f, u, n) for u, n in pieces[i:i + window]])
+        if token is not None:
+            token.release()
+        if agent is not None and self.munix:
+            extra = self.machine["agent.munix_overhead"] * (env.now - began)
+            if extra:
+                yield env.timeout(extra)
+        if agent is not None and self.sync:
+            agent.release()
+
+    # -- ranks and groups ------------------------------------------------
+    def _ranks_proc(self, members, op, rec):
+        """One process per group (or per rank without grouping): the token
+        visits the members in order, one call each, round after round."""
+        env = self.env
+        piece = self._write_piece if op == "write" else self._read_piece
+        block = self.point.block
+        opened = self.machine["file.open_close_write" if op == "write" else "file.open_close_read"]
+        yield env.timeout(opened)
+        t_open = env.now
+        first = {m: None for m in members}
+        offsets = [self.offsets[m] for m in members]
+        calls = len(offsets[0])
+        # The token's visits: (member, call) in the order the ring makes them.
+        if self.per_rank_grain:
+            visits = ((i, k) for i in range(len(members)) for k in range(calls))
+        else:
+            visits = ((i, k) for k in range(calls) for i in range(len(members)))
+        holder = None
+        for i, k in visits:
+            m = members[i]
+            if holder is not None and holder != m:
+                yield env.timeout(self.lat)  # the token's message
+            holder = m
+            if first[m] is None:
+                first[m] = env.now
+            yield from self._call(m, offsets[i][k], block, piece)
+            rec[m]["io_last_seconds"] = env.now
+        for m in members:
+            r = rec[m]
+            r.update(open_seconds=opened, io_first_seconds=first[m] if first[m] is not None else t_open)
+            end = r.get("io_last_seconds", t_open)
+            r.update(io_seconds=end - t_open, close_seconds=0.0, fsync_seconds=0.0,
+                     total_seconds=end, io_last_seconds=end)
+
+    def run_phase(self, op):
+        """Simulates one phase; returns (seconds, bytes, rank records, counters)."""
+        if op not in ("read", "write"):
+            raise UsageError(f"phase '{op}' has no model: use write or read")
+        if op == "write" and self.point.layout == "broadcast":
+            raise UsageError("broadcast is a read-only layout: use phases read")
+        env = self.env = self.env_factory()
+        m = self.machine
+        for s in self._all_servers():
+            s.free_at = 0.0
+            s.busy = s.waited = 0.0
+            s.jobs = 0
+        for ion in self.io_nodes:
+            ion.door = Resource(env, "door", m["io_node.max_outstanding"]) \
+                if m["io_node.max_outstanding"] else None
+            if ion.cache is not None:
+                ion.cache.reset_counters()
+        self.agents = [Resource(env, f"agent{a}") for a in range(self.n_agents)]
+        self.file_token = Resource(env, "file_token")
+        P = self.ranks
+        rec = [{"rank": r, "start_seconds": 0.0, "bytes": 0} for r in range(P)]
+        group = self.point.group
+        if group and group < P:
+            teams = [list(range(g, P, group)) for g in range(group)]
+        else:
+            teams = [[r] for r in range(P)]
+        for team in teams:
+            env.process(self._ranks_proc(team, op, rec))
+        env.run()
+        for ion in self.io_nodes:
+            if ion.cache is not None:
+                ion.cache.settle()
+        per_rank = [len(o) * self.point.block for o in self.offsets]
+        for r in range(P):
+            rec[r]["bytes"] = per_rank[r]
+        seconds = max(r["total_seconds"] for r in rec)
+        return seconds, sum(per_rank), rec, self._counters(seconds)
+
+    def _all_servers(self):
+        out = list(self.disks) + list(self.rank_links)
+        for ion in self.io_nodes:
+            out += ion.servers()
+        if self.backplane is not None:
+            out.append(self.backplane)
+        return out
+
+    def _counters(self, seconds):
+        def util(servers):
+            if not servers or seconds <= 0:
+                return {"max": 0.0, "mean": 0.0}
+            u = [s.busy / seconds for s in servers]
+            return {"max": max(u), "mean": sum(u) / len(u)}
+
+        cpu = [ion.cpu for ion in self.io_nodes]
+        links = [ion.link for ion in self.io_nodes if ion.link is not ion.cpu]
+        out = {
+            "seconds": seconds,
+            "utilisation": {
+                "disk": util(self.disks[:self.stripes]),
+                "io_node": util(cpu),
+                "io_link": util(links) if links else None,
+                "rank_link": util(self.rank_links),
+                "backplane": util([self.backplane]) if self.backplane else None,
+                "agent": {"max": max((a.busy / seconds for a in self.agents), default=0.0),
+                          "mean": (sum(a.busy for a in self.agents) / len(self.agents) / seconds)
+                          if self.agents else 0.0} if self.agents else None,
+                "file_token": ({"max": self.file_token.busy / seconds, "mean": self.file_token.busy / seconds}
+                               if self.file_token_needed else None),
+            },
+            "agents": self.n_agents,
+        }
+        caches = [ion.cache for ion in self.io_nodes if ion.cache is not None]
+        if caches:
+            total = {}
+            for c in caches:
+                for k, v in c.counters().items():
+                    total[k] = total.get(k, 0) + v
+            out["cache"] = total
+        disk_jobs = sum(d.jobs for d in self.disks)
+        out["disk_transfers"] = disk_jobs
+        return out

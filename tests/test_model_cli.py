@@ -1,0 +1,76 @@
+"""`pario model`: a predicted run stored in the engine's shape, shown as
+predicted, and every bad invocation answered with one line, nothing stored."""
+
+import json
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+from pario.cli import main
+
+
+def _pario(tmp_path, *args):
+    env = {"PARIO_DB": str(tmp_path / "r.sqlite"), "PATH": "/usr/bin:/bin",
+           "PYTHONPATH": str(ROOT / "src")}
+    return subprocess.run([sys.executable, "-m", "pario", *args], capture_output=True, text=True,
+                          env=env, timeout=300)
+
+
+def test_model_stores_a_predicted_run_that_list_and_show_mark(tmp_path, capsys):
+    db = str(tmp_path / "r.sqlite")
+    rc = main(["model", "cfs", "--machine", "ipsc860", "--quick", "--tests", "partitioned",
+               "--ranks", "1,2,64", "--blocks", "64k", "--set", "io_node.cache=2000k", "--db", db,
+               "--out", str(tmp_path / "plots")])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "[predicted: model of ipsc860 --set io_node.cache=2000k]" in out
+    assert "model: what bounded each point" in out and "busy disks" in out
+    assert len(list((tmp_path / "plots").glob("*.png"))) == 2
+    rows = sqlite3.connect(db).execute("SELECT ranks, result_json FROM points ORDER BY id").fetchall()
+    assert [r[0] for r in rows] == [1, 2, 64]
+    for ranks, text in rows:
+        doc = json.loads(text)
+        assert doc["predicted"] is True and doc["schema"] == "pario.result/1"
+        assert doc["mpi"]["ranks"] == ranks
+        assert [p["name"] for p in doc["phases"]] == ["write", "read"]
+        it = doc["phases"][1]["iterations"][0]
+        assert len(it["ranks"]) == ranks and it["bytes"] == 32 << 20
+        assert doc["model"]["machine"]["overrides"] == {"io_node.cache": "2000k"}
+    assert main(["list", "--db", db]) == 0
+    assert "predicted: model of ipsc860" in capsys.readouterr().out
+    assert main(["show", "--db", db]) == 0
+    assert "[predicted: model of ipsc860" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args, words", [
+    (["cfs", "--machine", "cray-1"], "machine 'cray-1' is unknown: use one of asci-red, ipsc860"),
+    (["cfs"], "pario model needs --machine"),
+    (["--machine", "ipsc860"], "pario model needs an experiment"),
+    (["cfs", "--machine", "ipsc860", "--set", "io_node.cahce=5MB"], "'io_node.cahce' is not a model parameter"),
+    (["cfs", "--machine", "ipsc860", "--set", "io_node.cache=five"], "is not a valid size"),
+    (["cfs", "--machine", "ipsc860", "--set", "io_node.cache"], "must be key=value"),
+    (["cfs", "--machine", "ipsc860", "--evict"], "--evict acts on real files"),
+    (["nht1", "--machine", "ipsc860"], "kind bt, which the model does not predict"),
+    (["nosuch", "--machine", "ipsc860"], "preset 'nosuch' is unknown"),
+    (["cfs", "--machine", "ipsc860", "--ranks", "0"], "--ranks"),
+    (["cfs", "--machine", "ipsc860", "--blocks", "3x"], "--blocks entry '3x'"),
+    (["cfs", "--machine", "ipsc860", "--tests", "spiral"], "--tests spiral unknown"),
+])
+def test_bad_model_invocations_are_one_line_and_store_nothing(tmp_path, args, words):
+    r = _pario(tmp_path, "model", *args)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0], r.stderr
+    assert "Traceback" not in r.stderr
+    db = tmp_path / "r.sqlite"
+    if db.exists():
+        assert sqlite3.connect(db).execute("SELECT count(*) FROM runs").fetchone()[0] == 0
+
+
+def test_model_parameters_lists_the_table(tmp_path):
+    r = _pario(tmp_path, "model", "--parameters")
+    assert r.returncode == 0
+    assert "io_node.cache " in r.stdout and "agent.mode" in r.stdout
