@@ -97,3 +97,17 @@ def verify(engine):
 
 # Real services (Slurm, GlusterFS, ...) for the tests marked `integration`.
 from services.fixtures import gluster_volumes, s3_server, slurm_cluster  # noqa: E402,F401
+
+
+@pytest.fixture
+def tiny_fs():
+    """A 1 MiB tmpfs: writes past it fail with ENOSPC on some ranks only."""
+    d = Path("/dev/shm") / f"pario-tiny-{uuid.uuid4().hex[:8]}"
+    d.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(d)],
+                      capture_output=True).returncode != 0:
+        d.rmdir()
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    yield d
+    subprocess.run(["umount", str(d)], capture_output=True)
+    d.rmdir()

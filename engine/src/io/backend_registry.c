@@ -4,6 +4,8 @@
 
 extern const backend_ops backend_posix;
 extern const backend_ops backend_uring;
+extern const backend_ops backend_mpiio;
+extern const backend_ops backend_hdf5;
 extern const backend_ops backend_stdio;
 extern const backend_ops backend_mmap;
 extern const backend_ops backend_s3;
@@ -14,6 +16,8 @@ static const backend_ops *const backends[] = {
     &backend_stdio,
     &backend_mmap,
     &backend_uring,
+    &backend_mpiio,
+    &backend_hdf5,
     &backend_s3,
 };
 

@@ -102,8 +102,8 @@ class BlockCache:
             e = Entry(PENDING, ready)
             entries[key] = e
             run.append(e)
-        if self.readahead_at and len(run) >= self.readahead_at:
-            run[self.readahead_at - 1].trigger = u + n * self.stride
+        if self.readahead_at:  # a run cut short still carries the stream on
+            run[min(self.readahead_at, n) - 1].trigger = u + n * self.stride
         self.disk_reads += 1
         self.blocks_read += n
         done = self.sim.disk_transfer(disk, n * self.block)
@@ -127,7 +127,14 @@ class BlockCache:
         e.used = True
         if e.trigger >= 0:
             nxt, e.trigger = e.trigger, -1
-            if nxt < file_units and ((f << FILE_SHIFT) | nxt) not in self.entries:
+            # Blocks already there (kept from before) are stepped over, so
+            # the stream's read-ahead goes on after them.
+            base, entries = f << FILE_SHIFT, self.entries
+            for _ in range(self.prefetch):
+                if nxt >= file_units or (base | nxt) not in entries:
+                    break
+                nxt += self.stride
+            if nxt < file_units and (base | nxt) not in entries:
                 self.readaheads += 1
                 self._fetch_run(f, nxt, disk, file_units)
 

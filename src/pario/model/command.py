@@ -23,7 +23,7 @@ from .predict import predict_point
 PREDICTED = "predicted: model of "
 
 # Options of `pario run` that act on real files, which a model has none of.
-_ENGINE_ONLY = {"evict": "--evict", "direct": "--direct", "verify": "--verify"}
+_ENGINE_ONLY = {"evict": "--evict", "cached": "--cached", "direct": "--direct", "verify": "--verify"}
 
 
 def predicted_label(run):
@@ -73,6 +73,9 @@ def run_model(args, out=None):
     machine = load_machine(args.machine, args.set)
     # The model is deterministic: one trial per point unless asked.
     options["iterations"] = options.get("iterations") or 1
+    # No launcher limits a modelled machine: a preset sweeping ranks up to
+    # the slots goes to its own max_ranks (the CFS report's 128 nodes).
+    options["slots"], options["slots_from"] = 1 << 20, "a modelled machine"
     points, skipped = kind.plan(preset, options)
     for p, why in skipped:
         print(f"plan: skipping {p.label()}: {why}", file=out)
@@ -101,7 +104,6 @@ def run_model(args, out=None):
     from ..runner import show_run
 
     show_run(store, run_id, out, plots_dir=args.out)
-    print(f"\nwhat bounded each point: 'pario show {run_id}' lists it under 'model'", file=out)
     store.close()
     return 0
 

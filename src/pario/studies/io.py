@@ -89,6 +89,9 @@ def why_impossible(layout, size, block, ranks, files):
     return None
 
 
+MAX_RANKS = 1 << 20  # beyond any machine pario can launch on
+
+
 def int_list(values, what):
     try:
         out = [int(v) for v in values]
@@ -96,6 +99,8 @@ def int_list(values, what):
         raise UsageError(f"{what} must be whole numbers, e.g. 1,2,4,8") from exc
     if not out or any(v <= 0 for v in out):
         raise UsageError(f"{what} must be whole numbers of at least 1, e.g. 1,2,4,8")
+    if any(v > MAX_RANKS for v in out):
+        raise UsageError(f"{what} must be at most {MAX_RANKS} ranks")
     return out
 
 
@@ -173,6 +178,8 @@ class IoKind(Kind):
         Option(("--size",), dict(help="file size for every test (default: the preset's)")),
         Option(("--iterations",), dict(type=positive_int, help="trials per point (best is reported)")),
         Option(("--files",), dict(choices=["shared", "per-rank"], help="one shared file or one per rank")),
+        Option(("--evict",), dict(action="store_true",
+                                  help="evict the file from the page cache before reads (the default)")),
         Option(("--cached",), dict(action="store_true",
                                    help="do not evict the file from the page cache before reads "
                                         "(default: evict, so reads come from storage)")),
@@ -257,7 +264,9 @@ class IoKind(Kind):
         extra = [f"--{flag}" for flag in ("direct", "verify") if options.get(flag)]
         prealloc = options.get("prealloc")
         prealloc = sweep.get("prealloc", False) if prealloc is None else prealloc
-        evict = sweep.get("evict", True) and not options.get("cached")
+        if options.get("evict") and options.get("cached"):
+            raise UsageError("--evict and --cached contradict each other: give one (eviction is the default)")
+        evict = (sweep.get("evict", True) or bool(options.get("evict"))) and not options.get("cached")
         fsync = sweep.get("fsync", True) and not options.get("no_fsync")
         unit = options.get("group_unit")
 

@@ -1,0 +1,45 @@
+/* bonnie: T. Bray's single-node file system benchmark (REFERENCE-FACTS 6),
+ * with 64-bit sizes and a chosen chunk, so one command gives both the
+ * report's "bonnie" (8 KiB) and its "bigbonnie" (64 KiB).
+ *
+ * Six tests in Bonnie's order, each timed alone with its CPU share:
+ * per-character write (putc), rewrite, block write, per-character read
+ * (getc), block read, random seeks (forked seeker processes, every tenth
+ * seek of each rewrites its chunk). */
+#ifndef PARIO_BONNIE_H
+#define PARIO_BONNIE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum bonnie_test { B_PUTC, B_REWRITE, B_BLOCK_WRITE, B_GETC, B_BLOCK_READ, B_SEEKS, B_NTESTS };
+
+typedef struct bonnie_setup {
+    int fd;              /* the file, created O_EXCL by this run, open O_RDWR */
+    const char *path;
+    uint64_t size;       /* a multiple of chunk */
+    uint64_t chunk;
+    long seeks;          /* total over all seeker processes */
+    int seek_procs;
+    bool evict;          /* drop the file from the page cache before reading tests */
+} bonnie_setup;
+
+typedef struct bonnie_measure {
+    double seconds;      /* wall time of the test */
+    double cpu_seconds;  /* user + system (the seekers' for B_SEEKS) */
+    double cached_fraction; /* of the file in the page cache as the test began; -1 unknown */
+    uint64_t work;       /* bytes, or seeks for B_SEEKS */
+} bonnie_measure;
+
+/* Run one test.  Returns 0, or an errno with *what naming the step. */
+int bonnie_run_test(const bonnie_setup *s, enum bonnie_test t, bonnie_measure *m,
+                    const char **what);
+
+/* What the reading tests found against what the writing tests wrote:
+ * false with a reason when a byte or a chunk stamp was wrong. */
+bool bonnie_data_ok(char *why, size_t len);
+
+const char *bonnie_test_name(enum bonnie_test t);
+
+#endif

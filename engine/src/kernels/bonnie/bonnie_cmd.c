@@ -1,0 +1,362 @@
+/* `pario-engine bonnie`: one process, one file, Bonnie's six tests, the
+ * report's table (Figures 1 and 2) and a result document.
+ *
+ * The file is twice the node's memory by default, so the reads cannot all
+ * come from the page cache (the report's bonnie-against-bigbonnie lesson).
+ * When that does not fit on the target, the file is made smaller and
+ * dropped from the page cache before every reading test, and the run says
+ * so. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../util/fail.h"
+#include "../../util/fsinfo.h"
+#include "../../util/json.h"
+#include "../../util/result_doc.h"
+#include "../../util/sizes.h"
+#include "bonnie.h"
+
+#define MIN_TIME 0.5 /* bonnie++ shows "+++++" under this: too short to trust */
+#define MAX_WARNINGS 8
+
+typedef struct bonnie_options {
+    char dir[4096];
+    uint64_t size, chunk;
+    bool size_given, evict, keep;
+    int order;          /* index into run_orders */
+    long seeks;
+    int seek_procs;
+    const char *json;
+} bonnie_options;
+
+/* Bray's Bonnie rewrites the per-character file before the block write;
+ * bonnie++ block-writes first and rewrites that. */
+static const struct {
+    const char *name;
+    enum bonnie_test tests[B_NTESTS];
+} run_orders[] = {
+    {"bonnie", {B_PUTC, B_REWRITE, B_BLOCK_WRITE, B_GETC, B_BLOCK_READ, B_SEEKS}},
+    {"bonnie++", {B_PUTC, B_BLOCK_WRITE, B_REWRITE, B_GETC, B_BLOCK_READ, B_SEEKS}},
+};
+
+typedef struct bonnie_run {
+    bonnie_options o;
+    bonnie_setup s;
+    fs_facts fs;
+    uint64_t memory;
+    bonnie_measure m[B_NTESTS];
+    char *warnings[MAX_WARNINGS];
+    int nwarnings;
+    bool data_ok;
+    char data_why[256];
+} bonnie_run;
+
+static void warn(bonnie_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(bonnie_run *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (r->nwarnings < MAX_WARNINGS && vasprintf(&r->warnings[r->nwarnings], fmt, ap) >= 0)
+        r->nwarnings++;
+    va_end(ap);
+}
+
+static void usage(void)
+{
+    printf("usage: pario-engine bonnie --dir DIR [options]\n"
+           "\n"
+           "  --dir DIR        directory on the file system to measure (required)\n"
+           "  --size S         file size (default: twice the node's memory; smaller with\n"
+           "                   eviction when that does not fit on DIR)\n"
+           "  --chunk C        bytes per read()/write(): 8k is Bonnie's (default), 64k the\n"
+           "                   report's bigbonnie; 256 bytes to 64 MiB\n"
+           "  --seeks N        random seeks in all (default 4000, Bonnie's)\n"
+           "  --seek-procs N   seeker processes (default 3, Bonnie's; 1 to 64)\n"
+           "  --evict          drop the file from the page cache before each reading test\n"
+           "  --order O        bonnie (default: putc, rewrite, block write, getc, block\n"
+           "                   read, seeks) or bonnie++ (block write before rewrite)\n"
+           "  --keep           keep the file (default: removed)\n"
+           "  --json FILE      write the result document\n"
+           "\n"
+           "One process; run it without mpirun or with one rank.\n");
+}
+
+static void parse(int argc, char **argv, bonnie_options *o)
+{
+    enum { O_DIR = 1000, O_SIZE, O_CHUNK, O_SEEKS, O_PROCS, O_EVICT, O_KEEP, O_JSON, O_ORDER, O_HELP };
+    static const struct option opts[] = {
+        {"dir", required_argument, 0, O_DIR},     {"size", required_argument, 0, O_SIZE},
+        {"chunk", required_argument, 0, O_CHUNK}, {"seeks", required_argument, 0, O_SEEKS},
+        {"seek-procs", required_argument, 0, O_PROCS}, {"evict", no_argument, 0, O_EVICT},
+        {"keep", no_argument, 0, O_KEEP},         {"json", required_argument, 0, O_JSON},
+        {"order", required_argument, 0, O_ORDER},
+        {"help", no_argument, 0, O_HELP},         {0, 0, 0, 0}};
+    memset(o, 0, sizeof *o);
+    o->chunk = 8192;
+    o->seeks = 4000;
+    o->seek_procs = 3;
+    opterr = 0;
+    optind = 1;
+    int c, which = 0;
+    const char *why;
+    uint64_t v;
+    while ((c = getopt_long(argc, argv, ":", opts, &which)) != -1) {
+        if (optarg && optarg[0] == '-' && optarg[1] == '-')
+            fail_usage("--%s needs a value: see pario-engine bonnie --help", opts[which].name);
+        switch (c) {
+        case O_DIR: snprintf(o->dir, sizeof o->dir, "%s", optarg); break;
+        case O_SIZE:
+            if (size_parse(optarg, &o->size, &why) != 0)
+                fail_usage("--size '%s' %s: give a size such as 512m or 8g", optarg, why);
+            o->size_given = true;
+            break;
+        case O_CHUNK:
+            if (size_parse(optarg, &o->chunk, &why) != 0)
+                fail_usage("--chunk '%s' %s: give a size such as 8k or 64k", optarg, why);
+            if (o->chunk < 256 || o->chunk > (64u << 20))
+                fail_usage("--chunk '%s' is outside 256 bytes to 64 MiB: use 8k or 64k", optarg);
+            break;
+        case O_SEEKS:
+            if (count_parse(optarg, &v, &why) != 0 || v > 100000000)
+                fail_usage("--seeks '%s' must be a whole number from 1 to 100000000", optarg);
+            o->seeks = (long)v;
+            break;
+        case O_PROCS:
+            if (count_parse(optarg, &v, &why) != 0 || v > 64)
+                fail_usage("--seek-procs '%s' must be a whole number from 1 to 64", optarg);
+            o->seek_procs = (int)v;
+            break;
+        case O_EVICT: o->evict = true; break;
+        case O_ORDER:
+            o->order = -1;
+            for (int i = 0; i < (int)(sizeof run_orders / sizeof run_orders[0]); i++)
+                if (!strcmp(optarg, run_orders[i].name))
+                    o->order = i;
+            if (o->order < 0)
+                fail_usage("--order '%s' is unknown: use bonnie or bonnie++", optarg);
+            break;
+        case O_KEEP: o->keep = true; break;
+        case O_JSON: o->json = optarg; break;
+        case O_HELP: usage(); exit(0);
+        case ':': fail_usage("%s needs a value: see pario-engine bonnie --help", argv[optind - 1]);
+        default: fail_usage("unknown option '%s': see pario-engine bonnie --help", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        fail_usage("unexpected argument '%s': see pario-engine bonnie --help", argv[optind]);
+    struct stat st;
+    if (!o->dir[0])
+        fail_usage("--dir is required: the directory on the file system to measure");
+    if (stat(o->dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        fail_usage("--dir %s is not an existing directory: create it first", o->dir);
+    if (access(o->dir, W_OK | X_OK) != 0)
+        fail_usage("--dir %s is not writable: choose a writable directory", o->dir);
+    if (o->size_given && o->size < o->chunk)
+        fail_usage("--size is smaller than one --chunk: give at least one chunk");
+}
+
+/* Twice the memory by default; what does not fit is made to fit, with
+ * eviction standing in for the size. */
+static void choose_size(bonnie_run *r)
+{
+    bonnie_options *o = &r->o;
+    char a[32], b[32], c[32];
+    const uint64_t room = r->fs.free_bytes / 10 * 9;
+    if (o->size_given && o->size > room) {
+        size_approx(o->size, a, sizeof a);
+        size_approx(r->fs.free_bytes, b, sizeof b);
+        fail_usage("--size %s does not fit in %s (%s free): give a smaller --size", a, o->dir, b);
+    }
+    if (!o->size_given) {
+        o->size = 2 * r->memory;
+        if (o->size > room) {
+            uint64_t fit = r->fs.free_bytes / 2 / o->chunk * o->chunk;
+            if (fit < o->chunk)
+                fail_usage("%s has almost no free space: free some or choose another --dir", o->dir);
+            size_approx(o->size, a, sizeof a);
+            size_approx(r->fs.free_bytes, b, sizeof b);
+            size_approx(fit, c, sizeof c);
+            warn(r, "a file of twice the memory (%s) does not fit in %s (%s free): using %s and "
+                    "evicting it from the page cache before each reading test", a, o->dir, b, c);
+            o->size = fit;
+            o->evict = true;
+        }
+    }
+    o->size = o->size / o->chunk * o->chunk; /* Bonnie's rounding */
+    if (r->fs.memory_backed)
+        warn(r, "%s is %s: every rate here is memory speed, not storage", o->dir, r->fs.type);
+    else if (!o->evict && o->size < 2 * r->memory) {
+        size_approx(o->size, a, sizeof a);
+        size_approx(r->memory, b, sizeof b);
+        warn(r, "the file (%s) is smaller than twice the memory (%s) and --evict is off: the "
+                "reads are likely served from the page cache", a, b);
+    }
+}
+
+static double rate(const bonnie_measure *m)
+{
+    return m->seconds > 0 ? (double)m->work / m->seconds : 0;
+}
+
+static double cpu_percent(const bonnie_measure *m)
+{
+    return m->seconds > 0 ? 100.0 * m->cpu_seconds / m->seconds : 0;
+}
+
+/* " --label--" centred in width columns, as bonnie's header rows are. */
+static void dashed(const char *label, int width)
+{
+    int inner = width - 1, len = (int)strlen(label) + 2;
+    int left = (inner - len) / 2, right = inner - len - left;
+    printf(" %.*s-%s-%.*s", left, "------------------------------------------", label, right,
+           "------------------------------------------");
+}
+
+/* The report's table: K/sec for bonnie's 8 KiB chunks (Figure 1), MB/s for
+ * bigbonnie's larger ones (Figure 2).  K and MB are 1024 and 1024². */
+static void print_table(const bonnie_run *r)
+{
+    const bool kilo = r->o.chunk < 65536;
+    const double unit = kilo ? 1024.0 : 1048576.0;
+    static const enum bonnie_test order[] = {B_PUTC, B_BLOCK_WRITE, B_REWRITE, B_GETC, B_BLOCK_READ};
+    const int group = kilo ? 15 : 13; /* one test's two columns; the seeks' are 15 wide */
+    printf("%16s", "");
+    dashed("Sequential Output", 3 * group);
+    dashed("Sequential Input", 2 * group);
+    dashed("Random", 15);
+    printf("\n%16s", "");
+    static const char *tests[] = {"Per Char", "Block", "Rewrite", "Per Char", "Block"};
+    for (int i = 0; i < 5; i++)
+        dashed(tests[i], group);
+    dashed("Seeks", 15);
+    printf("\n");
+    printf("%-10s %6s", "Filesys", "MB");
+    for (int i = 0; i < 5; i++)
+        printf(kilo ? " %8s %5s" : " %6s %5s", kilo ? "K/sec" : "MB/s", "%CPU");
+    printf(" %8s %5s\n", "/sec", "%CPU");
+    /* the directory when it fits the column, as the report's /tmp, /home, /pvfs */
+    printf("%-10s %6llu", strlen(r->o.dir) <= 10 ? r->o.dir : r->fs.type, (unsigned long long)(r->o.size >> 20));
+    for (int i = 0; i < 5; i++)
+        printf(kilo ? " %8.0f %5.1f" : " %6.1f %5.1f", rate(&r->m[order[i]]) / unit,
+               cpu_percent(&r->m[order[i]]));
+    printf(" %8.1f %5.1f\n", rate(&r->m[B_SEEKS]), cpu_percent(&r->m[B_SEEKS]));
+}
+
+static void save_json(const bonnie_run *r)
+{
+    json j;
+    json_init(&j, true);
+    result_doc_begin(&j, "bonnie");
+    json_string(&j, "status", "ok");
+    json_object_begin(&j, "params");
+    json_string(&j, "dir", r->o.dir);
+    json_string(&j, "fs_type", r->fs.type);
+    json_uint(&j, "size_bytes", r->o.size);
+    json_uint(&j, "chunk_bytes", r->o.chunk);
+    json_int(&j, "seeks", r->o.seeks);
+    json_int(&j, "seek_procs", r->o.seek_procs);
+    json_int(&j, "update_every_seeks", 10);
+    json_bool(&j, "evict", r->o.evict);
+    json_string(&j, "order", run_orders[r->o.order].name);
+    json_uint(&j, "node_memory_bytes", r->memory);
+    json_object_end(&j);
+    json_array_begin(&j, "tests");
+    for (int t = 0; t < B_NTESTS; t++) {
+        const bonnie_measure *m = &r->m[t];
+        json_object_begin(&j, NULL);
+        json_string(&j, "name", bonnie_test_name(t));
+        json_double(&j, "seconds", m->seconds);
+        json_double(&j, "cpu_seconds", m->cpu_seconds);
+        json_double(&j, "cpu_percent", cpu_percent(m));
+        if (t == B_SEEKS) {
+            json_uint(&j, "seeks", m->work);
+            json_double(&j, "seeks_per_s", rate(m));
+        } else {
+            json_uint(&j, "bytes", m->work);
+            json_double(&j, "bytes_per_s", rate(m));
+            json_double(&j, "kib_per_s", rate(m) / 1024);
+            json_double(&j, "mib_per_s", rate(m) / 1048576);
+        }
+        if (m->cached_fraction >= 0)
+            json_double(&j, "cached_fraction_at_start", m->cached_fraction);
+        else
+            json_null(&j, "cached_fraction_at_start");
+        json_bool(&j, "shorter_than_min_time", m->seconds < MIN_TIME);
+        json_object_end(&j);
+    }
+    json_array_end(&j);
+    json_object_begin(&j, "verification");
+    json_bool(&j, "performed", true);
+    json_bool(&j, "ok", r->data_ok);
+    json_object_end(&j);
+    json_array_begin(&j, "warnings");
+    for (int i = 0; i < r->nwarnings; i++)
+        json_string(&j, NULL, r->warnings[i]);
+    json_array_end(&j);
+    json_object_end(&j);
+    int e = json_save(&j, r->o.json);
+    json_free(&j);
+    if (e)
+        fail_exit(EXIT_RUN_FAILED, 1, "cannot write --json %s: %s", r->o.json, strerror(e));
+}
+
+int bonnie_command(int argc, char **argv)
+{
+    static bonnie_run r;
+    parse(argc, argv, &r.o);
+    r.memory = node_memory_bytes();
+    int e = fs_facts_of(r.o.dir, &r.fs);
+    if (e)
+        fail_usage("cannot examine --dir %s: %s", r.o.dir, strerror(e));
+    choose_size(&r);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/pario-bonnie.%ld.%ld", r.o.dir, (long)getpid(), (long)time(NULL));
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        fail_usage("cannot create %s: %s: check the directory's permissions", path, strerror(errno));
+    r.s = (bonnie_setup){.fd = fd, .path = path, .size = r.o.size, .chunk = r.o.chunk,
+                         .seeks = r.o.seeks, .seek_procs = r.o.seek_procs, .evict = r.o.evict};
+    char sz[32], ck[32];
+    size_format(r.o.size, sz, sizeof sz);
+    size_format(r.o.chunk, ck, sizeof ck);
+    printf("pario-engine bonnie: %s (%s), file %s, chunk %s, %ld seeks by %d processes%s\n", r.o.dir,
+           r.fs.type, sz, ck, r.o.seeks, r.o.seek_procs, r.o.evict ? ", evicting before reads" : "");
+    fflush(stdout);
+    const enum bonnie_test *run_order = run_orders[r.o.order].tests;
+    for (int i = 0; i < B_NTESTS; i++) {
+        const char *what = "";
+        e = bonnie_run_test(&r.s, run_order[i], &r.m[run_order[i]], &what);
+        if (e) {
+            close(fd);
+            unlink(path); /* created by this run (O_EXCL) */
+            fail_exit(EXIT_RUN_FAILED, 1, "bonnie %s: %s %s: %s", bonnie_test_name(run_order[i]),
+                      what, path, strerror(e));
+        }
+    }
+    close(fd);
+    r.data_ok = bonnie_data_ok(r.data_why, sizeof r.data_why);
+    for (int t = 0; t < B_NTESTS; t++)
+        if (r.m[t].seconds < MIN_TIME)
+            warn(&r, "%s lasted %.3f s, under bonnie++'s 0.5 s: its figure is imprecise",
+                 bonnie_test_name(t), r.m[t].seconds);
+    print_table(&r);
+    for (int i = 0; i < r.nwarnings; i++)
+        printf("warning: %s\n", r.warnings[i]);
+    if (r.o.keep)
+        printf("  kept %s\n", path);
+    else
+        unlink(path);
+    if (!r.data_ok)
+        fail_exit(EXIT_RUN_FAILED, 1, "bonnie: the file's data was wrong: %s", r.data_why);
+    printf("  data checked: every chunk stamp and the byte sum as written\n");
+    if (r.o.json)
+        save_json(&r);
+    return 0;
+}

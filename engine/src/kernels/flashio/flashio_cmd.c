@@ -1,0 +1,238 @@
+/* `pario-engine flashio`: the FLASH I/O benchmark (the report's Figure 7).
+ *
+ * Writes the checkpoint and the two plotfiles, each timed from create to
+ * close on every rank; a file's time is the maximum over ranks (the
+ * PnetCDF port's report) and the bandwidth is the PnetCDF port's: all
+ * bytes put by all ranks / 2^20 / (t_chk + t_plot + t_corner).  Then,
+ * untimed, rank 0 opens each file serially and checks every dataset's
+ * shape and values. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../util/fail.h"
+#include "../../util/json.h"
+#include "../../util/mpi_file.h"
+#include "../../util/result_doc.h"
+#include "flashio.h"
+
+typedef struct flashio_options {
+    int nxb, blocks;
+    bool collective, keep;
+    char dir[4096];
+    const char *json;
+} flashio_options;
+
+static void usage(void)
+{
+    printf("usage: mpirun -np P pario-engine flashio --dir DIR [options]\n"
+           "\n"
+           "  --dir DIR            where the three files go (required)\n"
+           "  --nxb N              zones per block edge (default 8, the original's;\n"
+           "                       16 is the PnetCDF port's)\n"
+           "  --blocks B           blocks per rank before the imbalance: rank r holds\n"
+           "                       B + r mod 3 (default 80)\n"
+           "  --transfer MODE      independent (default, as on SGI and Chiba City) or\n"
+           "                       collective: the HDF5 transfer of the block data\n"
+           "  --keep               keep the files (default: removed after the check)\n"
+           "  --json FILE          write the result document\n");
+}
+
+static int whole(const char *opt, const char *text, long lo, long hi)
+{
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (*end || !*text || v < lo || v > hi)
+        fail_usage("--%s '%s' must be a whole number from %ld to %ld", opt, text, lo, hi);
+    return (int)v;
+}
+
+static void parse(int argc, char **argv, int rank, flashio_options *o)
+{
+    enum { O_DIR = 1000, O_NXB, O_BLOCKS, O_TRANSFER, O_KEEP, O_JSON, O_HELP };
+    static const struct option opts[] = {
+        {"dir", required_argument, 0, O_DIR},   {"nxb", required_argument, 0, O_NXB},
+        {"blocks", required_argument, 0, O_BLOCKS}, {"transfer", required_argument, 0, O_TRANSFER},
+        {"keep", no_argument, 0, O_KEEP},       {"json", required_argument, 0, O_JSON},
+        {"help", no_argument, 0, O_HELP},       {0, 0, 0, 0}};
+    memset(o, 0, sizeof *o);
+    o->nxb = 8;
+    o->blocks = 80;
+    opterr = 0;
+    optind = 1;
+    int c, which = 0;
+    while ((c = getopt_long(argc, argv, ":", opts, &which)) != -1) {
+        if (optarg && optarg[0] == '-' && optarg[1] == '-')
+            fail_usage("--%s needs a value: see pario-engine flashio --help", opts[which].name);
+        switch (c) {
+        case O_DIR: snprintf(o->dir, sizeof o->dir, "%s", optarg); break;
+        case O_NXB: o->nxb = whole("nxb", optarg, 1, 64); break;
+        case O_BLOCKS: o->blocks = whole("blocks", optarg, 1, 100000); break;
+        case O_TRANSFER:
+            if (strcmp(optarg, "independent") && strcmp(optarg, "collective"))
+                fail_usage("--transfer '%s' is unknown: use independent or collective", optarg);
+            o->collective = !strcmp(optarg, "collective");
+            break;
+        case O_KEEP: o->keep = true; break;
+        case O_JSON: o->json = optarg; break;
+        case O_HELP:
+            if (rank == 0)
+                usage();
+            fail_exit(0, 0, "%s", "");
+        case ':': fail_usage("%s needs a value: see pario-engine flashio --help", argv[optind - 1]);
+        default: fail_usage("unknown option '%s': see pario-engine flashio --help", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        fail_usage("unexpected argument '%s': see pario-engine flashio --help", argv[optind]);
+    struct stat st;
+    if (!o->dir[0])
+        fail_usage("--dir is required: where the three files go");
+    if (stat(o->dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        fail_usage("--dir %s is not an existing directory: create it first", o->dir);
+    if (access(o->dir, W_OK | X_OK) != 0)
+        fail_usage("--dir %s is not writable: choose a writable directory", o->dir);
+}
+
+typedef struct flashio_run {
+    char paths[FLASH_NFILES][4300];
+    int created[FLASH_NFILES]; /* agreed by all ranks */
+    double seconds[FLASH_NFILES]; /* maximum over ranks */
+    unsigned long long bytes[FLASH_NFILES]; /* sum over ranks */
+} flashio_run;
+
+static void remove_created(const flashio_run *r, int rank)
+{
+    for (int f = 0; f < FLASH_NFILES && rank == 0; f++)
+        if (r->created[f])
+            unlink(r->paths[f]); /* created by this run (H5F_ACC_EXCL) */
+}
+
+static void save_json(const flashio_options *o, int nranks, const flash_mesh *m, const flashio_run *r,
+                      double mib_per_s)
+{
+    char library[256];
+    const char *component;
+    mpi_io_describe(library, sizeof library, &component);
+    static const char *names[FLASH_NFILES] = {"checkpoint", "plot_centers", "plot_corners"};
+    json j;
+    json_init(&j, true);
+    result_doc_begin(&j, "flashio");
+    json_string(&j, "status", "ok");
+    json_object_begin(&j, "params");
+    json_int(&j, "ranks", nranks);
+    json_int(&j, "nxb", o->nxb);
+    json_int(&j, "blocks_base", o->blocks);
+    json_int(&j, "total_blocks", m->total);
+    json_int(&j, "variables", FLASH_NVAR);
+    json_string(&j, "transfer", o->collective ? "collective" : "independent");
+    json_string(&j, "dir", o->dir);
+    json_string(&j, "mpi_library", library);
+    json_string(&j, "mpi_io_component", component);
+    json_object_end(&j);
+    json_array_begin(&j, "files");
+    double total_s = 0;
+    unsigned long long total_b = 0;
+    for (int f = 0; f < FLASH_NFILES; f++) {
+        json_object_begin(&j, NULL);
+        json_string(&j, "name", names[f]);
+        json_string(&j, "suffix", flash_file_suffix(f));
+        json_double(&j, "seconds", r->seconds[f]);
+        json_uint(&j, "bytes", r->bytes[f]);
+        json_double(&j, "mib_per_s", (double)r->bytes[f] / 1048576.0 / r->seconds[f]);
+        json_string(&j, "file", o->keep ? r->paths[f] : NULL);
+        json_object_end(&j);
+        total_s += r->seconds[f];
+        total_b += r->bytes[f];
+    }
+    json_array_end(&j);
+    json_uint(&j, "total_bytes", total_b);
+    json_double(&j, "total_seconds", total_s);
+    json_double(&j, "mib_per_s", mib_per_s);
+    json_object_begin(&j, "verification");
+    json_bool(&j, "performed", true);
+    json_bool(&j, "ok", true);
+    json_object_end(&j);
+    json_array_begin(&j, "warnings");
+    json_array_end(&j);
+    json_object_end(&j);
+    int e = json_save(&j, o->json);
+    json_free(&j);
+    if (e)
+        fail_exit(EXIT_RUN_FAILED, 1, "cannot write --json %s: %s", o->json, strerror(e));
+}
+
+int flashio_command(int argc, char **argv)
+{
+    int rank, nranks;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    flashio_options o;
+    parse(argc, argv, rank, &o);
+    static flash_mesh m;
+    int bad = flash_mesh_init(&m, o.nxb, o.blocks, MPI_COMM_WORLD) != 0, any;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any)
+        fail_exit(EXIT_USAGE, rank == 0, "cannot allocate %d blocks of %d^3 zones and 24 variables: "
+                  "give fewer --blocks or a smaller --nxb", o.blocks + 2, o.nxb);
+    static flashio_run r;
+    char base[4200];
+    mpi_file_unique_path(MPI_COMM_WORLD, o.dir, "pario-flashio", "_", base, sizeof base);
+    for (int f = 0; f < FLASH_NFILES; f++) {
+        snprintf(r.paths[f], sizeof r.paths[f], "%s%s", base, flash_file_suffix(f));
+        flash_write_result w;
+        flash_write_file(&m, f, r.paths[f], o.collective, MPI_COMM_WORLD, &w);
+        int made = w.created;
+        MPI_Allreduce(&made, &r.created[f], 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        int failed = w.why[0] ? rank : nranks, first;
+        MPI_Allreduce(&failed, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (first < nranks) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            remove_created(&r, rank);
+            fail_exit(first == 0 && !r.created[f] && f == 0 ? EXIT_USAGE : EXIT_RUN_FAILED, rank == first,
+                      "rank %d writing %s: %s", rank, r.paths[f], w.why);
+        }
+        MPI_Allreduce(&w.seconds, &r.seconds[f], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        unsigned long long b = w.bytes;
+        MPI_Allreduce(&b, &r.bytes[f], 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    }
+    /* untimed: the files as a serial reader sees them */
+    char why[512] = "";
+    int ok = 1;
+    for (int f = 0; f < FLASH_NFILES && rank == 0 && ok; f++)
+        ok = flash_check_file(r.paths[f], f, o.nxb, m.total, why, sizeof why);
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok) {
+        remove_created(&r, rank);
+        fail_exit(EXIT_RUN_FAILED, rank == 0, "the FLASH files are wrong: %s", why);
+    }
+    if (rank == 0) {
+        static const char *labels[FLASH_NFILES] = {"checkpoint", "plotfile (centers)", "plotfile (corners)"};
+        double total_s = 0;
+        unsigned long long total_b = 0;
+        printf("pario-engine flashio: %d rank(s), %lld blocks of %d^3 zones, 24 variables, %s transfer, "
+               "parallel HDF5\n", nranks, m.total, o.nxb, o.collective ? "collective" : "independent");
+        printf("%-20s %10s %12s %10s\n", "file", "seconds", "MiB", "MiB/s");
+        for (int f = 0; f < FLASH_NFILES; f++) {
+            printf("%-20s %10.4f %12.2f %10.1f\n", labels[f], r.seconds[f], r.bytes[f] / 1048576.0,
+                   r.bytes[f] / 1048576.0 / r.seconds[f]);
+            total_s += r.seconds[f];
+            total_b += r.bytes[f];
+        }
+        const double mib_per_s = total_b / 1048576.0 / total_s;
+        printf("%-20s %10.4f %12.2f %10.1f  (the PnetCDF port's bandwidth)\n", "all three", total_s,
+               total_b / 1048576.0, mib_per_s);
+        printf("  every dataset of the three files read back serially and checked\n");
+        if (o.json)
+            save_json(&o, nranks, &m, &r, mib_per_s);
+        if (o.keep)
+            printf("  kept %s{%s,%s,%s}\n", base, flash_file_suffix(0), flash_file_suffix(1), flash_file_suffix(2));
+        else
+            remove_created(&r, rank);
+    }
+    flash_mesh_free(&m);
+    return 0;
+}

@@ -1,0 +1,304 @@
+/* The three FLASH files through parallel HDF5, and their serial check.
+ *
+ * Block data go as hyperslabs of [tot_blocks]... datasets starting at the
+ * rank's global block offset, with independent or collective transfer;
+ * the scalar datasets are written by rank 0 alone (independently), as
+ * FLASH does.  Dataset creation is collective in parallel HDF5, so after
+ * every dataset all ranks agree whether one failed: a rank that failed
+ * never leaves the others waiting in the next collective call. */
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flashio.h"
+
+const char *flash_file_suffix(enum flash_file which)
+{
+    static const char *s[FLASH_NFILES] = {"hdf5_chk_0000", "hdf5_plt_cnt_0000", "hdf5_plt_crn_0000"};
+    return s[which];
+}
+
+/* The innermost HDF5 error message, for pario's one line. */
+static herr_t innermost(unsigned n, const H5E_error2_t *e, void *arg)
+{
+    char *out = arg;
+    if (n == 0)
+        snprintf(out, 200, "%s (%s)", e->desc ? e->desc : "unknown error", e->func_name ? e->func_name : "?");
+    return 0;
+}
+
+static void fail_h5(flash_write_result *r, const char *what)
+{
+    if (r->why[0])
+        return;
+    char inner[256] = "";
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, inner); /* the deepest cause first */
+    snprintf(r->why, sizeof r->why, "%s: %s", what, inner[0] ? inner : "HDF5 error");
+}
+
+/* Collective: did any rank fail so far? */
+static bool any_failed(const flash_write_result *r, MPI_Comm comm)
+{
+    int mine = r->why[0] != 0, any;
+    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm);
+    return any;
+}
+
+typedef struct writer {
+    hid_t file, dxpl_data, dxpl_single;
+    int rank;
+    MPI_Comm comm;
+    flash_write_result *r;
+} writer;
+
+/* Create a dataset of dims and write this rank's rows [offset, offset+rows)
+ * of its first dimension (rows 0 when only rank 0 writes, see single). */
+static void put(writer *w, const char *name, hid_t type, int ndims, const hsize_t *dims,
+                long long offset, long long rows, const void *buf, bool single)
+{
+    if (any_failed(w->r, w->comm)) /* every rank asks before each collective create */
+        return;
+    hid_t space = H5Screate_simple(ndims, dims, NULL);
+    hid_t ds = H5Dcreate2(w->file, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (ds < 0) {
+        fail_h5(w->r, name);
+        H5Sclose(space);
+        return;
+    }
+    hsize_t start[4] = {(hsize_t)offset, 0, 0, 0}, count[4];
+    for (int d = 0; d < ndims; d++)
+        count[d] = d == 0 ? (hsize_t)rows : dims[d];
+    const bool writes = !single || w->rank == 0;
+    if (writes) {
+        hid_t mem = H5Screate_simple(ndims, count, NULL);
+        herr_t e = H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL);
+        if (e >= 0)
+            e = H5Dwrite(ds, type, mem, space, single ? w->dxpl_single : w->dxpl_data, buf);
+        if (e < 0)
+            fail_h5(w->r, name);
+        else {
+            size_t n = H5Tget_size(type);
+            for (int d = 0; d < ndims; d++)
+                n *= count[d];
+            w->r->bytes += n;
+        }
+        H5Sclose(mem);
+    }
+    H5Dclose(ds);
+    H5Sclose(space);
+}
+
+static hid_t string_type(size_t len)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, len);
+    H5Tset_strpad(t, H5T_STR_NULLPAD);
+    return t;
+}
+
+/* The metadata every FLASH file carries: scalars from rank 0, per-block
+ * tree and geometry from every rank. */
+static void put_metadata(writer *w, const flash_mesh *m, int nvars, const int *vars, bool single_precision)
+{
+    const hsize_t one = 1;
+    hid_t s40 = string_type(40), s20 = string_type(20), s4 = string_type(4);
+    char now[40] = "now", version[20] = "FLASH-IO pario";
+    put(w, "file creation time", s40, 1, &one, 0, 1, now, true);
+    put(w, "FLASH version", s20, 1, &one, 0, 1, version, true);
+
+    /* simulation parameters: time and timestep are floats in the plotfiles */
+    const hid_t real = single_precision ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+    const size_t rsz = single_precision ? sizeof(float) : sizeof(double);
+    const size_t size = 2 * sizeof(int) + 2 * rsz + 3 * sizeof(int);
+    unsigned char rec[64] = {0};
+    int total = (int)m->total, steps = 0, n = m->nxb;
+    double t = 0, dt = 0;
+    float tf = 0, dtf = 0;
+    hid_t params = H5Tcreate(H5T_COMPOUND, size);
+    size_t off = 0;
+    H5Tinsert(params, "total blocks", off, H5T_NATIVE_INT), memcpy(rec + off, &total, 4), off += 4;
+    H5Tinsert(params, "time", off, real), memcpy(rec + off, single_precision ? (void *)&tf : (void *)&t, rsz), off += rsz;
+    H5Tinsert(params, "timestep", off, real), memcpy(rec + off, single_precision ? (void *)&dtf : (void *)&dt, rsz), off += rsz;
+    H5Tinsert(params, "number of steps", off, H5T_NATIVE_INT), memcpy(rec + off, &steps, 4), off += 4;
+    const char *dim_names[3] = {"nxb", "nyb", "nzb"};
+    for (int d = 0; d < 3; d++)
+        H5Tinsert(params, dim_names[d], off, H5T_NATIVE_INT), memcpy(rec + off, &n, 4), off += 4;
+    put(w, "simulation parameters", params, 1, &one, 0, 1, rec, true);
+    H5Tclose(params);
+
+    char names[FLASH_NVAR][4];
+    for (int v = 0; v < nvars; v++) /* 4-character labels, blank padded as FLASH's */
+        memcpy(names[v], (char[4]){' ', ' ', ' ', ' '}, 4),
+            memcpy(names[v], flash_var_names[vars[v]], strlen(flash_var_names[vars[v]]));
+    const hsize_t ndims[2] = {(hsize_t)nvars, 1};
+    put(w, "unknown names", s4, 2, ndims, 0, nvars, names, true);
+
+    /* per block: lrefine = 1, nodetype = 1, gid = -1, coord 0.25, size 0.5, bnd_box 0 */
+    const long long nb = m->lnblocks;
+    int *ints = malloc(sizeof(int) * (size_t)nb * FLASH_NGID);
+    double *reals = malloc(sizeof(double) * (size_t)nb * FLASH_NDIM * 2);
+    if (!ints || !reals) {
+        snprintf(w->r->why, sizeof w->r->why, "cannot allocate the block metadata");
+    } else {
+        const hsize_t tot = (hsize_t)m->total;
+        for (long long i = 0; i < nb; i++)
+            ints[i] = 1;
+        put(w, "refine level", H5T_NATIVE_INT, 1, &tot, m->offset, nb, ints, false);
+        put(w, "node type", H5T_NATIVE_INT, 1, &tot, m->offset, nb, ints, false);
+        for (long long i = 0; i < nb * FLASH_NGID; i++)
+            ints[i] = -1;
+        const hsize_t gid[2] = {tot, FLASH_NGID};
+        put(w, "gid", H5T_NATIVE_INT, 2, gid, m->offset, nb, ints, false);
+        const hsize_t vec[2] = {tot, FLASH_NDIM}, box[3] = {tot, FLASH_NDIM, 2};
+        for (long long i = 0; i < nb * FLASH_NDIM; i++)
+            reals[i] = 0.25;
+        put(w, "coordinates", H5T_NATIVE_DOUBLE, 2, vec, m->offset, nb, reals, false);
+        for (long long i = 0; i < nb * FLASH_NDIM; i++)
+            reals[i] = 0.5;
+        put(w, "block size", H5T_NATIVE_DOUBLE, 2, vec, m->offset, nb, reals, false);
+        memset(reals, 0, sizeof(double) * (size_t)nb * FLASH_NDIM * 2);
+        put(w, "bounding box", H5T_NATIVE_DOUBLE, 3, box, m->offset, nb, reals, false);
+    }
+    free(ints);
+    free(reals);
+    H5Tclose(s40);
+    H5Tclose(s20);
+    H5Tclose(s4);
+}
+
+void flash_write_file(const flash_mesh *m, enum flash_file which, const char *path, bool collective,
+                      MPI_Comm comm, flash_write_result *r)
+{
+    memset(r, 0, sizeof *r);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors become pario's one line, not HDF5's stack */
+    writer w = {.r = r, .comm = comm};
+    MPI_Comm_rank(comm, &w.rank);
+    const int n = m->nxb, nc = n + 1, nvars = which == FLASH_CHECKPOINT ? FLASH_NVAR : FLASH_NPLOT;
+    int all[FLASH_NVAR];
+    for (int v = 0; v < FLASH_NVAR; v++)
+        all[v] = v;
+    const int *vars = which == FLASH_CHECKPOINT ? all : flash_plot_vars;
+    const size_t per_block = which == FLASH_PLOT_CORNERS ? (size_t)nc * nc * nc : (size_t)n * n * n;
+    void *buf = malloc((size_t)m->lnblocks * per_block * sizeof(double));
+    if (!buf)
+        snprintf(r->why, sizeof r->why, "cannot allocate %d blocks of one variable", m->lnblocks);
+    if (any_failed(r, comm))
+        return;
+
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
+    w.dxpl_data = H5Pcreate(H5P_DATASET_XFER);
+    H5Pset_dxpl_mpio(w.dxpl_data, collective ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT);
+    w.dxpl_single = H5Pcreate(H5P_DATASET_XFER);
+    H5Pset_dxpl_mpio(w.dxpl_single, H5FD_MPIO_INDEPENDENT);
+
+    MPI_Barrier(comm);
+    const double t0 = MPI_Wtime();
+    w.file = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl); /* never an existing file */
+    if (w.file < 0)
+        fail_h5(r, "creating the file");
+    if (!any_failed(r, comm)) {
+        put_metadata(&w, m, nvars, vars, which != FLASH_CHECKPOINT);
+        const hsize_t dims[4] = {(hsize_t)m->total, which == FLASH_PLOT_CORNERS ? nc : n,
+                                 which == FLASH_PLOT_CORNERS ? nc : n, which == FLASH_PLOT_CORNERS ? nc : n};
+        for (int v = 0; v < nvars; v++) {
+            if (which == FLASH_CHECKPOINT)
+                flash_interior(m, vars[v], buf);
+            else if (which == FLASH_PLOT_CENTERS)
+                flash_interior_float(m, vars[v], buf);
+            else
+                flash_corners(m, vars[v], buf);
+            put(&w, flash_var_names[vars[v]], which == FLASH_CHECKPOINT ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT,
+                4, dims, m->offset, m->lnblocks, buf, false);
+        }
+    }
+    if (w.file >= 0 && H5Fclose(w.file) < 0) /* collective: every rank that created it closes it */
+        fail_h5(r, "closing the file");
+    r->created = w.file >= 0;
+    r->seconds = MPI_Wtime() - t0;
+    H5Pclose(fapl);
+    H5Pclose(w.dxpl_data);
+    H5Pclose(w.dxpl_single);
+    free(buf);
+}
+
+/* --- the serial check ---------------------------------------------------- */
+static bool check_dataset(hid_t file, const char *name, int ndims, const hsize_t *dims, double want,
+                          char *why, size_t len)
+{
+    hid_t ds = H5Dopen2(file, name, H5P_DEFAULT);
+    if (ds < 0) {
+        snprintf(why, len, "dataset '%s' is missing", name);
+        return false;
+    }
+    hid_t space = H5Dget_space(ds);
+    hsize_t got[8] = {0};
+    int nd = H5Sget_simple_extent_dims(space, got, NULL);
+    bool ok = nd == ndims;
+    for (int d = 0; ok && d < nd; d++)
+        ok = got[d] == dims[d];
+    if (!ok) {
+        snprintf(why, len, "dataset '%s' has the wrong shape", name);
+    } else {
+        hsize_t count = 1;
+        for (int d = 0; d < nd; d++)
+            count *= got[d];
+        double *vals = malloc(sizeof(double) * (size_t)count);
+        ok = vals && H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, vals) >= 0;
+        for (hsize_t i = 0; ok && i < count; i++)
+            if (vals[i] != want) {
+                snprintf(why, len, "dataset '%s' value %llu is %g, not %g", name, (unsigned long long)i,
+                         vals[i], want);
+                ok = false;
+            }
+        if (!vals)
+            snprintf(why, len, "cannot allocate to read '%s'", name);
+        free(vals);
+    }
+    H5Sclose(space);
+    H5Dclose(ds);
+    return ok;
+}
+
+bool flash_check_file(const char *path, enum flash_file which, int nxb, long long total, char *why, size_t len)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file < 0) {
+        snprintf(why, len, "cannot open %s", path);
+        return false;
+    }
+    const int e = which == FLASH_PLOT_CORNERS ? nxb + 1 : nxb;
+    const hsize_t dims[4] = {(hsize_t)total, e, e, e};
+    const int nvars = which == FLASH_CHECKPOINT ? FLASH_NVAR : FLASH_NPLOT;
+    bool ok = true;
+    for (int v = 0; ok && v < nvars; v++) {
+        const int var = which == FLASH_CHECKPOINT ? v : flash_plot_vars[v];
+        ok = check_dataset(file, flash_var_names[var], 4, dims, var + 1.0, why, len);
+    }
+    const hsize_t tot = (hsize_t)total, gid[2] = {tot, FLASH_NGID}, vec[2] = {tot, FLASH_NDIM},
+                  box[3] = {tot, FLASH_NDIM, 2};
+    ok = ok && check_dataset(file, "refine level", 1, &tot, 1, why, len) &&
+         check_dataset(file, "node type", 1, &tot, 1, why, len) &&
+         check_dataset(file, "gid", 2, gid, -1, why, len) &&
+         check_dataset(file, "coordinates", 2, vec, 0.25, why, len) &&
+         check_dataset(file, "block size", 2, vec, 0.5, why, len) &&
+         check_dataset(file, "bounding box", 3, box, 0, why, len);
+    if (ok) {
+        hid_t ds = H5Dopen2(file, "simulation parameters", H5P_DEFAULT);
+        hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(int));
+        H5Tinsert(t, "total blocks", 0, H5T_NATIVE_INT);
+        int blocks = -1;
+        if (ds < 0 || H5Dread(ds, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &blocks) < 0 || blocks != total) {
+            snprintf(why, len, "'simulation parameters' does not give %lld total blocks", total);
+            ok = false;
+        }
+        H5Tclose(t);
+        if (ds >= 0)
+            H5Dclose(ds);
+    }
+    H5Fclose(file);
+    return ok;
+}

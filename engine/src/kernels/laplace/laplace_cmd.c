@@ -1,0 +1,383 @@
+/* `pario-engine laplace`: the report's Figure 8.  Jacobi sweeps on an N×N
+ * grid in row blocks (halo exchange with the ranks above and below), and
+ * a checkpoint of the whole grid every K sweeps and after the last one:
+ * each rank sets its file view at its own rows and all call
+ * MPI_File_write_all, with collective buffering as --cb says
+ * (romio_cb_write).
+ *
+ * Each checkpoint is timed by the CFS rule (barrier, open, view, write,
+ * close; the maximum over ranks).  Around the write every rank counts its
+ * own write system calls and bytes (/proc/self/io), so the run shows which
+ * ranks really wrote: with collective buffering only the aggregators do.
+ * After the run every rank reads its rows back and compares them with its
+ * own state (untimed); `pario-engine verify-laplace` recomputes the grid
+ * serially and compares the file exactly. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../util/fail.h"
+#include "../../util/json.h"
+#include "../../util/mpi_fail.h"
+#include "../../util/mpi_file.h"
+#include "../../util/result_doc.h"
+#include "laplace.h"
+
+#define MAX_CHECKPOINTS 10000
+
+typedef struct laplace_options {
+    int grid, iterations, every;
+    const char *cb; /* enable, disable, automatic */
+    char dir[4096];
+    bool keep;
+    const char *json;
+} laplace_options;
+
+/* One checkpoint as all ranks saw it. */
+typedef struct checkpoint {
+    int iteration;
+    double seconds, residual;
+    int writers; /* ranks that issued write system calls in the write */
+} checkpoint;
+
+static void usage(void)
+{
+    printf("usage: mpirun -np P pario-engine laplace --dir DIR [options]\n"
+           "\n"
+           "  --grid N           N×N unknowns (default 8001, the report's: 0.5 GB)\n"
+           "  --iterations K     Jacobi sweeps (default 100)\n"
+           "  --checkpoint-every C  checkpoint every C sweeps and after the last\n"
+           "                     (default: only after the last)\n"
+           "  --cb MODE          collective buffering for the checkpoint write:\n"
+           "                     enable, disable or automatic (romio_cb_write; default\n"
+           "                     automatic).  A ROMIO hint: under Open MPI choose ROMIO\n"
+           "                     with OMPI_MCA_io=romio321\n"
+           "  --dir DIR          where the checkpoint goes (required)\n"
+           "  --keep             keep the checkpoint (default: removed after the check)\n"
+           "  --json FILE        write the result document\n"
+           "\n"
+           "The rows are split over the ranks (at least one row each).\n");
+}
+
+static int whole(const char *opt, const char *text, long lo, long hi)
+{
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (*end || !*text || v < lo || v > hi)
+        fail_usage("--%s '%s' must be a whole number from %ld to %ld", opt, text, lo, hi);
+    return (int)v;
+}
+
+static void parse(int argc, char **argv, int rank, laplace_options *o)
+{
+    enum { O_GRID = 1000, O_ITER, O_EVERY, O_CB, O_DIR, O_KEEP, O_JSON, O_HELP };
+    static const struct option opts[] = {
+        {"grid", required_argument, 0, O_GRID}, {"iterations", required_argument, 0, O_ITER},
+        {"checkpoint-every", required_argument, 0, O_EVERY}, {"cb", required_argument, 0, O_CB},
+        {"dir", required_argument, 0, O_DIR},   {"keep", no_argument, 0, O_KEEP},
+        {"json", required_argument, 0, O_JSON}, {"help", no_argument, 0, O_HELP},
+        {0, 0, 0, 0}};
+    memset(o, 0, sizeof *o);
+    o->grid = 8001;
+    o->iterations = 100;
+    o->cb = "automatic";
+    opterr = 0;
+    optind = 1;
+    int c, which = 0;
+    while ((c = getopt_long(argc, argv, ":", opts, &which)) != -1) {
+        if (optarg && optarg[0] == '-' && optarg[1] == '-')
+            fail_usage("--%s needs a value: see pario-engine laplace --help", opts[which].name);
+        switch (c) {
+        case O_GRID: o->grid = whole("grid", optarg, 3, 100000); break;
+        case O_ITER: o->iterations = whole("iterations", optarg, 1, 10000000); break;
+        case O_EVERY: o->every = whole("checkpoint-every", optarg, 1, 10000000); break;
+        case O_CB:
+            if (strcmp(optarg, "enable") && strcmp(optarg, "disable") && strcmp(optarg, "automatic"))
+                fail_usage("--cb '%s' is unknown: use enable, disable or automatic", optarg);
+            o->cb = optarg;
+            break;
+        case O_DIR: snprintf(o->dir, sizeof o->dir, "%s", optarg); break;
+        case O_KEEP: o->keep = true; break;
+        case O_JSON: o->json = optarg; break;
+        case O_HELP:
+            if (rank == 0)
+                usage();
+            fail_exit(0, 0, "%s", "");
+        case ':': fail_usage("%s needs a value: see pario-engine laplace --help", argv[optind - 1]);
+        default: fail_usage("unknown option '%s': see pario-engine laplace --help", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        fail_usage("unexpected argument '%s': see pario-engine laplace --help", argv[optind]);
+    if (!o->every || o->every > o->iterations)
+        o->every = o->iterations;
+    if (o->iterations / o->every + 1 > MAX_CHECKPOINTS)
+        fail_usage("--checkpoint-every %d makes more than %d checkpoints: checkpoint less often",
+                   o->every, MAX_CHECKPOINTS);
+    struct stat st;
+    if (!o->dir[0])
+        fail_usage("--dir is required: where the checkpoint goes");
+    if (stat(o->dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        fail_usage("--dir %s is not an existing directory: create it first", o->dir);
+    if (access(o->dir, W_OK | X_OK) != 0)
+        fail_usage("--dir %s is not writable: choose a writable directory", o->dir);
+}
+
+/* This process's write system calls and bytes so far (/proc/self/io). */
+static void io_counts(long long *syscw, long long *wchar)
+{
+    *syscw = *wchar = -1;
+    FILE *f = fopen("/proc/self/io", "r");
+    if (!f)
+        return;
+    char key[64];
+    long long v;
+    while (fscanf(f, "%63[^:]: %lld\n", key, &v) == 2) {
+        if (!strcmp(key, "syscw"))
+            *syscw = v;
+        else if (!strcmp(key, "wchar"))
+            *wchar = v;
+    }
+    fclose(f);
+}
+
+typedef struct laplace_state {
+    char path[4200];
+    bool created;
+    int rank;
+} laplace_state;
+
+static void remove_ours(void *arg)
+{
+    laplace_state *s = arg;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (s->created && s->rank == 0)
+        unlink(s->path);
+}
+
+static void halo(laplace_block *b, int rank, int nranks)
+{
+    const int up = rank > 0 ? rank - 1 : MPI_PROC_NULL, down = rank < nranks - 1 ? rank + 1 : MPI_PROC_NULL;
+    const int n = b->n;
+    /* my first row goes up, the row below me comes into my bottom ghost */
+    MPI_Sendrecv(laplace_at(b, b->u, 0, 0), n, MPI_DOUBLE, up, 1, laplace_at(b, b->u, b->rows, 0), n,
+                 MPI_DOUBLE, down, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(laplace_at(b, b->u, b->rows - 1, 0), n, MPI_DOUBLE, down, 2, laplace_at(b, b->u, -1, 0), n,
+                 MPI_DOUBLE, up, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+/* One checkpoint: open, view at my rows, one collective write, close. */
+static double write_checkpoint(const laplace_options *o, laplace_state *s, const laplace_block *b,
+                               MPI_Info info, MPI_Datatype mine, long long counts[2], mpi_why *w)
+{
+    MPI_File fh;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    long long c0, b0, c1, b1;
+    if (mpi_file_reopen(MPI_COMM_WORLD, s->path, MPI_MODE_WRONLY, info, &fh, w) == MPI_SUCCESS) {
+        const MPI_Offset disp = (MPI_Offset)b->row0 * b->n * (MPI_Offset)sizeof(double);
+        mpi_failed(MPI_File_set_view(fh, disp, MPI_DOUBLE, MPI_DOUBLE, "native", info), w,
+                   "setting the view of %s", s->path);
+        MPI_Status st;
+        int put = -1;
+        io_counts(&c0, &b0);
+        if (!mpi_failed(MPI_File_write_all(fh, laplace_at(b, b->u, 0, 0), 1, mine, &st), w,
+                        "MPI_File_write_all to %s", s->path))
+            MPI_Get_count(&st, MPI_DOUBLE, &put);
+        io_counts(&c1, &b1);
+        if (put >= 0 && put != b->rows * b->n)
+            mpi_why_set(w, "MPI_File_write_all to %s wrote %d of %d values: is the file system full?",
+                        s->path, put, b->rows * b->n);
+        mpi_failed(MPI_File_close(&fh), w, "closing %s", s->path);
+        counts[0] = c1 - c0;
+        counts[1] = b1 - b0;
+    }
+    double mine_s = MPI_Wtime() - t0, worst;
+    MPI_Allreduce(&mine_s, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return worst;
+}
+
+/* Untimed: my rows as the file holds them against my own state. */
+static void check_rows(const laplace_state *s, const laplace_block *b, mpi_why *w)
+{
+    FILE *f = fopen(s->path, "rb");
+    double *row = malloc(sizeof(double) * (size_t)b->n);
+    if (!f || !row) {
+        mpi_why_set(w, "reading %s back: %s", s->path, strerror(errno));
+    } else {
+        for (int i = 0; i < b->rows && !w->text[0]; i++) {
+            if (fseeko(f, ((off_t)(b->row0 + i) * b->n) * (off_t)sizeof(double), SEEK_SET) != 0 ||
+                fread(row, sizeof(double), (size_t)b->n, f) != (size_t)b->n)
+                mpi_why_set(w, "reading row %d of %s back: the file is short, the checkpoint was not all written (file system full?)", b->row0 + i, s->path);
+            else if (memcmp(row, laplace_at(b, b->u, i, 0), sizeof(double) * (size_t)b->n) != 0)
+                mpi_why_set(w, "row %d of the checkpoint %s differs from the solver's state",
+                            b->row0 + i, s->path);
+        }
+    }
+    if (f)
+        fclose(f);
+    free(row);
+}
+
+static void save_json(const laplace_options *o, int nranks, const checkpoint *cp, int ncp,
+                      const long long *per_rank, double compute_s, double residual)
+{
+    char library[256];
+    const char *component;
+    mpi_io_describe(library, sizeof library, &component);
+    const double bytes = (double)o->grid * o->grid * sizeof(double);
+    json j;
+    json_init(&j, true);
+    result_doc_begin(&j, "laplace");
+    json_string(&j, "status", "ok");
+    json_object_begin(&j, "params");
+    json_int(&j, "grid", o->grid);
+    json_int(&j, "iterations", o->iterations);
+    json_int(&j, "checkpoint_every", o->every);
+    json_string(&j, "cb", o->cb);
+    json_int(&j, "ranks", nranks);
+    json_string(&j, "dir", o->dir);
+    json_string(&j, "mpi_library", library);
+    json_string(&j, "mpi_io_component", component);
+    json_object_end(&j);
+    json_uint(&j, "checkpoint_bytes", (uint64_t)bytes);
+    json_double(&j, "compute_seconds", compute_s);
+    json_double(&j, "final_residual", residual);
+    double best = 0;
+    json_array_begin(&j, "checkpoints");
+    for (int i = 0; i < ncp; i++) {
+        json_object_begin(&j, NULL);
+        json_int(&j, "iteration", cp[i].iteration);
+        json_double(&j, "residual", cp[i].residual);
+        json_double(&j, "seconds", cp[i].seconds);
+        json_double(&j, "mib_per_s", bytes / 1048576.0 / cp[i].seconds);
+        json_int(&j, "writing_ranks", cp[i].writers);
+        json_object_end(&j);
+        best = fmax(best, bytes / 1048576.0 / cp[i].seconds);
+    }
+    json_array_end(&j);
+    json_double(&j, "best_mib_per_s", best);
+    /* the last checkpoint's write system calls and bytes, rank by rank */
+    json_array_begin(&j, "last_write_per_rank");
+    for (int r = 0; r < nranks; r++) {
+        json_object_begin(&j, NULL);
+        json_int(&j, "rank", r);
+        json_int(&j, "write_syscalls", per_rank[2 * r]);
+        json_int(&j, "bytes", per_rank[2 * r + 1]);
+        json_object_end(&j);
+    }
+    json_array_end(&j);
+    json_object_begin(&j, "verification");
+    json_bool(&j, "performed", true);
+    json_bool(&j, "ok", true);
+    json_object_end(&j);
+    json_array_begin(&j, "warnings");
+    if (strcmp(component, "romio321") && strcmp(component, "romio") && strcmp(o->cb, "automatic"))
+        json_string(&j, NULL, "--cb sets romio_cb_write, a ROMIO hint; this run's MPI-IO may ignore it "
+                              "(see last_write_per_rank): under Open MPI use OMPI_MCA_io=romio321");
+    json_array_end(&j);
+    json_object_end(&j);
+    int e = json_save(&j, o->json);
+    json_free(&j);
+    if (e)
+        fail_exit(EXIT_RUN_FAILED, 1, "cannot write --json %s: %s", o->json, strerror(e));
+}
+
+int laplace_command(int argc, char **argv)
+{
+    int rank, nranks;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    laplace_options o;
+    parse(argc, argv, rank, &o);
+    if (nranks > o.grid)
+        fail_usage("a %d×%d grid does not split over %d ranks (at least one row each): use at most "
+                   "%d ranks or a larger --grid", o.grid, o.grid, nranks, o.grid);
+    static laplace_state s;
+    s.rank = rank;
+    mpi_why w = {{0}};
+    laplace_block b;
+    int row0, rows;
+    laplace_split(o.grid, nranks, rank, &row0, &rows);
+    if (laplace_block_init(&b, o.grid, row0, rows) != 0)
+        mpi_why_set(&w, "cannot allocate %d rows of %d points: use more ranks or a smaller --grid", rows, o.grid);
+    mpi_stop_if_failed(&w, MPI_COMM_WORLD, NULL, NULL);
+
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_cb_write", o.cb);
+    MPI_Datatype mine; /* my interior rows inside the ghost frame */
+    MPI_Type_vector(rows, o.grid, o.grid + 2, MPI_DOUBLE, &mine);
+    MPI_Type_commit(&mine);
+
+    mpi_file_unique_path(MPI_COMM_WORLD, o.dir, "pario-laplace", ".chk", s.path, sizeof s.path);
+    MPI_File fh;
+    if (mpi_file_create(MPI_COMM_WORLD, s.path, info, &fh, &w) == MPI_SUCCESS) {
+        s.created = true;
+        mpi_failed(MPI_File_close(&fh), &w, "closing %s", s.path);
+    }
+    int made = s.created;
+    MPI_Allreduce(MPI_IN_PLACE, &made, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    s.created = made;
+    const int first = mpi_first_failure(&w, MPI_COMM_WORLD);
+    if (first >= 0 && !s.created)
+        fail_exit(EXIT_USAGE, rank == first, "%s: check --dir", w.text);
+    mpi_stop_if_failed(&w, MPI_COMM_WORLD, remove_ours, &s);
+
+    const int ncp_max = o.iterations / o.every + 1;
+    checkpoint *cp = calloc((size_t)ncp_max, sizeof *cp);
+    long long counts[2] = {0, 0};
+    int ncp = 0;
+    double residual = 0, compute = 0;
+    for (int it = 1; it <= o.iterations; it++) {
+        double t = MPI_Wtime();
+        halo(&b, rank, nranks);
+        double change = laplace_sweep(&b);
+        compute += MPI_Wtime() - t;
+        if (it % o.every == 0 || it == o.iterations) {
+            MPI_Allreduce(&change, &residual, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            double secs = write_checkpoint(&o, &s, &b, info, mine, counts, &w);
+            mpi_stop_if_failed(&w, MPI_COMM_WORLD, remove_ours, &s);
+            int wrote = counts[0] > 0, writers;
+            MPI_Allreduce(&wrote, &writers, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            cp[ncp++] = (checkpoint){.iteration = it, .seconds = secs, .residual = residual, .writers = writers};
+        }
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &compute, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    check_rows(&s, &b, &w);
+    mpi_stop_if_failed(&w, MPI_COMM_WORLD, remove_ours, &s);
+    long long *per_rank = rank == 0 ? malloc(sizeof(long long) * 2 * (size_t)nranks) : NULL;
+    MPI_Gather(counts, 2, MPI_LONG_LONG, per_rank, 2, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+
+    if (rank == 0) {
+        const double mib = (double)o.grid * o.grid * sizeof(double) / 1048576.0;
+        printf("pario-engine laplace: %d×%d grid, %d sweeps, %d rank(s) in row blocks, cb %s, %s\n",
+               o.grid, o.grid, o.iterations, nranks, o.cb, s.path);
+        printf("%10s %14s %10s %10s %8s\n", "iteration", "residual", "seconds", "MiB/s", "writers");
+        for (int i = 0; i < ncp; i++)
+            printf("%10d %14.6e %10.4f %10.1f %8d\n", cp[i].iteration, cp[i].residual, cp[i].seconds,
+                   mib / cp[i].seconds, cp[i].writers);
+        printf("  compute %.3f s; every rank's rows read back and equal to its state\n", compute);
+        printf("  last checkpoint's write system calls per rank:");
+        for (int r = 0; r < nranks; r++)
+            printf(" %lld", per_rank[2 * r]);
+        printf("\n");
+        if (o.json)
+            save_json(&o, nranks, cp, ncp, per_rank, compute, residual);
+        if (o.keep)
+            printf("  kept %s\n", s.path);
+        else
+            unlink(s.path); /* created by this run (MPI_MODE_EXCL) */
+    }
+    free(per_rank);
+    free(cp);
+    MPI_Type_free(&mine);
+    MPI_Info_free(&info);
+    laplace_block_free(&b);
+    return 0;
+}

@@ -1,0 +1,305 @@
+/* `pario-engine perf`: ROMIO's perf (REFERENCE-FACTS 4), the MPI-IO upper
+ * bound of the SGI 750 report's Figures 3 to 5.
+ *
+ * Every rank owns a fixed-size array at rank × size of one shared file.
+ * Pass 1 times one MPI_File_write (after a seek to its place) and, after
+ * reopening, one MPI_File_read; pass 2 does the same with MPI_File_sync
+ * inside the timed write.  Each time is the maximum over ranks, each
+ * figure the best of the repeats (5, as perf), bandwidth =
+ * size × ranks / best time in MiB/s.  Unlike perf, pario checks what it
+ * read against what it wrote (untimed) and removes the file it created. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../util/fail.h"
+#include "../../util/json.h"
+#include "../../util/mpi_fail.h"
+#include "../../util/mpi_file.h"
+#include "../../util/pattern.h"
+#include "../../util/result_doc.h"
+#include "../../util/sizes.h"
+
+#define PERF_MAX_REPEATS 100
+
+typedef struct perf_options {
+    char dir[4096];
+    uint64_t size;
+    int repeats;
+    bool pass[2]; /* [0] without sync, [1] with sync */
+    bool keep;
+    const char *json;
+} perf_options;
+
+typedef struct perf_pass {
+    double write_s[PERF_MAX_REPEATS], read_s[PERF_MAX_REPEATS]; /* max over ranks */
+    double best_write, best_read;
+} perf_pass;
+
+static void usage(void)
+{
+    printf("usage: mpirun -np P pario-engine perf --dir DIR [options]\n"
+           "\n"
+           "  --dir DIR        where the shared file goes (required)\n"
+           "  --size S         bytes per rank (default 4m, perf's; at most 1g)\n"
+           "  --repeats N      repetitions, the best is reported (default 5, perf's)\n"
+           "  --sync MODE      no, yes or both (default): MPI_File_sync inside the\n"
+           "                   timed write\n"
+           "  --keep           keep the file (default: removed)\n"
+           "  --json FILE      write the result document\n");
+}
+
+static void parse(int argc, char **argv, int rank, perf_options *o)
+{
+    enum { O_DIR = 1000, O_SIZE, O_REPEATS, O_SYNC, O_KEEP, O_JSON, O_HELP };
+    static const struct option opts[] = {
+        {"dir", required_argument, 0, O_DIR},         {"size", required_argument, 0, O_SIZE},
+        {"repeats", required_argument, 0, O_REPEATS}, {"sync", required_argument, 0, O_SYNC},
+        {"keep", no_argument, 0, O_KEEP},             {"json", required_argument, 0, O_JSON},
+        {"help", no_argument, 0, O_HELP},             {0, 0, 0, 0}};
+    memset(o, 0, sizeof *o);
+    o->size = 4u << 20;
+    o->repeats = 5;
+    o->pass[0] = o->pass[1] = true;
+    opterr = 0;
+    optind = 1;
+    int c, which = 0;
+    const char *why;
+    uint64_t v;
+    while ((c = getopt_long(argc, argv, ":", opts, &which)) != -1) {
+        if (optarg && optarg[0] == '-' && optarg[1] == '-')
+            fail_usage("--%s needs a value: see pario-engine perf --help", opts[which].name);
+        switch (c) {
+        case O_DIR: snprintf(o->dir, sizeof o->dir, "%s", optarg); break;
+        case O_SIZE:
+            if (size_parse(optarg, &o->size, &why) != 0)
+                fail_usage("--size '%s' %s: give bytes per rank such as 4m", optarg, why);
+            if (o->size > (1u << 30) || o->size % 8)
+                fail_usage("--size '%s' must be a multiple of 8 bytes and at most 1g", optarg);
+            break;
+        case O_REPEATS:
+            if (count_parse(optarg, &v, &why) != 0 || v > PERF_MAX_REPEATS)
+                fail_usage("--repeats '%s' must be a whole number from 1 to %d", optarg, PERF_MAX_REPEATS);
+            o->repeats = (int)v;
+            break;
+        case O_SYNC:
+            if (strcmp(optarg, "no") && strcmp(optarg, "yes") && strcmp(optarg, "both"))
+                fail_usage("--sync '%s' is unknown: use no, yes or both", optarg);
+            o->pass[0] = strcmp(optarg, "yes") != 0;
+            o->pass[1] = strcmp(optarg, "no") != 0;
+            break;
+        case O_KEEP: o->keep = true; break;
+        case O_JSON: o->json = optarg; break;
+        case O_HELP:
+            if (rank == 0)
+                usage();
+            fail_exit(0, 0, "%s", "");
+        case ':': fail_usage("%s needs a value: see pario-engine perf --help", argv[optind - 1]);
+        default: fail_usage("unknown option '%s': see pario-engine perf --help", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        fail_usage("unexpected argument '%s': see pario-engine perf --help", argv[optind]);
+    struct stat st;
+    if (!o->dir[0])
+        fail_usage("--dir is required: where the shared file goes");
+    if (stat(o->dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        fail_usage("--dir %s is not an existing directory: create it first", o->dir);
+    if (access(o->dir, W_OK | X_OK) != 0)
+        fail_usage("--dir %s is not writable: choose a writable directory", o->dir);
+}
+
+typedef struct perf_state {
+    char path[4200];
+    bool created; /* only then is it ours to delete */
+    int rank;
+} perf_state;
+
+static void remove_ours(void *arg)
+{
+    perf_state *s = arg;
+    MPI_Barrier(MPI_COMM_WORLD); /* every rank has closed it */
+    if (s->created && s->rank == 0)
+        unlink(s->path);
+}
+
+/* One repetition: timed write (and sync), close, reopen, timed read. */
+static void one_repeat(const perf_options *o, perf_state *s, bool sync, const void *wbuf, void *rbuf,
+                       double *tw, double *tr, mpi_why *w)
+{
+    const MPI_Offset at = (MPI_Offset)s->rank * (MPI_Offset)o->size;
+    MPI_File fh;
+    if (mpi_file_reopen(MPI_COMM_WORLD, s->path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh, w) == MPI_SUCCESS) {
+        mpi_failed(MPI_File_seek(fh, at, MPI_SEEK_SET), w, "seeking in %s", s->path);
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Status st;
+        int put = -1;
+        double t0 = MPI_Wtime();
+        if (!mpi_failed(MPI_File_write(fh, wbuf, (int)o->size, MPI_BYTE, &st), w, "MPI_File_write to %s", s->path))
+            MPI_Get_count(&st, MPI_BYTE, &put);
+        if (sync) /* collective: every rank calls it, failed or not, so none waits forever */
+            mpi_failed(MPI_File_sync(fh), w, "MPI_File_sync of %s", s->path);
+        *tw = MPI_Wtime() - t0;
+        if (put >= 0 && put != (int)o->size) /* MPI-IO can report a short write as success */
+            mpi_why_set(w, "MPI_File_write to %s wrote %d of %llu bytes: is the file system full?",
+                        s->path, put, (unsigned long long)o->size);
+        mpi_failed(MPI_File_close(&fh), w, "closing %s", s->path);
+    }
+    mpi_stop_if_failed(w, MPI_COMM_WORLD, remove_ours, s);
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    memset(rbuf, 0, o->size);
+    MPI_Status st;
+    int got = -1;
+    if (mpi_file_reopen(MPI_COMM_WORLD, s->path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh, w) == MPI_SUCCESS) {
+        mpi_failed(MPI_File_seek(fh, at, MPI_SEEK_SET), w, "seeking in %s", s->path);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        if (!mpi_failed(MPI_File_read(fh, rbuf, (int)o->size, MPI_BYTE, &st), w, "MPI_File_read of %s", s->path))
+            MPI_Get_count(&st, MPI_BYTE, &got);
+        *tr = MPI_Wtime() - t0;
+        mpi_failed(MPI_File_close(&fh), w, "closing %s", s->path);
+    }
+    if (!w->text[0] && (got != (int)o->size || memcmp(rbuf, wbuf, o->size) != 0))
+        mpi_why_set(w, "read back %d of %llu bytes at offset %lld of %s and they differ from what "
+                       "was written", got, (unsigned long long)o->size, (long long)at, s->path);
+    mpi_stop_if_failed(w, MPI_COMM_WORLD, remove_ours, s);
+}
+
+static double mib_per_s(const perf_options *o, int nranks, double seconds)
+{
+    return (double)o->size * nranks / (seconds * 1048576.0);
+}
+
+static void save_json(const perf_options *o, int nranks, const perf_pass pass[2])
+{
+    char library[256];
+    const char *component;
+    mpi_io_describe(library, sizeof library, &component);
+    json j;
+    json_init(&j, true);
+    result_doc_begin(&j, "perf");
+    json_string(&j, "status", "ok");
+    json_object_begin(&j, "params");
+    json_string(&j, "dir", o->dir);
+    json_uint(&j, "size_per_rank_bytes", o->size);
+    json_int(&j, "ranks", nranks);
+    json_int(&j, "repeats", o->repeats);
+    json_string(&j, "mpi_library", library);
+    json_string(&j, "mpi_io_component", component);
+    json_object_end(&j);
+    json_array_begin(&j, "passes");
+    for (int p = 0; p < 2; p++) {
+        if (!o->pass[p])
+            continue;
+        json_object_begin(&j, NULL);
+        json_bool(&j, "sync", p == 1);
+        json_double(&j, "write_mib_per_s", mib_per_s(o, nranks, pass[p].best_write));
+        json_double(&j, "read_mib_per_s", mib_per_s(o, nranks, pass[p].best_read));
+        json_double(&j, "best_write_seconds", pass[p].best_write);
+        json_double(&j, "best_read_seconds", pass[p].best_read);
+        json_array_begin(&j, "write_seconds");
+        for (int r = 0; r < o->repeats; r++)
+            json_double(&j, NULL, pass[p].write_s[r]);
+        json_array_end(&j);
+        json_array_begin(&j, "read_seconds");
+        for (int r = 0; r < o->repeats; r++)
+            json_double(&j, NULL, pass[p].read_s[r]);
+        json_array_end(&j);
+        json_object_end(&j);
+    }
+    json_array_end(&j);
+    json_object_begin(&j, "verification");
+    json_bool(&j, "performed", true);
+    json_bool(&j, "ok", true);
+    json_object_end(&j);
+    json_array_begin(&j, "warnings");
+    json_array_end(&j);
+    json_object_end(&j);
+    int e = json_save(&j, o->json);
+    json_free(&j);
+    if (e)
+        fail_exit(EXIT_RUN_FAILED, 1, "cannot write --json %s: %s", o->json, strerror(e));
+}
+
+int perf_command(int argc, char **argv)
+{
+    int rank, nranks;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    perf_options o;
+    parse(argc, argv, rank, &o);
+    static perf_state s;
+    s.rank = rank;
+    mpi_why w = {{0}};
+    unsigned char *wbuf = aligned_alloc(4096, (o.size + 4095) / 4096 * 4096);
+    unsigned char *rbuf = aligned_alloc(4096, (o.size + 4095) / 4096 * 4096);
+    if (!wbuf || !rbuf)
+        mpi_why_set(&w, "cannot allocate two buffers of --size bytes: give a smaller --size");
+    mpi_stop_if_failed(&w, MPI_COMM_WORLD, NULL, NULL);
+    /* contents: pario's pattern at each word's file offset (untimed) */
+    pattern_key key = pattern_key_make(1, 0, 0);
+    for (uint64_t i = 0; i < o.size; i += 8) {
+        uint64_t word = pattern_word(&key, (uint64_t)rank * o.size + i);
+        memcpy(wbuf + i, &word, 8);
+    }
+    mpi_file_unique_path(MPI_COMM_WORLD, o.dir, "pario-perf", NULL, s.path, sizeof s.path);
+    MPI_File fh;
+    if (mpi_file_create(MPI_COMM_WORLD, s.path, MPI_INFO_NULL, &fh, &w) == MPI_SUCCESS) {
+        s.created = true;
+        mpi_failed(MPI_File_close(&fh), &w, "closing %s", s.path);
+    }
+    int made = s.created, all_made;
+    MPI_Allreduce(&made, &all_made, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    s.created = all_made; /* rank 0 alone removes it */
+    const int first = mpi_first_failure(&w, MPI_COMM_WORLD);
+    if (first >= 0 && !s.created) /* nothing of ours to remove: a bad --dir */
+        fail_exit(EXIT_USAGE, rank == first, "%s: check --dir", w.text);
+    mpi_stop_if_failed(&w, MPI_COMM_WORLD, remove_ours, &s);
+
+    perf_pass pass[2];
+    memset(pass, 0, sizeof pass);
+    for (int p = 0; p < 2; p++) {
+        if (!o.pass[p])
+            continue;
+        for (int r = 0; r < o.repeats; r++) {
+            double tw = 0, tr = 0, m[2];
+            one_repeat(&o, &s, p == 1, wbuf, rbuf, &tw, &tr, &w);
+            MPI_Allreduce((double[2]){tw, tr}, m, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            pass[p].write_s[r] = m[0];
+            pass[p].read_s[r] = m[1];
+            if (r == 0 || m[0] < pass[p].best_write)
+                pass[p].best_write = m[0];
+            if (r == 0 || m[1] < pass[p].best_read)
+                pass[p].best_read = m[1];
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        char sz[32];
+        size_format(o.size, sz, sizeof sz);
+        printf("pario-engine perf: %d rank(s), %s per rank at rank x size of one file in %s, best of %d\n",
+               nranks, sz, o.dir, o.repeats);
+        if (o.pass[0]) {
+            printf("Write bandwidth without file sync = %f Mbytes/sec\n", mib_per_s(&o, nranks, pass[0].best_write));
+            printf("Read bandwidth without prior file sync = %f Mbytes/sec\n", mib_per_s(&o, nranks, pass[0].best_read));
+        }
+        if (o.pass[1]) {
+            printf("Write bandwidth including file sync = %f Mbytes/sec\n", mib_per_s(&o, nranks, pass[1].best_write));
+            printf("Read bandwidth after file sync = %f Mbytes/sec\n", mib_per_s(&o, nranks, pass[1].best_read));
+        }
+        printf("  every rank's array read back and checked\n");
+        if (o.keep)
+            printf("  kept %s\n", s.path);
+        else
+            unlink(s.path); /* created by this run (MPI_MODE_EXCL) */
+        if (o.json)
+            save_json(&o, nranks, pass);
+    }
+    free(wbuf);
+    free(rbuf);
+    return 0;
+}

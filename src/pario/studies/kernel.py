@@ -1,0 +1,117 @@
+"""What the SGI 750 suite's kinds share (bonnie, perf, laplace, flashio,
+beff): not a kind itself.
+
+Each of those kinds runs one engine command per point.  A preset's
+[[test]] carries the command's settings (`chunk`, `sizes`, `cb`, ...), its
+rank counts (`ranks`, else [sweep] ranks) and the report's figure number
+(`figure`); a `quick` table inside a test replaces any of its keys under
+--quick.  The engine names and removes its own files (O_EXCL, MPI's
+EXCL), so these points take no --name."""
+
+import os
+from dataclasses import dataclass, field
+
+from .. import schema
+from ..errors import UsageError
+from ..figures import Param, Quantity
+from . import Kind, Option, positive_int
+from .io import int_list, select_tests, sweep_of
+
+COMMON_TEST_KEYS = {"id": schema.STRING, "title": schema.STRING, "ranks": schema.POSITIVES,
+                    "figure": schema.STRING, "quick": schema.TABLE}
+RATE = Quantity("rate", "MiB/s", "max", ".1f")
+COMMON_PARAMS = {"ranks": Param("processes", str, "log2"), "test": Param("test"),
+                 "study": Param("study"), "trial": Param("round")}
+
+
+@dataclass
+class KernelPoint:
+    study: str
+    test_id: str
+    title: str
+    ranks: int
+    args: list                          # the engine command and its settings, without --dir/--json
+    settings: dict = field(default_factory=dict)   # what the point is, for records and the store
+    trial: int = 1
+    summarize: object = None            # result -> progress line
+
+    def engine_args(self, directory, json_path, earlier=None):
+        return [*self.args, "--dir", str(directory), "--json", str(json_path)]
+
+    def takes_name(self):
+        return False   # the engine makes unique names itself and removes what it made
+
+    def label(self):
+        shown = " ".join(f"{k}={v}" for k, v in self.settings.items() if k != "figure")
+        return f"{self.study} {self.test_id} ranks={self.ranks} {shown} (round {self.trial})".replace("  ", " ")
+
+    def summary(self, result):
+        return self.summarize(result) if self.summarize else "ok"
+
+    def remember(self, result, earlier):
+        pass
+
+    def columns(self):
+        return {"title": self.title, "layout": self.study, "files": "shared", "api": self.study,
+                "block_bytes": 0, "size_bytes": 0, "group_size": 0}
+
+    def params(self):
+        return {"study": self.study, "test": self.test_id, "title": self.title, "ranks": self.ranks,
+                "trial": self.trial, **self.settings}
+
+
+def node_memory():
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return 0
+
+
+class KernelKind(Kind):
+    """A kind of the suite: one engine command per point.  Subclasses give
+    `own_test_keys`, `required_own` and `points(test, ranks, trials)`, and
+    `records`, `figures`, `tables` as any kind."""
+    own_test_keys = {}
+    required_own = ()
+    options = (Option(("--iterations",), dict(type=positive_int, help="trials per point (best is reported)")),)
+    sweep_keys = {"ranks": schema.POSITIVES, "iterations": schema.POSITIVE}
+    required_test = ("id",)
+
+    @property
+    def test_keys(self):
+        return {**COMMON_TEST_KEYS, **self.own_test_keys}
+
+    def check(self, preset, path):
+        for i, t in enumerate(preset["test"], 1):
+            self.check_test(t, path, f"test[{i}].")
+
+    def check_test(self, test, path, where):
+        keys = {k: v for k, v in self.test_keys.items() if k not in ("id", "quick")}
+        schema.check_table(path, f"{where}quick.", test.get("quick", {}), keys)
+        for key in self.required_own:
+            if key not in test:
+                raise schema.PresetError(path, f"{where}{key}", "missing (required)")
+
+    def describe(self, preset):
+        return [f"- {t['id']}: {t.get('title', t['id'])}" for t in preset["test"]]
+
+    def plan(self, preset, options):
+        return self.plan_tests(preset, select_tests(preset, options.get("tests")), options)
+
+    def plan_tests(self, preset, tests, options):
+        quick = bool(options.get("quick"))
+        sweep = sweep_of(preset, quick)
+        trials = options.get("iterations") or int(sweep.get("iterations", 1))
+        points, skipped = [], []
+        for t in tests:
+            test = {**t, **(t.get("quick", {}) if quick else {})}
+            ranks = int_list(options.get("ranks") or test.get("ranks") or sweep.get("ranks") or [1], "--ranks")
+            p, s = self.points(test, ranks, trials)
+            points += p
+            skipped += s
+        if not points:
+            raise UsageError("the plan has no runnable point: check --ranks and the preset's tests")
+        return points, skipped
+
+    def points(self, test, ranks, trials):
+        raise NotImplementedError

@@ -1,0 +1,64 @@
+"""Kind `perf`: ROMIO perf, the MPI-IO upper bound of the SGI 750 report's
+Figures 3 to 5: every rank writes and reads its array at rank × size,
+with and without MPI_File_sync in the timed write, best of 5; swept over
+array size and rank count.  Sizes whose arrays would not fit twice in
+half the node's memory are left out (said before the run)."""
+
+from .. import schema
+from ..figures import Figure, Param, Record, size_param
+from ..units import format_size, parse_size
+from .kernel import COMMON_PARAMS, RATE, KernelKind, KernelPoint, node_memory
+
+OPS = {(False, "write"): "write, no sync", (False, "read"): "read, no sync",
+       (True, "write"): "write with sync", (True, "read"): "read after sync"}
+
+
+class PerfKind(KernelKind):
+    name = "perf"
+    description = "ROMIO perf: MPI_File_write/read of each rank's array at rank x size, with/without sync"
+    own_test_keys = {"sizes": schema.SIZES, "repeats": schema.POSITIVE}
+    required_own = ("sizes",)
+    params = {**COMMON_PARAMS, "size": size_param("array size"), "op": Param("operation")}
+    quantities = {"rate": RATE}
+
+    def points(self, test, ranks, trials):
+        points, skipped = [], []
+        memory = node_memory()
+        for r in ranks:
+            for s in test["sizes"]:
+                size = parse_size(s)
+                settings = {"size": size, "figure": test.get("figure", "")}
+                args = ["perf", "--size", str(s), "--repeats", str(test.get("repeats", 5))]
+                for trial in range(1, trials + 1):
+                    p = KernelPoint(self.name, test["id"], test.get("title", test["id"]), r, args, settings, trial,
+                                    lambda res: f"write {res['passes'][0]['write_mib_per_s']:.1f} MiB/s")
+                    if memory and 2 * size * r > memory // 2:
+                        if trial == 1:
+                            skipped.append((p, f"{r} arrays of {format_size(size)}, twice, exceed half "
+                                               "the node's memory"))
+                        continue
+                    points.append(p)
+        return points, skipped
+
+    def records(self, point, result):
+        if not result["verification"]["ok"]:
+            return []
+        p = point["params"]
+        base = {"study": self.name, "test": p["test"], "ranks": result["params"]["ranks"],
+                "size": result["params"]["size_per_rank_bytes"], "trial": p.get("trial", 1)}
+        out = []
+        for x in result["passes"]:
+            for what in ("write", "read"):
+                out.append(Record({**base, "op": OPS[(x["sync"], what)]}, {"rate": [x[f"{what}_mib_per_s"]]}))
+        return out
+
+    def figures(self, preset, records, options):
+        return [Figure(id=f"perf-{key}", number=number, title=f"perf {op}: aggregate bandwidth",
+                       x="ranks", series="size", y="rate", where={"study": self.name, "op": op}, spread=True)
+                for key, number, op in (("read-sync", "Figure 3", "read after sync"),
+                                        ("write-sync", "Figure 4", "write with sync"),
+                                        ("write-nosync", "Figure 5", "write, no sync"),
+                                        ("read-nosync", "", "read, no sync"))]
+
+
+KIND = PerfKind()

@@ -1,0 +1,102 @@
+"""Kind `suite`: several kinds of the SGI 750 suite in one run, as the
+report characterises a cluster (bonnie, perf, Laplace, FLASH-IO, b_eff_io).
+
+Each [[test]] names its `study` (a kind of the suite) and carries that
+kind's test keys; planning, records, tables and figures are the study's
+own, so a figure of the suite is exactly the figure its kind draws."""
+
+from .. import schema
+from ..errors import UsageError
+from . import Kind, kinds
+from .io import select_tests
+
+STUDIES = ("bonnie", "perf", "laplace", "flashio", "beff")
+
+
+def _study(name):
+    return kinds()[name]
+
+
+class SuiteKind(Kind):
+    name = "suite"
+    description = "several SGI 750 suite kinds in one run: each test names its study"
+    required_test = ("id", "study")
+
+    @property
+    def options(self):
+        return _study(STUDIES[0]).options
+
+    @property
+    def sweep_keys(self):
+        return _study(STUDIES[0]).sweep_keys
+
+    @property
+    def test_keys(self):
+        keys = {"study": schema.one_of(*STUDIES)}
+        for s in STUDIES:
+            keys.update(_study(s).test_keys)
+        return keys
+
+    @property
+    def params(self):
+        out = {}
+        for s in STUDIES:
+            out.update(_study(s).params)
+        return out
+
+    @property
+    def quantities(self):
+        out = {}
+        for s in STUDIES:
+            out.update(_study(s).quantities)
+        return out
+
+    def check(self, preset, path):
+        for i, t in enumerate(preset["test"], 1):
+            study = _study(t["study"])
+            mine = {k: v for k, v in t.items() if k != "study"}
+            schema.check_table(path, f"test[{i}].", mine, study.test_keys, study.required_test)
+            study.check_test(t, path, f"test[{i}].")
+
+    def _part(self, preset, study):
+        return {**preset, "test": [t for t in preset["test"] if t["study"] == study]}
+
+    def describe(self, preset):
+        return [f"- {t['id']} ({t['study']}{', ' + t['figure'] if t.get('figure') else ''}): "
+                f"{t.get('title', t['id'])}" for t in preset["test"]]
+
+    def plan(self, preset, options):
+        chosen = select_tests(preset, options.get("tests"))
+        points, skipped = [], []
+        for s in STUDIES:
+            mine = [t for t in chosen if t["study"] == s]
+            if mine:
+                p, k = _study(s).plan_tests(self._part(preset, s), mine, options)
+                points += p
+                skipped += k
+        if not points:
+            raise UsageError("the plan has no runnable point: check --ranks and --tests")
+        return points, skipped
+
+    def records(self, point, result):
+        return _study(point["params"]["study"]).records(point, result)
+
+    def _each(self, preset, records, options, what):
+        out = []
+        for s in STUDIES:
+            mine = [r for r in records if r.params.get("study") == s]
+            if mine:
+                out += getattr(_study(s), what)(self._part(preset, s), mine, options)
+        return out
+
+    def figures(self, preset, records, options):
+        return self._each(preset, records, options, "figures")
+
+    def tables(self, preset, records, options):
+        return self._each(preset, records, options, "tables")
+
+    def notes(self, preset, records, options):
+        return self._each(preset, records, options, "notes")
+
+
+KIND = SuiteKind()
