@@ -1034,5 +1034,6 @@ int io_command(int argc, char **argv)
     free(c.write_parts);
     free(c.read_parts);
     free(c.mine);
+    free(o.api_config); /* describe() has run: LeakSanitizer would report it */
     return status;
 }
