@@ -28,7 +28,7 @@ bool io_has_phase(const io_options *o, enum phase_kind k)
  * other options. */
 typedef struct parse_state {
     int fsync_choice, huge_choice;
-    bool size_given, shift_given, unit_given, transfer_given, dir_given, stripe_unit_given, kind_given;
+    bool size_given, shift_given, unit_given, transfer_given, dir_given, stripe_unit_given, kind_given, help;
 } parse_state;
 
 /* One core option: "--name ARG", its help, and what it sets. */
@@ -284,8 +284,7 @@ void io_usage(void)
 
 static void set_help(io_options *o, parse_state *s, const char *a)
 {
-    io_usage();
-    fail_exit(0, 0, "%s", "");
+    s->help = true; /* answered once the parser's memory is freed */
 }
 
 static void parse_phases(io_options *o, const char *text)
@@ -496,14 +495,21 @@ void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o
         /* "--block --json f": the next option is not a value */
         if (optarg && optarg[0] == '-' && optarg[1] == '-')
             fail_usage("--%s needs a value: see pario-engine io --help", longopts[which].name);
-        if (e->core && e->core->set == set_help && rank != 0)
-            fail_exit(0, 0, "%s", "");
         if (e->core) {
             e->core->set(o, s, optarg);
         } else {
             pending[npending] = e->bopt;
             pending_arg[npending++] = optarg;
         }
+    }
+    if (s->help) {
+        free(entries);
+        free(longopts);
+        free(pending);
+        free(pending_arg);
+        if (rank == 0)
+            io_usage();
+        fail_exit(0, 0, "%s", "");
     }
     if (optind < argc)
         fail_usage("unexpected argument '%s': options start with --, see pario-engine io --help",
@@ -611,4 +617,13 @@ void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o
                        o->stripe.ntargets ? "--stripe-dirs" : "--dir", dir, f, n);
         }
     }
+}
+
+void io_options_free(io_options *o)
+{
+    free(o->api_config);
+    o->api_config = NULL;
+    for (int t = 0; t < o->stripe.ntargets; t++)
+        free(o->stripe.dirs[t]);
+    o->stripe.ntargets = 0;
 }

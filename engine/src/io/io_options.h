@@ -60,6 +60,9 @@ void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o
 
 void io_usage(void);
 
+/* What parsing allocated (the backend's options, stripe directories). */
+void io_options_free(io_options *o);
+
 /* Name of a phase ("write"/"read"). */
 const char *phase_name(enum phase_kind k);
 

@@ -1031,6 +1031,7 @@ int io_command(int argc, char **argv)
         io_result_free(&r);
     free(trace);
     free_buffers(&c);
+    io_options_free(&o);
     free(c.write_parts);
     free(c.read_parts);
     free(c.mine);
