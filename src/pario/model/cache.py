@@ -42,6 +42,7 @@ class BlockCache:
         self.clean = OrderedDict()  # evictable blocks, least recently used first
         self.dirty = OrderedDict()  # dirty blocks, oldest first
         self.flushing = 0
+        self.flush_end = 0.0  # when the last write-back issued so far ends
         self.slot_waiters = deque()
         self.reset_counters()
 
@@ -189,6 +190,7 @@ class BlockCache:
         self.flushes += 1
         self.blocks_flushed += len(keys)
         done = self.sim.disk_transfer(disk, len(keys) * self.block)
+        self.flush_end = max(self.flush_end, done)
         self.sim.env.process(self._flushed(done, keys))
 
     def _flushed(self, done, keys):
@@ -251,6 +253,21 @@ class BlockCache:
         if all((m := entries.get(k)) is not None and m.state == DIRTY for k in members):
             self._flush(members, disk)
 
+    def sync(self, f, file_units):
+        """fsync of file f: writes back every dirty block of it now (in
+        write groups) and returns when the last write-back ends."""
+        shift_f = f << FILE_SHIFT
+        mine = [k for k in self.dirty if k >> FILE_SHIFT == f]
+        while mine:
+            k = mine[0]
+            u = k - shift_f
+            members = [m for m in self._group_members(f, u, file_units)
+                       if (e := self.entries.get(m)) is not None and e.state == DIRTY]
+            self._flush(members, self.sim.disk_of(f, u))
+            done = set(members)
+            mine = [m for m in mine if m not in done]
+        return self.flush_end
+
     # -- between phases --------------------------------------------------
     def settle(self):
         """End of a phase: what is still dirty is written back before the
@@ -263,6 +280,7 @@ class BlockCache:
                 self.clean[key] = e
         self.dirty.clear()
         self.flushing = 0
+        self.flush_end = 0.0
         self.slot_waiters = deque()
 
     def counters(self):
