@@ -10,12 +10,12 @@ ENGINE := $(BUILD)/pario-engine
 # The same engine built against MPICH (Debian installs it beside Open MPI;
 # the *.mpich names always mean MPICH, whatever the alternatives say).
 BUILD_MPICH := build/engine-mpich
-APT_PACKAGES := openmpi-bin slurm-wlm munge glusterfs-server glusterfs-client libopenmpi-dev libhdf5-openmpi-dev mpich libmpich-dev libhdf5-mpich-dev liburing-dev fio cmake gcc make pkg-config
+APT_PACKAGES := openmpi-bin slurm-wlm munge glusterfs-server glusterfs-client libopenmpi-dev libhdf5-openmpi-dev mpich libmpich-dev libhdf5-mpich-dev libs3-dev liburing-dev fio cmake gcc make pkg-config chromium
 # the peer of bench/bonnie_side_by_side.py
 APT_PACKAGES += bonnie++
 PARIO := $(VENV)/bin/python -m pario
 
-.PHONY: deps apt venv build run test test-c test-py bench clean
+.PHONY: deps apt venv build run test test-c test-asan test-py bench clean
 
 deps: apt venv
 
@@ -42,8 +42,8 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 build: apt
 	cmake -S engine -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build $(BUILD) -j2
-	cmake -S engine -B $(BUILD_MPICH) -DCMAKE_BUILD_TYPE=Release -DMPI_C_COMPILER=mpicc.mpich --no-warn-unused-cli \
-	  -DHDF5_C_COMPILER_EXECUTABLE=h5pcc.mpich >/dev/null
+	cmake -S engine -B $(BUILD_MPICH) -DCMAKE_BUILD_TYPE=Release -DMPI_C_COMPILER=mpicc.mpich --no-warn-unused-cli -U 'HDF5_*' \
+	  -DHDF5_C_COMPILER_EXECUTABLE=$$(command -v h5pcc.mpich) >/dev/null
 	cmake --build $(BUILD_MPICH) -j2 --target pario-engine
 
 # The CFS study, quick form, on the local disk in a directory made for it.
@@ -53,10 +53,21 @@ run: deps build
 	$(PARIO) run cfs --quick --dir $$dir; status=$$?; \
 	rmdir $$dir 2>/dev/null; exit $$status
 
-test: deps build test-c test-py
+test: deps build test-c test-asan test-py
 
 test-c:
 	cd $(BUILD) && ctest --output-on-failure
+
+# The engine under AddressSanitizer + UBSan in its own build directory: the C
+# unit tests, then every subcommand end to end (tests/sanitizers/e2e.py).
+# Leaks inside the MPI library are suppressed by library name only.
+ASAN_BUILD := build/asan
+test-asan: apt
+	cmake -S engine -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPARIO_SANITIZE=ON >/dev/null
+	cmake --build $(ASAN_BUILD) -j2
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/lsan.supp ctest --output-on-failure
+	$(PYTHON) tests/sanitizers/e2e.py $(ASAN_BUILD)/pario-engine
 
 test-py:
 	$(VENV)/bin/python -m pytest -q tests

@@ -56,3 +56,19 @@ def test_every_backend_writes_the_posix_bytes(request, run_io, verify, layout, f
             extra = ["--stream", str(stream)] if files == "per-rank" else []
             ok = verify(path, SEED, "--size", str(path.stat().st_size), *extra)
             assert ok.returncode == 0, (label, ok.stderr)
+
+
+def test_async_requests_are_traced_and_grouped_by_rank(shm_dir, run_io):
+    """An asynchronous API keeps requests in flight, yet every request's
+    submit and completion are recorded, and ranks grouped per rank take
+    turns (their I/O regions do not overlap)."""
+    r = run_io(2, "--dir", shm_dir, "--api", "uring", "--queue-depth", 4, "--block", "64k",
+               "--size", "4m", "--iterations", 1, "--trace", "--group", 1, "--group-unit", "rank")
+    assert r.result["params"]["api_style"] == "async"
+    assert r.result["params"]["api_options"]["queue_depth"] == 4
+    for phase in r.result["phases"]:
+        ranks = phase["iterations"][0]["ranks"]
+        for rk in ranks:
+            assert len(rk["calls"]) == 32 and all(0 < s <= e for s, e in rk["calls"])
+        (a0, a1), (b0, b1) = sorted((rk["io_first_seconds"], rk["io_last_seconds"]) for rk in ranks)
+        assert a1 <= b0, (phase["name"], ranks)

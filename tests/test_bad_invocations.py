@@ -144,7 +144,7 @@ FRONT_CASES = [
     (["run", "cfs", "--dir", "/dev/shm", "--launcher-template", "mpiexec"], "{ranks}"),
     (["run", "cfs", "--dir", "/dev/shm", "--ranks", "1", "--blocks", "1m", "--size", "64k"], "no runnable point"),
     (["run", "cfs"], "--dir"),
-    (["show", "99"], "run 99 is not in"),
+    (["show", "99"], "no results database"),  # show never creates one
     (["frobnicate"], "invalid choice"),
 ]
 

@@ -50,7 +50,7 @@ def test_verify_names_offset_of_flipped_byte(shm_dir, run_io, verify):
     data = bytearray(path.read_bytes())
     data[123457] ^= 0x40
     copy.write_bytes(bytes(data))
-    bad = verify(copy, 42, "--iteration", "0")
+    bad = verify(copy, 42, "--iteration", "0", "--size", str(SIZE))  # a copy has no recorded length
     assert bad.returncode != 0
     assert "first wrong byte at offset 123457" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
@@ -70,14 +70,14 @@ def test_verify_rejects_truncation_hole_and_misplaced_block(shm_dir, run_io, ver
     data = bytearray(good)
     data[5 * BLOCK:6 * BLOCK] = bytes(BLOCK)
     hole.write_bytes(bytes(data))
-    r = verify(hole, 42)
+    r = verify(hole, 42, "--size", str(SIZE))
     assert r.returncode != 0 and f"offset {5 * BLOCK}" in r.stderr
 
     swapped = shm_dir / "swapped"
     data = bytearray(good)
     data[2 * BLOCK:3 * BLOCK], data[7 * BLOCK:8 * BLOCK] = good[7 * BLOCK:8 * BLOCK], good[2 * BLOCK:3 * BLOCK]
     swapped.write_bytes(bytes(data))
-    r = verify(swapped, 42)
+    r = verify(swapped, 42, "--size", str(SIZE))
     assert r.returncode != 0
     offset = int(r.stderr.split("offset ")[1].split()[0])
     assert 2 * BLOCK <= offset < 2 * BLOCK + 8  # inside the stamp of the first moved block

@@ -53,6 +53,8 @@ def test_model_stores_a_predicted_run_that_list_and_show_mark(tmp_path, capsys):
     (["cfs", "--machine", "ipsc860", "--set", "io_node.cache=five"], "is not a valid size"),
     (["cfs", "--machine", "ipsc860", "--set", "io_node.cache"], "must be key=value"),
     (["cfs", "--machine", "ipsc860", "--evict"], "--evict acts on real files"),
+    (["cfs", "--machine", "ipsc860", "--cached"], "--cached acts on real files"),
+    (["cfs", "--machine", "ipsc860", "--no-prealloc"], "--prealloc/--no-prealloc acts on real files"),
     (["nht1", "--machine", "ipsc860"], "kind bt, which the model does not predict"),
     (["nosuch", "--machine", "ipsc860"], "preset 'nosuch' is unknown"),
     (["cfs", "--machine", "ipsc860", "--ranks", "0"], "--ranks"),

@@ -190,10 +190,13 @@ def test_nht1_grouped_writing_study_and_oversubscription_warning(shm_dir, tmp_pa
     (["--write-interval", "0"], "--write-interval"),
     (["--iterations", "zero"], "--iterations"),
     (["--prealloc"], "--prealloc does not apply to nht1"),
+    (["--cached", "--evict"], "--evict does not apply to nht1"),
+    ("cfs --evict --cached".split()[1:], "contradict"),
 ])
-def test_nht1_run_options_refuse_bad_values_in_one_line(tmp_path, args, phrase):
+def test_run_options_refuse_bad_values_in_one_line(tmp_path, args, phrase):
     db = tmp_path / "r.sqlite"
-    r = pario("run", "nht1", "--dir", tmp_path, *args, db=db)
+    preset = "cfs" if phrase == "contradict" else "nht1"
+    r = pario("run", preset, "--dir", tmp_path, *args, db=db)
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 2 and len(lines) == 1 and phrase in lines[0], r.stderr
     assert not db.exists()
@@ -236,3 +239,19 @@ def test_nht1_zeta_figure_draws_the_acceptable_line_and_methods_keep_their_colou
     for label, colour in drawn:
         assert colours.setdefault(label, colour) == colour, label   # one colour per method on every plot
     assert set(colours) == {"T_C (no I/O)", "posix", "serial"}
+
+
+def test_a_method_keeps_its_colour_in_every_run(tmp_path):
+    """A run with only 'serial' colours it as a run with every method does."""
+    from pario.plot import Palette, plot_figure
+
+    def colour_of_serial(methods):
+        recs = [Record({"test": m, "class": "S", "N": 12, "steps": 60, "ranks": 1, "io": m, "method": m,
+                        "interval": 10, "group": 0, "trial": 1}, {"t_t": [1.0], "r_io": [], "zeta": []})
+                for m in methods]
+        fig = next(f for f in BT.figures({}, recs, {}) if f.id == "btS-time")
+        palette = Palette()
+        plot_figure(build(fig, recs, BT.params, BT.quantities), tmp_path, 1, palette)
+        return palette.style("serial")["color"]
+
+    assert colour_of_serial(["serial"]) == colour_of_serial(["posix", "collective", "serial"])

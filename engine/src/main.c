@@ -1,5 +1,8 @@
-/* pario-engine: the measuring half of pario.  One binary, subcommands. */
+/* pario-engine: the measuring half of pario.  One binary, subcommands,
+ * all named in one table below: a new kernel is one row. */
 #include <mpi.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,6 +13,7 @@ int io_command(int argc, char **argv);
 int verify_command(int argc, char **argv);
 int bt_command(int argc, char **argv);
 int verify_bt_command(int argc, char **argv);
+int probe_command(int argc, char **argv);
 int bonnie_command(int argc, char **argv);
 int perf_command(int argc, char **argv);
 int laplace_command(int argc, char **argv);
@@ -17,28 +21,47 @@ int verify_laplace_command(int argc, char **argv);
 int flashio_command(int argc, char **argv);
 int beff_command(int argc, char **argv);
 
+typedef struct engine_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    bool mpi; /* runs between MPI_Init and MPI_Finalize; else one plain process */
+    const char *usage;
+} engine_command;
+
+static const engine_command commands[] = {
+    {"io", io_command, true,
+     "mpirun -np P pario-engine io --dir DIR --layout L --block B --size S ..."},
+    {"verify", verify_command, false, "pario-engine verify --file FILE --seed S"},
+    {"bt", bt_command, true, "pario-engine bt --class S|W|A|B|C [--io posix --dir DIR]"},
+    {"verify-bt", verify_bt_command, false, "pario-engine verify-bt FILE --class C"},
+    {"probe", probe_command, true,
+     "mpirun -np P pario-engine probe --dir DIR   (component rates, predicted peak)"},
+    /* bonnie forks its own seekers, so it stays outside MPI. */
+    {"bonnie", bonnie_command, false, "pario-engine bonnie --dir DIR [--size S --chunk 8k|64k]"},
+    {"perf", perf_command, true, "mpirun -np P pario-engine perf --dir DIR [--size 4m]"},
+    {"laplace", laplace_command, true,
+     "mpirun -np P pario-engine laplace --dir DIR [--grid 8001 --cb enable|disable]"},
+    {"verify-laplace", verify_laplace_command, false,
+     "pario-engine verify-laplace FILE --grid N --iterations K"},
+    {"flashio", flashio_command, true,
+     "mpirun -np P pario-engine flashio --dir DIR [--transfer collective]"},
+    {"beff", beff_command, true, "mpirun -np P pario-engine beff --dir DIR -T SECONDS"},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
 static void usage(void)
 {
-    printf("pario-engine %s: parallel I/O measurements\n"
-           "\n"
-           "  mpirun -np P pario-engine io --dir DIR --layout L --block B --size S ...\n"
-           "  pario-engine verify --file FILE --seed S\n"
-           "  pario-engine bt --class S|W|A|B|C [--io posix --dir DIR]\n"
-           "  pario-engine verify-bt FILE --class C\n"
-           "  pario-engine bonnie --dir DIR [--size S --chunk 8k|64k]\n"
-           "  mpirun -np P pario-engine perf --dir DIR [--size 4m]\n"
-           "  mpirun -np P pario-engine laplace --dir DIR [--grid 8001 --cb enable|disable]\n"
-           "  pario-engine verify-laplace FILE --grid N --iterations K\n"
-           "  mpirun -np P pario-engine flashio --dir DIR [--transfer collective]\n"
-           "  mpirun -np P pario-engine beff --dir DIR -T SECONDS\n"
-           "  pario-engine version\n"
-           "\n"
-           "'pario-engine COMMAND --help' describes each command.\n",
-           PARIO_VERSION);
+    printf("pario-engine %s: parallel I/O measurements\n\n", PARIO_VERSION);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        printf("  %s\n", commands[i].usage);
+    printf("  pario-engine version\n\n'pario-engine COMMAND --help' describes each command.\n");
 }
 
 int main(int argc, char **argv)
 {
+    /* A reader that leaves early (`| head`) must not kill a rank before it
+     * removes its files: a failed write to stdout is simply lost. */
+    signal(SIGPIPE, SIG_IGN);
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
         usage();
         return argc < 2 ? EXIT_USAGE : 0;
@@ -48,30 +71,25 @@ int main(int argc, char **argv)
         printf("pario-engine %s\n", PARIO_VERSION);
         return 0;
     }
-    if (strcmp(cmd, "verify") == 0)
-        return verify_command(argc - 1, argv + 1); /* one process, no MPI */
-    if (strcmp(cmd, "verify-bt") == 0)
-        return verify_bt_command(argc - 1, argv + 1); /* the serial post-processor */
-    if (strcmp(cmd, "verify-laplace") == 0)
-        return verify_laplace_command(argc - 1, argv + 1); /* the serial reader */
-    if (strcmp(cmd, "bonnie") == 0)
-        return bonnie_command(argc - 1, argv + 1); /* one process that forks seekers: no MPI */
-    int (*mpi_command)(int, char **) = strcmp(cmd, "io") == 0   ? io_command
-                                       : strcmp(cmd, "bt") == 0 ? bt_command
-                                       : strcmp(cmd, "perf") == 0 ? perf_command
-                                       : strcmp(cmd, "laplace") == 0 ? laplace_command
-                                       : strcmp(cmd, "flashio") == 0 ? flashio_command
-                                       : strcmp(cmd, "beff") == 0 ? beff_command
-                                                                : NULL;
-    if (mpi_command) {
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        const engine_command *c = &commands[i];
+        if (strcmp(cmd, c->name) != 0)
+            continue;
+        if (!c->mpi)
+            return c->run(argc - 1, argv + 1);
         MPI_Init(&argc, &argv);
         int rank;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         fail_set_mpi(rank);
-        int status = mpi_command(argc - 1, argv + 1);
+        int status = c->run(argc - 1, argv + 1);
         MPI_Finalize();
         return status;
     }
-    fprintf(stderr, "pario-engine: error: unknown command '%s': use io, bt, bonnie, perf, laplace, verify-laplace, flashio, beff, verify, verify-bt or version\n", cmd);
+    char names[512] = "";
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        strcat(names, commands[i].name);
+        strcat(names, ", ");
+    }
+    fprintf(stderr, "pario-engine: error: unknown command '%s': use %sor version\n", cmd, names);
     return EXIT_USAGE;
 }

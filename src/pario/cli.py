@@ -4,14 +4,14 @@ import argparse
 import sys
 
 from . import __version__
+from .checks import check_out, check_timeout
 from .errors import UsageError
 from .presets import load_experiment, preset_names
-from .store import Store, default_db_path
-from .studies import add_kind_options, kind_of
+from .store import Store, check_db_path, default_db_path
+from .studies import add_kind_options, kind_of, kinds
 
 
-def _csv(text):
-    return [t for t in text.split(",") if t]
+from .studies import csv_list as _csv  # noqa: E402  (one list rule for every option)
 
 
 def _positive(kind, noun):
@@ -23,19 +23,37 @@ def _positive(kind, noun):
             raise argparse.ArgumentTypeError(f"'{text}' is not {noun}")
         if v <= 0:
             raise argparse.ArgumentTypeError(f"'{text}' must be more than 0")
+        if v >= 1 << 63:  # SQLite's integers, and far beyond any count pario keeps
+            raise argparse.ArgumentTypeError(f"'{text}' is too large")
         return v
     return convert
 
 
 _positive_float = _positive(float, "a number of seconds")
+
+
+def _timeout(text):
+    """--timeout: finite, above 0, at most a week."""
+    v = _positive_float(text)
+    try:
+        return check_timeout(v)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 _positive_int = _positive(int, "a whole number")
+
+
+def one_line(text):
+    """A message as one printable line, whatever the user typed into it:
+    control characters and undecodable bytes shown escaped."""
+    text = str(text).encode("utf-8", "backslashreplace").decode("utf-8")
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse, but a bad argument is one line and exit code 2."""
 
     def error(self, message):
-        self.exit(2, f"pario: error: {message}: see '{self.prog} --help'\n")
+        self.exit(2, f"pario: error: {one_line(message)}: see '{self.prog} --help'\n")
 
 
 def build_parser():
@@ -52,7 +70,7 @@ def build_parser():
     run.add_argument("--tests", type=_csv, help="only these tests of the preset")
     run.add_argument("--db", default=None, help=f"results database (default {default_db_path()})")
     run.add_argument("--out", help="directory for the PNG plots")
-    run.add_argument("--timeout", type=_positive_float, default=900.0,
+    run.add_argument("--timeout", type=_timeout, default=900.0,
                      help="seconds one point may take before its ranks are killed (default 900)")
     run.add_argument("--launcher", default="auto", help="auto, mpirun, mpiexec or srun")
     run.add_argument("--mpi", default="auto", choices=["auto", "openmpi", "mpich"],
@@ -79,6 +97,31 @@ def build_parser():
 
     sub.add_parser("presets", help="list the experiments pario knows")
 
+    cmp_ = sub.add_parser("compare", help="two runs point by point: ratio and verdict from the noise")
+    cmp_.add_argument("run_a", type=_positive_int)
+    cmp_.add_argument("run_b", type=_positive_int)
+    cmp_.add_argument("--fail-below", type=_positive_float, metavar="R",
+                      help="exit 1 when a point is slower than the noise and below R x run A (e.g. 0.9)")
+    cmp_.add_argument("--db", default=None)
+
+    exp = sub.add_parser("export", help="every trial of every point of a run, one row each")
+    exp.add_argument("run", type=_positive_int)
+    fmt = exp.add_mutually_exclusive_group(required=True)
+    fmt.add_argument("--csv", dest="format", action="store_const", const="csv")
+    fmt.add_argument("--json", dest="format", action="store_const", const="json")
+    exp.add_argument("--out", help="a new file to write (default: standard output)")
+    exp.add_argument("--db", default=None)
+
+    rep = sub.add_parser("report", help="one self-contained HTML file of one or more runs")
+    rep.add_argument("runs", nargs="+", type=_positive_int, metavar="RUN")
+    rep.add_argument("--out", required=True, help="the new .html file to write")
+    rep.add_argument("--point", type=_positive_int,
+                     help="the point whose per-rank timeline to draw (ids: 'pario export RUN --csv')")
+    rep.add_argument("--db", default=None)
+    for kind in kinds().values():
+        if kind.command:
+            sub.add_parser(kind.command, add_help=False,
+                           help=f"{kind.description}: 'pario run {kind.command}' with the same options")
     from .model.command import add_parser as add_model_parser
 
     add_model_parser(sub, _csv, _positive_int)
@@ -86,10 +129,29 @@ def build_parser():
 
 
 def _store(args):
-    return Store(args.db or default_db_path())
+    """list, show and plot read a database; they never create one."""
+    return Store(args.db if args.db is not None else default_db_path(), create=False)
+
+
+def _existing_store(args):
+    """The results database, which must already exist: reading commands
+    never create one."""
+    from pathlib import Path
+
+    path = Path(args.db or default_db_path())
+    if not path.is_file():
+        raise UsageError(f"--db {path} does not exist: run an experiment first or give --db")
+    return Store(path)
 
 
 def cmd_list(args):
+    from pathlib import Path
+
+    check_db_path(args.db if args.db is not None else default_db_path())
+    path = Path(args.db if args.db is not None else default_db_path())
+    if not path.exists():
+        print(f"no runs in {path}")
+        return 0
     store = _store(args)
     runs = store.runs()
     if not runs:
@@ -106,6 +168,8 @@ def cmd_list(args):
 def cmd_show(args, with_plots=False):
     from .runner import show_run
 
+    if with_plots:
+        check_out(getattr(args, "out", None))  # a file or an unwritable place: before anything
     store = _store(args)
     run_id = args.run or store.latest_run_id()
     shown = show_run(store, run_id, plots_dir=getattr(args, "out", None), with_plots=with_plots)
@@ -127,9 +191,54 @@ def cmd_presets(args):
 
 
 def main(argv=None):
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # `pario show | head -1`: the reader left; say nothing more.
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+    except KeyboardInterrupt:
+        print("pario: interrupted", file=sys.stderr)
+        return 130
+
+
+# `pario run` exits 0 when every point succeeded, 2 on a bad invocation or
+# environment (nothing run or stored), 3 when some points failed (stored as
+# failures: see `pario show`), 130 when stopped by a signal.
+def _defaults(parser):
+    """{dest: default} over the parser and all its subcommands."""
+    found = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found.update(_defaults(sub))
+        else:
+            found.setdefault(action.dest, action.default)
+    return found
+
+
+def _refuse_empty(args, parser):
+    """A value given as '' is a mistake (an unset shell variable), never
+    "the default": refuse it for every option, whoever adds the option.
+    (argparse turns a value of "--" into [], refused the same way.)"""
+    defaults = _defaults(parser)
+    for dest, value in vars(args).items():
+        if isinstance(value, (str, list)) and not value and value != defaults.get(dest):
+            flag = dest if dest == "experiment" else "--" + dest.replace("_", "-")
+            raise UsageError(f"{flag} is empty: give a value or leave the option out")
+
+
+def _main(argv=None):
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] and argv[0] in {k.command for k in kinds().values() if k.command}:
+        argv = ["run", *argv]  # a kind's shortcut runs its preset of the same name
     args = parser.parse_args(argv)
     try:
+        _refuse_empty(args, parser)
         if args.command == "run":
             from .runner import run_experiment
 
@@ -144,6 +253,24 @@ def main(argv=None):
             return cmd_show(args, with_plots=True)
         if args.command == "presets":
             return cmd_presets(args)
+        if args.command == "compare":
+            from .compare_runs import compare_command
+
+            return compare_command(_existing_store(args), args.run_a, args.run_b, args.fail_below)
+        if args.command == "export":
+            from .export import export_command
+
+            return export_command(_existing_store(args), args.run, args.format, args.out)
+        if args.command == "report":
+            from .export import write_new_file
+            from .report.build import build_report
+
+            if not args.out.endswith((".html", ".htm")):
+                raise UsageError(f"--out {args.out}: name the report file *.html")
+            text = build_report(_existing_store(args), args.runs, args.point)
+            write_new_file(args.out, text)
+            print(f"report of run(s) {', '.join(map(str, args.runs))}: {args.out}")
+            return 0
         if args.command == "model":
             from .model.command import run_model
 
@@ -151,5 +278,5 @@ def main(argv=None):
         parser.print_help()
         return 2
     except UsageError as exc:
-        print(f"pario: error: {exc}", file=sys.stderr)
+        print(f"pario: error: {one_line(exc)}", file=sys.stderr)
         return 2

@@ -66,10 +66,13 @@ class Quantity:
 @dataclass(frozen=True)
 class Param:
     """A parameter that can be an axis or a series: label, how its values
-    print, and the axis scale it suits ("log2", "linear" or "category")."""
+    print, the axis scale it suits ("log2", "linear" or "category"), and
+    optionally its known values in a fixed order, so that as a series each
+    value keeps one colour in every plot of every run."""
     label: str
     fmt: object = str
     scale: str = "category"
+    order: tuple = ()
 
 
 def size_param(label):
@@ -93,7 +96,7 @@ class Figure:
     where: dict = field(default_factory=dict)  # param -> value or list of values
     number: str = ""             # the report's figure number, e.g. "Figure 7"
     unit: str = ""               # display unit; "" = the quantity's own
-    spread: bool = False         # table cells show best [min-median]
+    spread: bool = True          # table cells show best [min-median]; plots error bars
     lines: tuple = ()            # ((y, label), ...) reference lines
     note: str = ""               # appended to the heading, e.g. "fsync before close"
     log_y: bool = False
@@ -138,6 +141,10 @@ class FigureData:
     trials: int
     x_labels: dict
     series_labels: dict
+    palette_order: list = field(default_factory=list)   # labels to colour first, in order
+    # Curves drawn under the measured ones, each (label, [(x, y), ...]):
+    # the ideal curve of the CFS report's Figure 3 (pario.explain).
+    curves: list = field(default_factory=list)
 
     @property
     def name(self):
@@ -211,11 +218,13 @@ def build(figure, records, params, quantities):
         series_label = ", ".join(params.get(n, Param(n)).label for n in figure.series)
     else:
         series_label = ""
+    known = params.get(figure.series, Param("")).order if isinstance(figure.series, str) else ()
     return FigureData(
         figure=figure, heading=heading, quantity=quantity, unit=unit, x_param=x_param,
         series_label=series_label, xs=xs, series=order, cells=cells, trials=trials,
         x_labels={x: x_param.fmt(x) for x in xs},
-        series_labels={s: _label(s, figure.series, params) for s in order})
+        series_labels={s: _label(s, figure.series, params) for s in order},
+        palette_order=[_label(v, figure.series, params) for v in known])
 
 
 class _Missing(dict):
@@ -255,3 +264,27 @@ def format_table(data):
         lines.append(f"{'':>{xw}}  " + ("[a-b]: the lowest and the median of the trials" if q.better == "max"
                                         else "[a-b]: the median and the highest of the trials"))
     return "\n".join(lines)
+
+
+def table_rows(data):
+    """(head, rows) of a figure's table for renderers other than the plain
+    text one (the terminal's and the HTML report's): x down the side, a
+    column per series, each cell the best or (best, "[lowest-median]")."""
+    q = data.quantity
+    head = [data.x_param.label] + [data.series_labels[s] or q.label or data.unit for s in data.series]
+    rows = []
+    for x in data.xs:
+        row = [data.x_labels[x]]
+        for s in data.series:
+            c = data.cells.get((x, s))
+            if c is None:
+                row.append("-")
+                continue
+            best = format(c.best(q.better), q.fmt)
+            if data.figure.spread and len(c.values) > 1:
+                lo, mid = format(c.worst(q.better), q.fmt), format(c.median, q.fmt)
+                row.append((best, f"[{lo}-{mid}]" if q.better == "max" else f"[{mid}-{lo}]"))
+            else:
+                row.append(best)
+        rows.append(row)
+    return head, rows

@@ -92,7 +92,8 @@ class Launcher:
         from): a Slurm allocation, a host file (in the template or the MPI's
         environment), else the cores here."""
         if self.allocation:
-            return self.allocation.tasks, f"the Slurm allocation ({self.allocation.describe()})"
+            return (self.allocation.tasks or self.allocation.cpus,
+                    f"the Slurm allocation ({self.allocation.describe()})")
         if self.kind == "srun" or os.environ.get("SLURM_JOB_ID"):
             for var in ("SLURM_NTASKS", "SLURM_NPROCS"):
                 if os.environ.get(var, "").isdigit():
@@ -107,13 +108,23 @@ class Launcher:
                 return n, f"host file {hostfile}"
         return cores(), "the cores here"
 
-    def run(self, ranks, engine_argv, timeout):
+    def run(self, ranks, engine_argv, timeout, guard=None):
+        """guard(pgid), when given, is called once the launcher's process
+        group exists (the watchdog takes it down if pario is killed)."""
         step_name = f"pario-{os.getpid()}-{next(_steps)}" if self.kind == "srun" else None
         argv = self.command(ranks, engine_argv, step_name)
         started = time.monotonic()
         note = ""
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env=self.environment(), start_new_session=True)
+        try:
+            proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    text=True, errors="replace", env=self.environment(),
+                                    start_new_session=True)
+        except OSError as exc:
+            # a template's program vanished since it was checked, or cannot run
+            return LaunchOutcome(127, "", f"cannot start {argv[0]}: {exc.strerror}",
+                                 time.monotonic() - started, False)
+        if guard:
+            guard(proc.pid)
         try:
             out, err = proc.communicate(timeout=timeout)
             timed_out = False
@@ -209,22 +220,32 @@ def cores():
         return os.cpu_count() or 1
 
 
-def _flavour(program):
-    return flavour_of_launcher(program)
+def _flavour(program, timeout=10):
+    return flavour_of_launcher(program, timeout)
 
 
 def choose_launcher(template=None, kind=None, mpi=""):
     """A user template wins; then srun inside a Slurm job; then the mpirun
     or mpiexec of `mpi`, the library the engine was built with."""
-    if template:
-        words = shlex.split(template)
-        if "{engine}" not in " ".join(words) or "{ranks}" not in " ".join(words):
+    if template is not None:
+        try:
+            words = shlex.split(template)
+        except ValueError as exc:
+            raise UsageError(f"--launcher-template cannot be split into words ({exc}): "
+                             "close every quote") from None
+        if not words or "{engine}" not in " ".join(words) or "{ranks}" not in " ".join(words):
             raise UsageError("--launcher-template must contain {ranks} and {engine} "
                              "(and {engine_args}), e.g. 'mpiexec -n {ranks} {engine} {engine_args}'")
         if "{engine_args}" not in words:
             words.append("{engine_args}")
+        if words[0] == "{engine}":
+            return Launcher("template", [], flavour="", template=words)
         program = shutil.which(words[0])
-        return Launcher("template", [], flavour=_flavour(program) if program else "", template=words)
+        if not program:
+            raise UsageError(f"--launcher-template: program '{words[0]}' is not found or not "
+                             "executable: give a launcher on PATH or its full path")
+        # a user's program may not know --version: ask briefly, never block the run
+        return Launcher("template", [], flavour=_flavour(program, timeout=2), template=words)
     if kind not in (None, "auto", "mpirun", "mpiexec", "srun"):
         raise UsageError(f"--launcher '{kind}' is unknown: use auto, mpirun, mpiexec or srun")
     if kind == "srun" or (kind in (None, "auto") and os.environ.get("SLURM_JOB_ID")):

@@ -35,11 +35,12 @@ FLAVOURS = {
 }
 
 
-def flavour_of_launcher(program):
-    """'openmpi', 'mpich' or '' from `<program> --version`."""
+def flavour_of_launcher(program, timeout=10):
+    """'openmpi', 'mpich' or '' from `<program> --version`; a program that
+    does not answer within timeout seconds is of unknown flavour."""
     try:
-        text = subprocess.run([program, "--version"], capture_output=True, text=True, timeout=20,
-                              stdin=subprocess.DEVNULL).stdout
+        text = subprocess.run([program, "--version"], capture_output=True, text=True,
+                              errors="replace", timeout=timeout, stdin=subprocess.DEVNULL).stdout
     except (OSError, subprocess.TimeoutExpired):
         return ""
     for f in FLAVOURS.values():

@@ -4,7 +4,9 @@ best of the trials, the min-median spread as error bars when the figure
 asks for it, and the figure's reference lines (zeta's 0.1).
 
 Colours follow series labels through a `Palette` shared by every figure
-of a run, so one write method has one colour on all its plots."""
+of a run, so one write method has one colour on all its plots; a series
+parameter that lists its values (`Param.order`) gives them the same
+colours in every run."""
 
 from pathlib import Path
 
@@ -29,15 +31,30 @@ class Palette:
 
 
 def plot_figure(data, out_dir, run_id, palette=None):
+    """The figure as a PNG file in out_dir; returns its path."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    f = draw_figure(data, palette)
+    import matplotlib.pyplot as plt
+
+    path = out_dir / f"run{run_id}-{data.figure.id}.png"
+    f.savefig(path)
+    plt.close(f)
+    return path
+
+
+def draw_figure(data, palette=None):
+    """The figure as a matplotlib Figure (the PNG files and the HTML
+    report's SVG both come from here)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     palette = palette or Palette()
+    for label in data.palette_order:
+        palette.style(label)        # known values take their fixed places first
     fig, q = data.figure, data.quantity
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     f, ax = plt.subplots(figsize=(6.4, 4.4), dpi=110)
     category = data.x_param.scale == "category" or not all(
         isinstance(x, (int, float)) for x in data.xs)
@@ -56,10 +73,18 @@ def plot_figure(data, out_dir, run_id, palette=None):
             ax.errorbar([pos[x] for x in xs], best, yerr=err, capsize=3, **style)
         else:
             ax.plot([pos[x] for x in xs], best, **style)
+    for label, pts in data.curves:
+        if category or not pts:
+            continue
+        xs, ys = zip(*pts)
+        ax.plot(xs, ys, color="0.35", linestyle=":", linewidth=1.5, label=label, zorder=1)
+        knee = max(pts, key=lambda p: (p[1], -p[0]))
+        ax.annotate(f"peak {knee[1]:.0f}", xy=knee, xytext=(4, 4), textcoords="offset points",
+                    fontsize="small", color="0.3")
     for y, text in fig.lines:
         ax.axhline(y, color="0.4", linestyle="--", linewidth=1)
-        ax.annotate(text, xy=(0.01, y), xycoords=("axes fraction", "data"), fontsize="small",
-                    color="0.3", va="bottom")
+        ax.annotate(text, xy=(0.99, y), xycoords=("axes fraction", "data"), fontsize="small",
+                    color="0.3", va="bottom", ha="right")
     if category:
         ax.set_xticks(range(len(data.xs)))
         ax.set_xticklabels([data.x_labels[x] for x in data.xs])
@@ -77,10 +102,7 @@ def plot_figure(data, out_dir, run_id, palette=None):
         ax.set_ylim(bottom=0)
     ax.set_title(data.heading + (f"\n{fig.note}" if fig.note else ""), fontsize="medium")
     ax.grid(True, alpha=0.3)
-    if len(data.series) > 1 or data.series_labels.get(data.series[0]):
+    if len(data.series) > 1 or data.series_labels.get(data.series[0]) or data.curves:
         ax.legend(title=data.series_label or None, fontsize="small")
     f.tight_layout()
-    path = out_dir / f"run{run_id}-{fig.id}.png"
-    f.savefig(path)
-    plt.close(f)
-    return path
+    return f

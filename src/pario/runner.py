@@ -10,30 +10,29 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import __version__
+from .checks import check_dir, check_out, check_timeout, run_tag
 from .engine import engine_mpi, engine_path
 from .errors import UsageError
-from .figures import build, format_table
+from .explain import explain_run
+from .figures import build
 from .launch import choose_launcher
+from .version import describe as describe_version
 from .model.command import bound_lines, predicted_label
 from .plot import Palette, plot_figure
 from .presets import load_experiment, parse_experiment, preset_figures, Experiment
 from .progress import Progress
-from .store import Store
+from .store import Store, check_db_path
+from .terminal import print_figure
 from .studies import kind_of, refuse_foreign_options
+from .watchdog import Watchdog, point_files, remove_point_files
+
+# `pario run` exit status (README): 0 every point ok, 2 bad invocation or
+# environment (nothing run), 3 some points failed, 130 stopped by a signal.
+EXIT_POINTS_FAILED = 3
 
 
 class _Interrupted(Exception):
     pass
-
-
-def _check_dir(directory):
-    d = Path(directory)
-    if not d.is_dir():
-        raise UsageError(f"--dir {d} does not exist: create it or point --dir at an existing directory")
-    if not os.access(d, os.W_OK | os.X_OK):
-        raise UsageError(f"--dir {d} is not writable: choose a directory you can write")
-    return d.resolve()
 
 
 def _engine_error(outcome):
@@ -45,20 +44,17 @@ def _engine_error(outcome):
     return tail[-1] if tail else f"exit code {outcome.returncode}"
 
 
-def _point_files(directory, name):
-    """The file(s) a point's engine creates: NAME, or NAME.<8-digit rank>."""
-    d = Path(directory)
-    return [f for f in [d / name, *d.glob(name + ".*")]
-            if f.exists() and (f.name == name or f.name[len(name) + 1:].isdigit())]
-
-
-def run_experiment(args, out=sys.stdout):
+def run_experiment(args, out=None):
+    out = out or sys.stdout  # looked up now, not at import (redirected output)
     experiment = load_experiment(args.experiment)
     preset = experiment.data
     kind = kind_of(preset)
     options = {k: v for k, v in vars(args).items() if k not in ("func",)}
     refuse_foreign_options(kind, options, f"{experiment.origin}")
-    directory = _check_dir(args.dir)
+    directory = check_dir(args.dir)
+    check_out(args.out)
+    check_timeout(args.timeout)
+    check_db_path(args.db)
     mpi = getattr(args, "mpi", None)
     engine = engine_path(mpi)
     launcher = choose_launcher(args.launcher_template, args.launcher, mpi=engine_mpi(engine, mpi))
@@ -79,7 +75,7 @@ def run_experiment(args, out=sys.stdout):
 
     store = Store(args.db)
     run_id = store.start_run(preset["name"], preset.get("title", ""), directory, sys.argv,
-                             options, launcher.kind, __version__, kind=kind.name,
+                             options, launcher.kind, describe_version(), kind=kind.name,
                              experiment_toml=experiment.text, experiment_origin=experiment.origin)
     print(f"run {run_id}: {len(points)} points of preset {preset['name']} into {directory}; "
           f"results in {store.path}", file=out)
@@ -92,14 +88,18 @@ def run_experiment(args, out=sys.stdout):
     failures = 0
     name = None
     earlier = {}  # what later points need from earlier ones (the kind's remember())
+    tag = run_tag()
+    watchdog = Watchdog()  # if pario is killed: ranks, files and scratch go too
     try:
         with tempfile.TemporaryDirectory(prefix="pario-results-") as scratch:
+            watchdog.scratch(scratch)
             for i, p in enumerate(points):
                 json_path = Path(scratch) / f"point{i}.json"
-                # A name per point: if its ranks are killed, pario knows which
-                # files its engine created and removes exactly those.
-                name = f"pario-run{run_id}-point{i}"
-                if _point_files(directory, name):
+                # A name per point, unique across hosts, processes and
+                # databases: if its ranks are killed, pario knows which files
+                # its engine created and removes exactly those.
+                name = f"pario-{tag}-run{run_id}-point{i}"
+                if point_files(directory, name) or os.path.lexists(directory / name):
                     raise UsageError(f"{directory}/{name} already exists: pario will not touch a "
                                      "file it did not create; remove it or use another --dir")
                 engine_argv = [engine, *p.engine_args(directory, json_path, earlier)]
@@ -107,9 +107,10 @@ def run_experiment(args, out=sys.stdout):
                     engine_argv += ["--name", name]
                 command = launcher.command(p.ranks, engine_argv)
                 progress.start(p.label())
-                outcome = launcher.run(p.ranks, engine_argv, args.timeout)
-                for leftover in _point_files(directory, name):
-                    leftover.unlink()  # created by this point's engine, which died
+                outcome = launcher.run(p.ranks, engine_argv, args.timeout,
+                                       guard=lambda pgid: watchdog.point(pgid, directory, name))
+                remove_point_files(directory, name)  # created by this point's engine, which died
+                watchdog.clear()
                 if outcome.timed_out:
                     error = f"timed out after {args.timeout:g} s (raise --timeout, or look for a hung rank)"
                     if outcome.note:
@@ -130,8 +131,7 @@ def run_experiment(args, out=sys.stdout):
                 progress.finish(p.summary(result))
     except (_Interrupted, UsageError) as exc:
         if name and not isinstance(exc, UsageError):
-            for leftover in _point_files(directory, name):
-                leftover.unlink()
+            remove_point_files(directory, name)
         store.finish_run(run_id, "incomplete")
         if isinstance(exc, UsageError):
             raise
@@ -139,6 +139,8 @@ def run_experiment(args, out=sys.stdout):
               file=sys.stderr)
         return 130
     finally:
+        progress.close()
+        watchdog.close()
         for s, h in old.items():
             signal.signal(s, h)
     store.finish_run(run_id, "complete")
@@ -146,7 +148,7 @@ def run_experiment(args, out=sys.stdout):
     if failures:
         print(f"{failures} point(s) failed: see 'pario show {run_id}'", file=out)
     store.close()
-    return 1 if failures == len(points) else 0
+    return EXIT_POINTS_FAILED if failures else 0
 
 
 def _experiment_of(run):
@@ -183,6 +185,7 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     points succeeded, i.e. whether there was anything to show."""
     out = out or sys.stdout  # the stdout of the moment (a default would be import time's)
     run, kind, experiment, options, records, figures = run_views(store, run_id)
+    probe_run, explained = explain_run(store, run_id, kind, figures)
     predicted = predicted_label(run)
     if predicted:  # a model's figures say so in every table and plot title
         for fig in figures:
@@ -194,8 +197,10 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     target = Path(plots_dir) if plots_dir else store.path.parent / "plots" / f"run{run_id}"
     for table in kind.tables(experiment.data, records, options):
         print(table, file=out)
-    for fig in figures:
-        print("\n" + format_table(fig), file=out)
+    if probe_run:
+        print(f"ideal curves from the probe of this host and file system (run {probe_run})", file=out)
+    for e in explained:
+        print_figure(e.data, e.lines(), out)
     warnings = {}
     for test_id, text in store.warnings(run_id):
         warnings.setdefault(text, set()).add(test_id)

@@ -81,6 +81,35 @@ _ADDED_COLUMNS = {
 }
 
 
+# PRAGMA application_id of a pario database ("pario" packed into 32 bits):
+# how pario tells its own file from another application's SQLite file.
+APPLICATION_ID = 0x50524F31  # "PRO1"
+_OWN_TABLES = {"runs", "points", "phases", "warnings"}
+
+
+def _refuse_foreign(path):
+    """Refuse, before creating anything, a --db that is not pario's: a file
+    that is not SQLite, or SQLite of another application.  Opened read-only
+    so the check changes nothing."""
+    try:
+        probe = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+        try:
+            app_id = probe.execute("PRAGMA application_id").fetchone()[0]
+            tables = {r[0] for r in probe.execute(
+                "SELECT name FROM sqlite_master WHERE type='table'")}
+        finally:
+            probe.close()
+    except sqlite3.DatabaseError as exc:
+        raise UsageError(f"--db {path} is not a pario results database ({exc}): pario will not "
+                         "change it; choose another path") from exc
+    if app_id == APPLICATION_ID or not tables:
+        return
+    if app_id == 0 and _OWN_TABLES <= tables:
+        return  # written by a pario from before application_id
+    raise UsageError(f"--db {path} belongs to another application (tables: "
+                     f"{', '.join(sorted(tables)[:5])}): pario will not add to it; choose another path")
+
+
 def default_db_path():
     """$PARIO_DB, else the user's data directory."""
     if os.environ.get("PARIO_DB"):
@@ -93,15 +122,38 @@ def utc_now():
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def check_db_path(path):
+    """One line for a --db that cannot be pario's database, before any
+    work: a directory, a path that is not text, another application's file."""
+    from .checks import path_text
+
+    p = Path(path_text("--db", path))
+    try:
+        if p.is_dir():
+            raise UsageError(f"--db {p} is a directory: give a file name inside it")
+        if p.exists() and p.stat().st_size > 0:
+            _refuse_foreign(p)
+    except OSError as exc:
+        raise UsageError(f"--db {p}: {exc.strerror}: choose another path") from exc
+
+
 class Store:
-    def __init__(self, path):
+    def __init__(self, path, create=True):
+        """create=False (list, show, plot): a missing database is an error,
+        and nothing is written to the disk."""
         self.path = Path(path)
+        check_db_path(self.path)
+        if not create and not self.path.exists():
+            raise UsageError(f"no results database at {self.path}: start with "
+                             "'pario run cfs --quick --dir DIR', or name one with --db")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if create:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(str(self.path), timeout=30)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.executescript(SCHEMA)
             self._migrate()
+            self.db.execute(f"PRAGMA application_id={APPLICATION_ID}")
         except (OSError, sqlite3.Error) as exc:
             raise UsageError(f"--db {self.path}: cannot open the results database ({exc}): "
                              "choose a writable path") from exc
@@ -184,6 +236,15 @@ class Store:
 
     def points(self, run_id):
         return self.db.execute("SELECT * FROM points WHERE run_id=? ORDER BY id", (run_id,)).fetchall()
+
+    def results_of_kind(self, kind):
+        """(run id, result document) of every ok point of runs of a kind,
+        newest first: how a run finds the probe of its target."""
+        rows = self.db.execute(
+            "SELECT p.run_id, p.result_json FROM points p JOIN runs r ON r.id = p.run_id"
+            " WHERE r.kind=? AND p.status='ok' AND p.result_json IS NOT NULL ORDER BY p.id DESC",
+            (kind,)).fetchall()
+        return [(r[0], json.loads(r[1])) for r in rows]
 
     def warnings(self, run_id):
         rows = self.db.execute(

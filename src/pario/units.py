@@ -20,6 +20,8 @@ def parse_size(text, what="size"):
         value = int(match.group(1)) << _UNITS[match.group(2).lower()]
     if value <= 0:
         raise UsageError(f"{what} '{text}' must be greater than zero")
+    if value >= 1 << 63:
+        raise UsageError(f"{what} '{text}' is beyond 64-bit file offsets: use at most 8191p")
     return value
 
 

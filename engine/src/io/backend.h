@@ -96,7 +96,20 @@
  * checks them against the rest of the run; `describe` records them in the
  * result document.  The option parser refuses an
  * option of one backend given with another --api by name, and --help
- * groups options by backend. */
+ * groups options by backend.
+ *
+ * Observations (optional; added for mpiio and hdf5).  A backend may report
+ * what the library under it really did in a timed phase, per rank, as up
+ * to BACKEND_MAX_OBSERVED numbers named by `observed_names` (NULL-ended):
+ * e.g. the write system calls a rank made, which shows which ranks were
+ * collective-buffering aggregators, or the byte-range locks atomic mode
+ * took.  open gets a zeroed array (backend_open_args.observed; NULL in
+ * untimed passes) that the backend fills by the time close returns; the
+ * loop gathers it with the rank's timing record and the result lists it
+ * per iteration as "observed": {name: [one number per rank]}.  Run-level
+ * facts (which implementation ran, hints asked and returned, ...) go
+ * through `describe`, which runs on rank 0 only, after the last phase,
+ * while MPI is still up. */
 #ifndef PARIO_BACKEND_H
 #define PARIO_BACKEND_H
 
@@ -112,6 +125,9 @@ struct json;
 
 enum backend_mode { BACKEND_READ, BACKEND_WRITE };
 
+/* Per-rank numbers a backend may observe in one phase (see Observations). */
+#define BACKEND_MAX_OBSERVED 8
+
 /* Bytes per rank per transfer call by default (--transfer-buffer):
  * larger shares are cut into slices. */
 #define IO_TRANSFER_BUFFER ((size_t)256 << 20)
@@ -126,6 +142,8 @@ enum backend_caps {
     BACKEND_CAP_GROUPABLE = 1u << 6,        /* ranks may take turns (--group) */
     BACKEND_CAP_NEEDS_MPI = 1u << 7,        /* calls MPI itself on comm */
     BACKEND_CAP_PREALLOC = 1u << 8,         /* works on a file --prealloc created */
+    BACKEND_CAP_OBJECTS = 1u << 9,          /* stores objects, not a file of this node: no page
+                                             * cache to evict or measure (see exists/remove) */
 };
 
 /* What the loop asks of an open. */
@@ -144,6 +162,7 @@ typedef struct backend_open_args {
     unsigned nbuffers;
     void *config;        /* the backend's options (config_size bytes); the backend may also
                           * keep there facts it learns while running, for describe() */
+    double *observed;    /* BACKEND_MAX_OBSERVED zeroed numbers to fill, or NULL */
 } backend_open_args;
 
 /* One asynchronous request. */
@@ -220,6 +239,16 @@ typedef struct backend_ops {
 
     int (*sync)(void *handle);
     int (*close)(void *handle);
+
+    /* Observations (optional, see above). */
+    const char *const *observed_names;
+
+    /* Where the data is not a file at `path` (an object store): whether
+     * anything is stored under `path` (1, 0, or a negative errno), and
+     * remove all of it (0, ENOENT when nothing was there, or an errno).
+     * NULL: the path is a file (lstat; removed only if this run created it). */
+    int (*exists)(const char *path, const void *config);
+    int (*remove)(const char *path, const void *config);
 } backend_ops;
 
 /* Capabilities for a configuration. */

@@ -1,7 +1,9 @@
 /* mmap: map the file (or only the range this rank touches) and copy
- * blocks in and out with memcpy.  A write phase extends the file to its
- * final size before mapping (pages beyond the end of a file cannot be
- * mapped), and its sync is msync(MS_SYNC) followed by fsync.  Page faults
+ * blocks in and out with memcpy.  A write phase reserves the mapped range
+ * (posix_fallocate) and extends the file to its final size before mapping
+ * (pages beyond the end of a file cannot be mapped; pages without blocks
+ * behind them end in SIGBUS), and its sync is msync(MS_SYNC) followed by
+ * fsync.  Page faults
  * are the cost this API adds; --mmap-populate moves them into the open
  * (MAP_POPULATE), --mmap-huge-pages asks for huge pages (MADV_HUGEPAGE,
  * honoured on tmpfs mounted with huge=) and --mmap-advice passes a hint. */
@@ -9,6 +11,7 @@
 #include "backend_fd.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -134,9 +137,18 @@ static int mmap_open(const backend_open_args *a, void **handle)
     uint64_t lo = 0, hi = a->file_bytes;
     if (!e && cfg->region && a->layout) /* no layout (a stripe part): the whole part */
         rank_region(a, &lo, &hi);
+    /* A store into a mapped page the file system cannot back (a full
+     * disk, a sparse page) kills the process with SIGBUS; reserving the
+     * mapped range first turns that into ENOSPC at open, reported in one
+     * line.  Sharers reserve overlapping ranges: harmless to repeat. */
+    if (!e && m->writing && hi > lo) {
+        int r = posix_fallocate(fd, (off_t)lo, (off_t)(hi - lo));
+        if (r)
+            e = r;
+    }
     if (!e && m->writing && (uint64_t)st.st_size < a->file_bytes &&
         ftruncate(fd, (off_t)a->file_bytes) != 0)
-        e = errno; /* sharers extend to the same size: harmless to repeat */
+        e = errno; /* the region may end before the file does */
     m->readable = m->writing ? a->file_bytes : (uint64_t)st.st_size;
     if (!e && !m->writing && hi > m->readable)
         hi = m->readable > lo ? m->readable : lo; /* reads past the end fail with ENODATA */

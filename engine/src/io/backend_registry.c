@@ -4,8 +4,11 @@
 
 extern const backend_ops backend_posix;
 extern const backend_ops backend_uring;
+extern const backend_ops backend_mpiio;
+extern const backend_ops backend_hdf5;
 extern const backend_ops backend_stdio;
 extern const backend_ops backend_mmap;
+extern const backend_ops backend_s3;
 
 /* The one list of APIs. Add a backend here. */
 static const backend_ops *const backends[] = {
@@ -13,6 +16,9 @@ static const backend_ops *const backends[] = {
     &backend_stdio,
     &backend_mmap,
     &backend_uring,
+    &backend_mpiio,
+    &backend_hdf5,
+    &backend_s3,
 };
 
 #define NBACKENDS (sizeof backends / sizeof backends[0])

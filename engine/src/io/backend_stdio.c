@@ -102,6 +102,7 @@ static int stdio_write_at(void *h, const void *buf, size_t len, uint64_t offset)
     int e = seek_to(s, offset);
     if (e)
         return e;
+    errno = 0;
     size_t n = fwrite(buf, 1, len, s->f);
     s->pos += n;
     if (n != len)
@@ -115,6 +116,7 @@ static int stdio_read_at(void *h, void *buf, size_t len, uint64_t offset)
     int e = seek_to(s, offset);
     if (e)
         return e;
+    errno = 0;
     size_t n = fread(buf, 1, len, s->f);
     s->pos += n;
     if (n != len)
@@ -125,6 +127,7 @@ static int stdio_read_at(void *h, void *buf, size_t len, uint64_t offset)
 static int stdio_sync(void *h)
 {
     stdio_file *s = h;
+    errno = 0;
     if (fflush(s->f) != 0)
         return errno ? errno : EIO;
     return fsync(fileno(s->f)) == 0 ? 0 : errno;

@@ -31,6 +31,9 @@ typedef struct uring_config {
     bool force_async;
 } uring_config;
 
+/* The ring setup the kernel accepted (see ring_init). */
+static const char *ring_setup_used = "";
+
 enum { OPT_DEPTH, OPT_REG_BUFS, OPT_REG_FILES, OPT_ASYNC };
 
 static const backend_option uring_options[] = {
@@ -105,6 +108,7 @@ static void uring_describe(const void *cfg, struct json *j)
     json_bool(j, "register_buffers", c->register_buffers);
     json_bool(j, "register_files", c->register_files);
     json_bool(j, "async_workers", c->force_async);
+    json_string(j, "ring_setup", ring_setup_used);
 }
 
 /* One request in flight: what remains of it after a short transfer. */
@@ -125,6 +129,34 @@ typedef struct uring_file {
     unsigned *free_reqs, nfree;
     unsigned depth;
 } uring_file;
+
+/* The ring's setup, best first: completions run only when this (single)
+ * thread asks for them (DEFER_TASKRUN, Linux 6.1), or without forcing an
+ * interrupt of the task (COOP_TASKRUN, 5.19), or plain.  Which one the
+ * kernel took is recorded (describe). */
+static const struct {
+    unsigned flags;
+    const char *name;
+} ring_setups[] = {
+    {IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN, "defer_taskrun"},
+    {IORING_SETUP_COOP_TASKRUN, "coop_taskrun"},
+    {0, "plain"},
+};
+
+static int ring_init(unsigned depth, struct io_uring *ring)
+{
+    int r = -EINVAL;
+    for (size_t i = 0; i < sizeof ring_setups / sizeof ring_setups[0]; i++) {
+        r = io_uring_queue_init(depth, ring, ring_setups[i].flags);
+        if (r == 0) {
+            ring_setup_used = ring_setups[i].name;
+            return 0;
+        }
+        if (r != -EINVAL)
+            return r; /* a real failure, not an unknown flag */
+    }
+    return r;
+}
 
 static int uring_open(const backend_open_args *a, void **handle)
 {
@@ -149,7 +181,7 @@ static int uring_open(const backend_open_args *a, void **handle)
     }
     bool ring_up = false;
     if (!e) {
-        int r = io_uring_queue_init(f->depth, &f->ring, 0);
+        int r = ring_init(f->depth, &f->ring);
         if (r < 0)
             e = -r;
         else

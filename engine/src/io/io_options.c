@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../util/fail.h"
+#include "../util/out_path.h"
 #include "../util/fsinfo.h"
 #include "../util/sizes.h"
 
@@ -330,20 +331,8 @@ static void check_dir(const io_options *o)
 
 static void check_json_path(const io_options *o)
 {
-    if (!o->json[0])
-        return;
-    char copy[PATH_MAX];
-    snprintf(copy, sizeof copy, "%s", o->json);
-    const char *parent = dirname(copy);
-    struct stat st;
-    if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode))
-        fail_usage("--json %s: directory %s does not exist: create it or choose another path",
-                   o->json, parent);
-    if (access(parent, W_OK | X_OK) != 0)
-        fail_usage("--json %s: directory %s is not writable: choose another path", o->json,
-                   parent);
-    if (stat(o->json, &st) == 0 && S_ISDIR(st.st_mode))
-        fail_usage("--json %s is a directory: give a file name", o->json);
+    if (o->json[0])
+        check_output_file("--json", o->json); /* one rule for every output file */
 }
 
 /* Every option of every backend is known to getopt, so an option of
@@ -400,6 +389,10 @@ static void check_striping(io_options *o, const parse_state *s)
         fail_usage("--stripe-dirs splits each call over the targets, which needs a per-call --api "
                    "(posix, stdio, mmap), not --api %s",
                    o->api->name);
+    if (o->api_caps & BACKEND_CAP_COLLECTIVE_OPEN)
+        fail_usage("--stripe-dirs opens one part per target on each rank alone, and --api %s opens "
+                   "files collectively: use a per-call --api (posix, stdio, mmap)",
+                   o->api->name);
     snprintf(o->dir, sizeof o->dir, "%s", o->stripe.dirs[0]);
     o->stripe_wrap = (stripe_wrap){.inner = o->api, .inner_config = o->api_config,
                                    .spec = &o->stripe};
@@ -433,6 +426,9 @@ static void check_capabilities(const io_options *o, const parse_state *s, bool w
                    api);
     if (o->transfer_buffer < o->block)
         fail_usage("--transfer-buffer is smaller than one --block: give at least the block size");
+    if (o->evict && (caps & BACKEND_CAP_OBJECTS))
+        fail_usage("--evict drops a file from this node's page cache, and --api %s stores "
+                   "objects that no cache here holds: drop --evict", api);
     if (o->prealloc && !(caps & BACKEND_CAP_PREALLOC))
         fail_usage("--api %s cannot write into a file --prealloc created: drop --prealloc", api);
     if (o->api->config_check) {

@@ -93,7 +93,7 @@ void io_result_warn(io_result *r)
 
     /* Cache honesty for reads: the data a node reads is smaller than twice
      * its memory and nothing kept the page cache out of the way. */
-    if (reads && !r->fs.memory_backed && !o->direct && !o->evict) {
+    if (reads && !r->fs.memory_backed && !o->direct && !o->evict && !(o->api_caps & BACKEND_CAP_OBJECTS)) {
         bool crosses_hosts = true;
         if (o->read_shift % (uint64_t)r->nranks == 0 || o->layout->read_only)
             crosses_hosts = false;
@@ -174,6 +174,22 @@ static void write_rank(json *j, const io_iteration *it, int rank)
     json_object_end(j);
 }
 
+/* What the backend saw the library do, one number per rank per name. */
+static void write_observed(json *j, const io_result *r, const io_iteration *it)
+{
+    const char *const *names = r->opts->api->observed_names;
+    if (!names)
+        return;
+    json_object_begin(j, "observed");
+    for (int n = 0; names[n] && n < BACKEND_MAX_OBSERVED; n++) {
+        json_array_begin(j, names[n]);
+        for (int k = 0; k < r->nranks; k++)
+            json_double(j, NULL, it->ranks[k].observed[n]);
+        json_array_end(j);
+    }
+    json_object_end(j);
+}
+
 static void write_phase(json *j, const io_result *r, enum phase_kind kind)
 {
     json_object_begin(j, NULL);
@@ -208,6 +224,7 @@ static void write_phase(json *j, const io_result *r, enum phase_kind kind)
         for (int k = 0; k < r->nranks; k++)
             write_rank(j, it, k);
         json_array_end(j);
+        write_observed(j, r, it);
         json_object_end(j);
     }
     json_array_end(j);
@@ -286,6 +303,7 @@ int io_result_save_json(const io_result *r, const char *path)
     json_string(&j, "fs_magic", magic);
     json_bool(&j, "memory_backed", r->fs.memory_backed);
     json_uint(&j, "node_memory_bytes", r->hosts[0].memory_bytes);
+    result_doc_mount(&j, o->dir);
     json_object_end(&j);
 
     json_object_begin(&j, "params");

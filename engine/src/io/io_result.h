@@ -24,6 +24,7 @@ typedef struct rank_record {
     double close_done;
     double stop;       /* after the closing barrier */
     double bytes;
+    double observed[BACKEND_MAX_OBSERVED]; /* the backend's own (observed_names) */
 } rank_record;
 
 #define RANK_RECORD_DOUBLES (sizeof(rank_record) / sizeof(double))

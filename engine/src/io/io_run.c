@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "../util/fail.h"
 #include "../util/fsinfo.h"
 #include "../util/pattern.h"
+#include "../util/safe_file.h"
 #include "group_token.h"
 #include "io_options.h"
 #include "io_result.h"
@@ -40,6 +42,7 @@ typedef struct io_ctx {
      * one per target when striped (stripe.h) */
     int nparts;
     char (*write_parts)[PATH_MAX], (*read_parts)[PATH_MAX];
+    owned_file *mine; /* identity of each write part as this run created it */
     token_ring ring;
     background bg;
     /* Buffer slots: one for per-call backends, queue-depth many for
@@ -93,14 +96,64 @@ static void record_error(io_ctx *c, int e, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A file, or what an object store backend keeps under the path:
+ * 1 or 0, or a negative errno when the store cannot be asked. */
+static int data_exists(const io_ctx *c, const char *path)
+{
+    struct stat st;
+    if (c->o->api->exists)
+        return c->o->api->exists(path, c->o->api_config);
+    return lstat(path, &st) == 0;
+}
+
+/* Remove write part t: 0 or errno (ENOENT when nothing was there, ESTALE
+ * when the name now holds a file this run did not create). */
+static int data_remove(io_ctx *c, int t)
+{
+    if (c->o->api->remove)
+        return c->o->api->remove(c->write_parts[t], c->o->api_config);
+    return remove_if_ours(c->write_parts[t], &c->mine[t]);
+}
+
 static void remove_own_files(io_ctx *c)
 {
     if (c->o->keep)
         return;
     MPI_Barrier(c->comm);
     for (int t = 0; c->owns_file && t < c->nparts; t++)
-        unlink(c->write_parts[t]); /* only ever a file this run created */
+        data_remove(c, t); /* only ever the file this run created */
     MPI_Barrier(c->comm);
+}
+
+/* After a phase that created the write parts: note which files they are,
+ * so only those are ever removed; a name swapped for a symlink or another
+ * file mid-run is reported and left alone. */
+static void note_own_file(io_ctx *c)
+{
+    if (c->o->api_caps & BACKEND_CAP_OBJECTS)
+        return; /* no file here: the store's exists/remove answer for its objects */
+    for (int t = 0; c->owns_file && t < c->nparts; t++) {
+        int e = c->mine[t].known ? owned_file_check(c->write_parts[t], &c->mine[t])
+                                 : owned_file_note_path(c->write_parts[t], &c->mine[t]);
+        if (e)
+            record_error(c, e,
+                         "%s was replaced during the run by %s pario did not create: left alone; "
+                         "keep other writers out of --dir",
+                         c->write_parts[t], e == ELOOP ? "a symlink" : "something");
+    }
+}
+
+/* --keep: record the length the file must have in an extended attribute,
+ * so `pario-engine verify` can tell truncation from extension without
+ * --size (docs/result-schema.md).  A file system without user xattrs just
+ * means verify needs --size.  Striped parts are not pattern files alone. */
+static void record_length(io_ctx *c)
+{
+    if (!c->owns_file || c->nparts != 1 || owned_file_check(c->write_parts[0], &c->mine[0]) != 0)
+        return;
+    char text[32];
+    int n = snprintf(text, sizeof text, "%llu", (unsigned long long)c->write_geom.file_bytes);
+    lsetxattr(c->write_parts[0], "user.pario.size", text, (size_t)n, 0);
 }
 
 /* All ranks agree whether a step failed; the lowest failing rank prints
@@ -123,19 +176,25 @@ static void agree_or_fail(io_ctx *c)
  * removes files it created. */
 static void check_paths_are_new(io_ctx *c)
 {
-    struct stat st;
-    int clash = c->nranks, first;
-    for (int t = 0; c->owns_file && t < c->nparts; t++)
-        if (lstat(c->write_parts[t], &st) == 0)
-            clash = c->rank;
-    MPI_Allreduce(&clash, &first, 1, MPI_INT, MPI_MIN, c->comm);
-    if (first != c->nranks) {
-        char p[PATH_MAX];
-        per_rank_path(c, first, p);
-        fail_usage("%s already exists: pario never overwrites or removes a file it did not "
-                   "create; remove it or choose another --name",
-                   p);
-    }
+    int there = 0;
+    for (int t = 0; c->owns_file && t < c->nparts && there == 0; t++)
+        there = data_exists(c, c->write_parts[t]);
+    /* the lowest rank with a clash or an unanswered question speaks; nothing
+     * is removed on the way out, since nothing was created yet */
+    int mine = there != 0 ? c->rank : c->nranks, first;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->comm);
+    if (first == c->nranks)
+        return;
+    int what = there;
+    MPI_Bcast(&what, 1, MPI_INT, first, c->comm);
+    char p[PATH_MAX];
+    per_rank_path(c, first, p);
+    if (what < 0)
+        fail_usage("--api %s cannot look for %s in its store: %s: check the store's address "
+                   "and bucket", c->o->api->name, p, strerror(-what));
+    fail_usage("%s already exists: pario never overwrites or removes a file it did not "
+               "create; remove it or choose another --name",
+               p);
 }
 
 /* ---- which blocks a rank moves, and with whom it shares the file ---- */
@@ -584,7 +643,11 @@ static void setup(io_ctx *c, const io_options *o, io_result *r)
     snprintf(c->base, sizeof c->base, "%s/%s", o->dir, name);
 
     uint64_t P = (uint64_t)c->nranks;
-    uint64_t shift = o->read_shift % P;
+    if (o->read_shift >= P)
+        fail_usage("--read-shift %llu must be less than the %d ranks started: a shift of the "
+                   "rank count reads a rank's own data",
+                   (unsigned long long)o->read_shift, c->nranks);
+    uint64_t shift = o->read_shift;
     int reads_from = (int)(((uint64_t)c->rank + shift) % P);
     layout_geometry g = {.block = o->block, .seed = o->seed};
     if (o->layout->read_only) {
@@ -612,7 +675,8 @@ static void setup(io_ctx *c, const io_options *o, io_result *r)
     c->nparts = o->stripe.ntargets ? o->stripe.ntargets : 1;
     c->write_parts = calloc((size_t)c->nparts, PATH_MAX);
     c->read_parts = calloc((size_t)c->nparts, PATH_MAX);
-    if (!c->write_parts || !c->read_parts)
+    c->mine = calloc((size_t)c->nparts, sizeof *c->mine);
+    if (!c->write_parts || !c->read_parts || !c->mine)
         fail_usage("out of memory");
     stripe_parts(&o->stripe, c->write_path, c->write_parts);
     stripe_parts(&o->stripe, c->read_path, c->read_parts);
@@ -655,6 +719,8 @@ static void setup(io_ctx *c, const io_options *o, io_result *r)
     if (c->rank == 0)
         io_result_place_hosts(r);
     fs_facts_of(o->dir, &r->fs);
+    if (o->api_caps & BACKEND_CAP_OBJECTS) /* --dir only names the objects' prefix */
+        r->fs = (fs_facts){.type = "objects", .magic = 0, .memory_backed = false};
     snprintf(r->path, sizeof r->path, "%s", c->write_path);
     if (c->rank == 0)
         per_rank_path(c, 0, r->path);
@@ -690,6 +756,7 @@ static void prepare_initial_file(io_ctx *c)
         int ce = o->mover->close(h);
         if (ce)
             record_error(c, ce, "preparing %s: close: %s", c->write_path, strerror(ce));
+        note_own_file(c);
     }
     agree_or_fail(c);
     MPI_Barrier(c->comm);
@@ -701,10 +768,15 @@ static void prepare_write(io_ctx *c, uint64_t iteration)
     /* A fresh file every write iteration, as IOR does: the previous
      * iteration's file is ours, so removing it is allowed. */
     MPI_Barrier(c->comm);
-    for (int t = 0; c->owns_file && t < c->nparts; t++)
-        if (unlink(c->write_parts[t]) != 0 && errno != ENOENT)
-            record_error(c, errno, "cannot remove the previous iteration's %s: %s",
-                         c->write_parts[t], strerror(errno));
+    for (int t = 0; c->owns_file && t < c->nparts; t++) {
+        int e = data_remove(c, t);
+        if (e == ESTALE)
+            record_error(c, e, "%s was replaced during the run by something pario did not "
+                         "create: left alone; keep other writers out of --dir", c->write_parts[t]);
+        else if (e && e != ENOENT)
+            record_error(c, e, "cannot remove the previous iteration's %s: %s",
+                         c->write_parts[t], strerror(e));
+    }
     agree_or_fail(c);
     MPI_Barrier(c->comm);
     for (int t = 0; o->prealloc && c->owns_file && t < c->nparts; t++) {
@@ -712,9 +784,9 @@ static void prepare_write(io_ctx *c, uint64_t iteration)
         uint64_t bytes = o->stripe.ntargets
                              ? stripe_part_bytes(&o->stripe, c->write_geom.file_bytes, t)
                              : c->write_geom.file_bytes;
-        int fd = open(part, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        int fd = create_exclusive(part, O_WRONLY, &c->mine[t]);
         if (fd < 0) {
-            record_error(c, errno, "--prealloc: cannot create %s: %s", part, strerror(errno));
+            record_error(c, -fd, "--prealloc: cannot create %s: %s", part, strerror(-fd));
         } else {
             int e = bytes ? posix_fallocate(fd, 0, (off_t)bytes) : 0;
             if (e)
@@ -742,9 +814,10 @@ static double prepare_read(io_ctx *c, uint64_t data_iteration)
     }
     agree_or_fail(c);
     MPI_Barrier(c->comm);
-    /* cached share of the whole logical file: its parts weighted by size */
+    /* cached share of the whole logical file: its parts weighted by size
+     * (an object store has no cache on this node to measure) */
     double cached = 0, total = 0, mine, most;
-    for (int t = 0; t < c->nparts; t++) {
+    for (int t = 0; t < c->nparts && !(o->api_caps & BACKEND_CAP_OBJECTS); t++) {
         struct stat st;
         double f = page_cache_fraction(c->read_parts[t]);
         if (stat(c->read_parts[t], &st) == 0 && f >= 0) {
@@ -752,7 +825,8 @@ static double prepare_read(io_ctx *c, uint64_t data_iteration)
             total += (double)st.st_size;
         }
     }
-    mine = total > 0 ? cached / total : page_cache_fraction(c->read_parts[0]);
+    mine = total > 0 ? cached / total
+         : (o->api_caps & BACKEND_CAP_OBJECTS) ? -1 : page_cache_fraction(c->read_parts[0]);
     MPI_Reduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
     fill_sources(c, pattern_key_make(o->seed, data_iteration, c->read_stream));
     return most;
@@ -775,6 +849,7 @@ static void timed_phase(io_ctx *c, enum phase_kind kind, rank_record *rec, doubl
     int e;
 
     memset(rec, 0, sizeof *rec);
+    a.observed = rec->observed;
     pass_prepare(c, &P);
     MPI_Barrier(c->comm);
     const double t0 = clock_now();
@@ -795,7 +870,10 @@ static void timed_phase(io_ctx *c, enum phase_kind kind, rank_record *rec, doubl
         drive(c, h, &P);
     rec->io_first = P.io_first;
     rec->io_done = clock_now() - c->epoch;
-    if (writing && o->fsync && h && !c->err && (e = o->mover->sync(h)) != 0)
+    /* A collective backend's sync is collective: every rank takes part,
+     * even one that failed, or the others would wait for it forever. */
+    if (writing && o->fsync && h &&
+        (!c->err || (o->api_caps & BACKEND_CAP_COLLECTIVE_OPEN)) && (e = o->mover->sync(h)) != 0)
         record_error(c, e, "fsync %s: %s", P.path, strerror(e));
     rec->sync_done = clock_now() - c->epoch;
     rec->io_last = rec->sync_done;
@@ -908,6 +986,8 @@ int io_command(int argc, char **argv)
             timed_phase(&c, kind, &rec, trace);
             background_pause(&c.bg);
             MPI_Reduce(&load, &it.background_load, 1, MPI_DOUBLE, MPI_MAX, 0, c.comm);
+            if (kind == PHASE_WRITE)
+                note_own_file(&c);
             agree_or_fail(&c);
             if (kind == PHASE_WRITE)
                 data_iteration = iter;
@@ -944,10 +1024,16 @@ int io_command(int argc, char **argv)
     }
     MPI_Bcast(&status, 1, MPI_INT, 0, c.comm);
     background_stop(&c.bg);
+    if (o.keep)
+        record_length(&c);
     remove_own_files(&c);
     if (rank == 0)
         io_result_free(&r);
     free(trace);
     free_buffers(&c);
+    free(c.write_parts);
+    free(c.read_parts);
+    free(c.mine);
+    free(o.api_config); /* io_options_parse's: LeakSanitizer (make test-asan) found it */
     return status;
 }

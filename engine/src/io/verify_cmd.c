@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "../util/fail.h"
@@ -28,7 +29,9 @@ static void verify_usage(void)
            "  --seed S       the run's --seed\n"
            "  --iteration I  whose data (default: found from the file's first stamp)\n"
            "  --stream N     per-rank files: the rank that wrote it (default 0)\n"
-           "  --size SIZE    the length the file must have (default: its length)\n"
+           "  --size SIZE    the length the file must have (default: the length io\n"
+           "                 --keep recorded in the file's user.pario.size attribute;\n"
+           "                 a striped file: the sum of its parts)\n"
            "  --stripe-dirs D1,D2,.. --stripe-unit SIZE\n"
            "                 a striped file (io --stripe-dirs): --file names it, and\n"
            "                 its parts DIR/NAME are reassembled in this order\n");
@@ -178,29 +181,39 @@ int verify_command(int argc, char **argv)
     logical_file lf;
     logical_open(&lf, file, &spec);
     uint64_t length = lf.length;
-    uint64_t expect = size_given ? size : length;
-    if (logical_parts_fit(&lf, size_given && length != expect ? expect : length))
-        return EXIT_RUN_FAILED;
-    if (length < expect) {
-        fprintf(stderr, "pario-engine: verify: %s is truncated: %llu bytes, expected %llu\n", file,
-                (unsigned long long)length, (unsigned long long)expect);
-        return EXIT_RUN_FAILED;
+    /* The length the file must have: --size, else what io --keep recorded.
+     * A file's own length cannot tell a whole file from a truncated one. */
+    uint64_t expect = size;
+    if (!size_given && lf.spec) {
+        expect = length; /* striped: the parts' sizes must fit it (below) */
+    } else if (!size_given) {
+        char text[32];
+        ssize_t n = fgetxattr(lf.fds[0], "user.pario.size", text, sizeof text - 1);
+        char *end;
+        if (n <= 0)
+            fail_usage("--file %s has no recorded length (no user.pario.size attribute, e.g. "
+                       "copied or on a file system without user xattrs): give --size",
+                       file);
+        text[n] = 0;
+        errno = 0;
+        expect = strtoull(text, &end, 10);
+        if (errno || *end || expect == 0)
+            fail_usage("--file %s: its user.pario.size attribute '%s' is not a length: give --size",
+                       file, text);
     }
-    if (length > expect) {
-        fprintf(stderr, "pario-engine: verify: %s is longer than expected: %llu bytes, expected %llu\n",
-                file, (unsigned long long)length, (unsigned long long)expect);
+    if (expect % 8)
+        fail_usage("--size %llu is not a whole number of 8-byte words: io files always are",
+                   (unsigned long long)expect);
+    if (logical_parts_fit(&lf, expect))
         return EXIT_RUN_FAILED;
-    }
-    if (length == 0 || length % 8) {
-        fprintf(stderr, "pario-engine: verify: %s is truncated: %llu bytes is not a whole number "
-                        "of 8-byte words\n",
-                file, (unsigned long long)length);
+    if (length < 8) {
+        fprintf(stderr, "pario-engine: verify: %s is truncated at offset %llu: %llu bytes, "
+                        "expected %llu\n",
+                file, (unsigned long long)length, (unsigned long long)length,
+                (unsigned long long)expect);
         return EXIT_RUN_FAILED;
     }
 
-    unsigned char *buf = malloc(VERIFY_CHUNK);
-    if (!buf)
-        fail_usage("out of memory");
     if (!iteration_given) {
         /* The stamp at offset 0 is 0 XOR the key of (seed, iteration, stream). */
         uint64_t first;
@@ -224,18 +237,21 @@ int verify_command(int argc, char **argv)
         }
     }
 
+    unsigned char *buf = malloc(VERIFY_CHUNK);
     pattern_source src;
-    if (pattern_source_init(&src, VERIFY_CHUNK, false) != 0)
+    if (!buf || pattern_source_init(&src, VERIFY_CHUNK, false) != 0)
         fail_usage("out of memory");
     pattern_source_fill(&src, pattern_key_make(seed, iteration, stream));
     int status = 0;
-    for (uint64_t off = 0; off < length; off += VERIFY_CHUNK) {
-        size_t len = (size_t)(length - off < VERIFY_CHUNK ? length - off : VERIFY_CHUNK);
+    const uint64_t common = length < expect ? length : expect; /* content first, then length */
+    for (uint64_t off = 0; off < common; off += VERIFY_CHUNK) {
+        size_t len = (size_t)(common - off < VERIFY_CHUNK ? common - off : VERIFY_CHUNK);
         const char *where;
         if (logical_pread(&lf, buf, len, off, &where) != 0) {
             fprintf(stderr, "pario-engine: verify: %s: read at offset %llu failed: %s\n", where,
                     (unsigned long long)off, errno ? strerror(errno) : "end of file");
-            return EXIT_RUN_FAILED;
+            status = EXIT_RUN_FAILED;
+            break;
         }
         int64_t bad = pattern_check(&src, off, buf, len);
         if (bad >= 0) {
@@ -247,6 +263,21 @@ int verify_command(int argc, char **argv)
             status = EXIT_RUN_FAILED;
             break;
         }
+    }
+    if (status == 0 && length < expect) {
+        fprintf(stderr,
+                "pario-engine: verify: %s is truncated at offset %llu: %llu bytes, expected %llu "
+                "(the bytes before match)\n",
+                file, (unsigned long long)length, (unsigned long long)length,
+                (unsigned long long)expect);
+        status = EXIT_RUN_FAILED;
+    } else if (status == 0 && length > expect) {
+        fprintf(stderr,
+                "pario-engine: verify: %s is extended: %llu bytes beyond the expected %llu, "
+                "from offset %llu\n",
+                file, (unsigned long long)(length - expect), (unsigned long long)expect,
+                (unsigned long long)expect);
+        status = EXIT_RUN_FAILED;
     }
     if (status == 0)
         printf("verified %s: %llu bytes match seed %llu, iteration %llu, stream %llu\n", file,

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -101,4 +102,43 @@ int page_cache_evict(const char *path)
         e = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
     close(fd);
     return e;
+}
+
+int fs_mount_of(const char *path, fs_mount *out)
+{
+    memset(out, 0, sizeof *out);
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return errno;
+    snprintf(out->device, sizeof out->device, "%u:%u", major(st.st_dev), minor(st.st_dev));
+    FILE *f = fopen("/proc/self/mountinfo", "r");
+    if (!f)
+        return errno;
+    /* id parent major:minor root point options [optional...] - type source super-options */
+    char line[4096];
+    int found = ENOENT;
+    while (fgets(line, sizeof line, f)) {
+        char dev[32], point[1024], opts[1024];
+        if (sscanf(line, "%*s %*s %31s %*s %1023s %1023s", dev, point, opts) != 3)
+            continue;
+        if (strcmp(dev, out->device) != 0)
+            continue;
+        const char *dash = strstr(line, " - ");
+        char type[128] = "", source[512] = "", super[1024] = "";
+        if (dash)
+            sscanf(dash + 3, "%127s %511s %1023s", type, source, super);
+        /* Several mounts of one device (bind mounts): keep the longest mount
+         * point that is a prefix of the path, else the first seen. */
+        size_t n = strlen(point);
+        bool prefix = strncmp(path, point, n) == 0 && (path[n] == '/' || path[n] == '\0' || n == 1);
+        if (found == 0 && !(prefix && n > strlen(out->point)))
+            continue;
+        snprintf(out->point, sizeof out->point, "%s", point);
+        snprintf(out->source, sizeof out->source, "%s", source);
+        snprintf(out->type, sizeof out->type, "%s", type);
+        snprintf(out->options, sizeof out->options, "%s%s%s", opts, super[0] ? "," : "", super);
+        found = 0;
+    }
+    fclose(f);
+    return found;
 }

@@ -19,6 +19,19 @@ int fs_facts_of(const char *path, fs_facts *out); /* 0 or errno */
 
 uint64_t node_memory_bytes(void);
 
+/* The mount a path lives on, from /proc/self/mountinfo (matched by the
+ * path's device): for provenance, so a result says "ext4 on /dev/vda at /,
+ * rw,relatime" and a probe can be matched to runs on the same file system. */
+typedef struct fs_mount {
+    char point[512];     /* mount point */
+    char source[256];    /* device or server:export */
+    char type[64];       /* as the kernel names it, e.g. "ext4", "nfs4", "fuse.glusterfs" */
+    char options[512];   /* per-mount options, then the super block's */
+    char device[32];     /* "major:minor" of the file system */
+} fs_mount;
+
+int fs_mount_of(const char *path, fs_mount *out); /* 0, or errno (out holds what is known) */
+
 /* Fraction [0,1] of the file's pages resident in the page cache, or -1 when
  * it cannot be measured. */
 double page_cache_fraction(const char *path);

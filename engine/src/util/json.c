@@ -1,5 +1,10 @@
 #include "json.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "safe_file.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -170,9 +175,16 @@ int json_save(const json *j, const char *path)
     if (!tmp)
         return ENOMEM;
     snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
+    /* the temporary name is created exclusively, never through a symlink */
+    owned_file who = {0};
+    int fd = create_exclusive(tmp, O_WRONLY, &who);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
-        int e = errno;
+        int e = fd < 0 ? -fd : errno;
+        if (fd >= 0) {
+            close(fd);
+            remove_if_ours(tmp, &who);
+        }
         free(tmp);
         return e;
     }
@@ -183,7 +195,7 @@ int json_save(const json *j, const char *path)
     if (!e && rename(tmp, path) != 0)
         e = errno;
     if (e)
-        unlink(tmp);
+        remove_if_ours(tmp, &who);
     free(tmp);
     return e;
 }

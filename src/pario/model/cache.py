@@ -42,6 +42,7 @@ class BlockCache:
         self.clean = OrderedDict()  # evictable blocks, least recently used first
         self.dirty = OrderedDict()  # dirty blocks, oldest first
         self.flushing = 0
+        self.flush_end = 0.0  # when the last write-back issued so far ends
         self.slot_waiters = deque()
         self.reset_counters()
 
@@ -102,8 +103,8 @@ class BlockCache:
             e = Entry(PENDING, ready)
             entries[key] = e
             run.append(e)
-        if self.readahead_at and len(run) >= self.readahead_at:
-            run[self.readahead_at - 1].trigger = u + n * self.stride
+        if self.readahead_at:  # a run cut short still carries the stream on
+            run[min(self.readahead_at, n) - 1].trigger = u + n * self.stride
         self.disk_reads += 1
         self.blocks_read += n
         done = self.sim.disk_transfer(disk, n * self.block)
@@ -127,7 +128,14 @@ class BlockCache:
         e.used = True
         if e.trigger >= 0:
             nxt, e.trigger = e.trigger, -1
-            if nxt < file_units and ((f << FILE_SHIFT) | nxt) not in self.entries:
+            # Blocks already there (kept from before) are stepped over, so
+            # the stream's read-ahead goes on after them.
+            base, entries = f << FILE_SHIFT, self.entries
+            for _ in range(self.prefetch):
+                if nxt >= file_units or (base | nxt) not in entries:
+                    break
+                nxt += self.stride
+            if nxt < file_units and (base | nxt) not in entries:
                 self.readaheads += 1
                 self._fetch_run(f, nxt, disk, file_units)
 
@@ -182,6 +190,7 @@ class BlockCache:
         self.flushes += 1
         self.blocks_flushed += len(keys)
         done = self.sim.disk_transfer(disk, len(keys) * self.block)
+        self.flush_end = max(self.flush_end, done)
         self.sim.env.process(self._flushed(done, keys))
 
     def _flushed(self, done, keys):
@@ -244,6 +253,21 @@ class BlockCache:
         if all((m := entries.get(k)) is not None and m.state == DIRTY for k in members):
             self._flush(members, disk)
 
+    def sync(self, f, file_units):
+        """fsync of file f: writes back every dirty block of it now (in
+        write groups) and returns when the last write-back ends."""
+        shift_f = f << FILE_SHIFT
+        mine = [k for k in self.dirty if k >> FILE_SHIFT == f]
+        while mine:
+            k = mine[0]
+            u = k - shift_f
+            members = [m for m in self._group_members(f, u, file_units)
+                       if (e := self.entries.get(m)) is not None and e.state == DIRTY]
+            self._flush(members, self.sim.disk_of(f, u))
+            done = set(members)
+            mine = [m for m in mine if m not in done]
+        return self.flush_end
+
     # -- between phases --------------------------------------------------
     def settle(self):
         """End of a phase: what is still dirty is written back before the
@@ -256,6 +280,7 @@ class BlockCache:
                 self.clean[key] = e
         self.dirty.clear()
         self.flushing = 0
+        self.flush_end = 0.0
         self.slot_waiters = deque()
 
     def counters(self):

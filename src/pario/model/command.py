@@ -22,8 +22,10 @@ from .predict import predict_point
 
 PREDICTED = "predicted: model of "
 
-# Options of `pario run` that act on real files, which a model has none of.
-_ENGINE_ONLY = {"evict": "--evict", "direct": "--direct", "verify": "--verify"}
+# Options of `pario run` about real files and this machine's page cache,
+# which a model has none of (fsync is modelled: --no-fsync is taken).
+_ENGINE_ONLY = {"evict": "--evict", "cached": "--cached", "direct": "--direct",
+                "verify": "--verify", "prealloc": "--prealloc/--no-prealloc"}
 
 
 def predicted_label(run):
@@ -67,15 +69,20 @@ def run_model(args, out=None):
                          "not predict: use an access-pattern (io) preset such as cfs")
     options = {k: v for k, v in vars(args).items() if k not in ("func", "parameters")}
     for dest, flag in _ENGINE_ONLY.items():
-        if options.get(dest):
+        if options.get(dest) is not None:  # kind options default to None: given
             raise UsageError(f"{flag} acts on real files and does not apply to pario model: drop it")
     refuse_foreign_options(kind, options, experiment.origin)
     machine = load_machine(args.machine, args.set)
     # The model is deterministic: one trial per point unless asked.
     options["iterations"] = options.get("iterations") or 1
+    # No launcher limits a modelled machine: a preset sweeping ranks up to
+    # the slots goes to its own max_ranks (the CFS report's 128 nodes).
+    options["slots"], options["slots_from"] = 1 << 20, "a modelled machine"
     points, skipped = kind.plan(preset, options)
     for p, why in skipped:
         print(f"plan: skipping {p.label()}: {why}", file=out)
+    for line in getattr(kind, "plan_notes", lambda *a: [])(preset, points, options):
+        print(f"plan: {line}", file=out)
 
     label = PREDICTED + machine.name + "".join(f" --set {k}={v}" for k, v in machine.overrides.items())
     store = Store(args.db or default_db_path())
@@ -101,7 +108,6 @@ def run_model(args, out=None):
     from ..runner import show_run
 
     show_run(store, run_id, out, plots_dir=args.out)
-    print(f"\nwhat bounded each point: 'pario show {run_id}' lists it under 'model'", file=out)
     store.close()
     return 0
 

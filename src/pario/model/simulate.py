@@ -85,6 +85,8 @@ class Simulation:
         extra = list(point.extra)
         self.per_rank_grain = ("--group-unit" in extra and
                                extra[extra.index("--group-unit") + 1:][:1] == ["rank"])
+        # The engine's default: fsync before close in write phases.
+        self.fsync = "--no-fsync" not in extra
 
     # -- helpers the cache uses -------------------------------------------
     def disk_of(self, f, u):
@@ -257,8 +259,16 @@ class Simulation:
             r = rec[m]
             r.update(open_seconds=opened, io_first_seconds=first[m] if first[m] is not None else t_open)
             end = r.get("io_last_seconds", t_open)
-            r.update(io_seconds=end - t_open, close_seconds=0.0, fsync_seconds=0.0,
-                     total_seconds=end, io_last_seconds=end)
+            synced = end
+            if op == "write" and self.fsync:
+                # fsync before close: the I/O nodes write back what this
+                # rank's file still holds dirty, and the rank waits for it.
+                synced = max([end] + [ion.cache.sync(self.file_of(m), self.file_units)
+                                      for ion in self.io_nodes if ion.cache is not None])
+            r.update(io_seconds=end - t_open, close_seconds=0.0, fsync_seconds=synced - end,
+                     total_seconds=synced, io_last_seconds=end)
+        if op == "write" and self.fsync and env.now < max(rec[m]["total_seconds"] for m in members):
+            yield env.timeout(max(rec[m]["total_seconds"] for m in members) - env.now)
 
     def run_phase(self, op):
         """Simulates one phase; returns (seconds, bytes, rank records, counters)."""
@@ -307,29 +317,29 @@ class Simulation:
         return out
 
     def _counters(self, seconds):
-        def util(servers):
-            if not servers or seconds <= 0:
-                return {"max": 0.0, "mean": 0.0}
-            u = [s.busy / seconds for s in servers]
+        """Utilisation (busy time / phase time, max and mean over the
+        instances of each kind of resource) and the caches' counters.
+        Write-back still running after the last rank has finished counts
+        into its disk's busy time, so a utilisation is capped at 1."""
+        def util(busy):
+            if not busy or seconds <= 0:
+                return None
+            u = [min(b / seconds, 1.0) for b in busy]
             return {"max": max(u), "mean": sum(u) / len(u)}
 
-        cpu = [ion.cpu for ion in self.io_nodes]
-        links = [ion.link for ion in self.io_nodes if ion.link is not ion.cpu]
         out = {
             "seconds": seconds,
             "utilisation": {
-                "disk": util(self.disks[:self.stripes]),
-                "io_node": util(cpu),
-                "io_link": util(links) if links else None,
-                "rank_link": util(self.rank_links),
-                "backplane": util([self.backplane]) if self.backplane else None,
-                "agent": {"max": max((a.busy / seconds for a in self.agents), default=0.0),
-                          "mean": (sum(a.busy for a in self.agents) / len(self.agents) / seconds)
-                          if self.agents else 0.0} if self.agents else None,
-                "file_token": ({"max": self.file_token.busy / seconds, "mean": self.file_token.busy / seconds}
-                               if self.file_token_needed else None),
+                "disk": util([d.busy for d in self.disks[:self.stripes]]),
+                "io_node": util([ion.cpu.busy for ion in self.io_nodes]),
+                "io_link": util([ion.link.busy for ion in self.io_nodes if ion.link is not ion.cpu]),
+                "rank_link": util([r.busy for r in self.rank_links]),
+                "backplane": util([self.backplane.busy] if self.backplane else []),
+                "agent": util([a.busy for a in self.agents]),
+                "file_token": util([self.file_token.busy] if self.file_token_needed else []),
             },
             "agents": self.n_agents,
+            "disk_transfers": sum(d.jobs for d in self.disks),
         }
         caches = [ion.cache for ion in self.io_nodes if ion.cache is not None]
         if caches:
@@ -338,6 +348,4 @@ class Simulation:
                 for k, v in c.counters().items():
                     total[k] = total.get(k, 0) + v
             out["cache"] = total
-        disk_jobs = sum(d.jobs for d in self.disks)
-        out["disk_transfers"] = disk_jobs
         return out

@@ -60,7 +60,14 @@ def preset_names():
 
 def _locate(name):
     """A path for NAME: a shipped preset, or a file when NAME looks like one."""
-    text = str(name)
+    try:
+        return _find(str(name))
+    except OSError as exc:  # a name too long for the system, a loop of links...
+        raise UsageError(f"experiment '{name}': {exc.strerror}: give a preset name "
+                         f"({', '.join(preset_names())}) or a .toml file") from None
+
+
+def _find(text):
     if text.endswith(".toml") or "/" in text:
         path = Path(text)
         if not path.exists():
@@ -148,7 +155,7 @@ def preset_figures(data):
         out.append(Figure(id=f["id"], title=f["title"], x=f["x"], y=f["y"],
                           series=tuple(series) if isinstance(series, list) else series,
                           where=dict(f.get("where", {})), number=f.get("number", ""),
-                          unit=f.get("unit", ""), spread=f.get("spread", False),
+                          unit=f.get("unit", ""), spread=f.get("spread", True),
                           lines=tuple((float(y), t) for y, t in f.get("lines", [])),
                           note=f.get("note", ""), log_y=f.get("log_y", False)))
     return out

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 
 from ..errors import UsageError
 
-_MODULES = ("io", "bt",   # one line per kind: the module in this package
+_MODULES = ("io", "bt", "probe",   # one line per kind: the module in this package
             "bonnie",
             "perf",
             "laplace",
@@ -78,6 +78,12 @@ class Option:
 class Kind:
     name = ""
     description = ""
+    # `pario COMMAND ...` as a shortcut for `pario run PRESET ...` (a kind
+    # whose preset carries the command's name, e.g. `pario probe`).
+    command = ""
+    # Results whose `predicted_peak` other runs on the same host and file
+    # system draw as their ideal curve (pario.explain).
+    predicts_peak = False
     options = ()
     sweep_keys = {}
     test_keys = {}
@@ -166,7 +172,15 @@ def refuse_foreign_options(kind, options, experiment):
 
 
 def csv_list(text):
-    return [t.strip() for t in text.split(",") if t.strip()]
+    """'a,b' -> ['a', 'b']; an empty list or entry is refused, never read
+    as "all" (`--tests ''`, `--ranks ,`)."""
+    items = [t.strip() for t in text.split(",")]
+    if not any(items):
+        raise argparse.ArgumentTypeError(f"'{text}' names nothing: give a comma-separated list, "
+                                         "or leave the option out for the preset's own")
+    if not all(items):
+        raise argparse.ArgumentTypeError(f"'{text}' has an empty entry: remove the extra comma")
+    return items
 
 
 def positive_int(text):

@@ -134,7 +134,8 @@ class BtKind(Kind):
                  "overlap": schema.BOOL, "grouped": schema.BOOL}
     required_test = ("id", "io")
     params = {"ranks": Param("processors", str, "log2"), "class": Param("class"),
-              "N": Param("N"), "method": Param("write method"), "io": Param("io"),
+              "N": Param("N"), "io": Param("io"),
+              "method": Param("write method", order=(_NONE, *MODES, "posix+overlap", "per-rank+overlap")),
               "test": Param("test"), "interval": Param("I_W"),
               "group": Param("write group size", str, "log2"), "trial": Param("round")}
     quantities = {"t_t": Quantity("time", "s", "min", ".4g"),

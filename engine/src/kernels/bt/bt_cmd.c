@@ -21,6 +21,7 @@
 #include "../../util/fail.h"
 #include "../../util/json.h"
 #include "../../util/fsinfo.h"
+#include "../../util/out_path.h"
 #include "../../util/result_doc.h"
 #include "bt.h"
 #include "../../io/group_token.h"
@@ -170,7 +171,10 @@ static void parse(int argc, char **argv, int rank, bt_options *o)
             if (*end || !(o->tc > 0))
                 fail_usage("--tc '%s' must be a positive number of seconds", optarg);
             break;
-        case O_JSON: o->json = optarg; break;
+        case O_JSON:
+            check_output_file("--json", optarg); /* before the solve, not after */
+            o->json = optarg;
+            break;
         case O_HELP:
             if (rank == 0)
                 bt_usage();
@@ -348,6 +352,25 @@ static bool btio_matches(const bt_class *cls, const double xce[5], double *worst
     return ok;
 }
 
+/* Agree on I/O failure across ranks; on failure the lowest failing rank
+ * prints one line, the file(s) this run created are closed and removed,
+ * and every rank exits 3 together. */
+static void stop_on_io_error(const bt_options *o, btio_ctx *io, int io_err, MPI_Comm comm)
+{
+    int rank, nranks;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nranks);
+    int mine = io_err ? rank : nranks, first;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (first == nranks)
+        return;
+    o->mode->close(io); /* collective for MPI-IO: every rank is here */
+    MPI_Barrier(comm);
+    btio_remove(io);
+    fail_exit(EXIT_RUN_FAILED, rank == first, "--io %s: rank %d writing %s: %s", o->mode->name,
+              rank, io->path, io->why[0] ? io->why : strerror(io_err));
+}
+
 /* The file's last dump against NPB's reference error norm (1e-8) and
  * against this run's in-memory solution (1e-12: summation order only). */
 static bool final_dump_matches(const bt_class *cls, const double last[5], const double mine[5],
@@ -396,8 +419,12 @@ int bt_command(int argc, char **argv)
             snprintf(path, sizeof path, "%s/btio.pario.%ld.%ld.out", o.dir, stamp[0], stamp[1]);
         int e = btio_open(&io, o.mode, path, o.hints, &p), worst_e;
         MPI_Allreduce(&e, &worst_e, 1, MPI_INT, MPI_MAX, comm);
-        if (worst_e)
-            fail_usage("--io %s: cannot create %s: %s", o.mode->name, path, strerror(worst_e));
+        if (worst_e) {
+            o.mode->close(&io);
+            btio_remove(&io); /* what this run created before another rank failed */
+            fail_usage("--io %s: cannot create %s: %s", o.mode->name, path,
+                       io.why[0] ? io.why : strerror(worst_e));
+        }
     }
     double *dump_seconds = calloc((size_t)dumps + 1, sizeof(double));
     bt_initialize(&p);
@@ -426,6 +453,10 @@ int bt_command(int argc, char **argv)
                 io_err = o.mode->write_dump(&io, &p, dump);
             token_leave_share(&ring);
             dump_seconds[dump++] = clock_now() - t;
+            /* Every rank learns of any rank's failure before the next
+             * collective step (halo exchange, gather): no rank is left
+             * waiting for one that stopped writing. */
+            stop_on_io_error(&o, &io, io_err, comm);
         }
     }
     if (o.overlap)
@@ -437,15 +468,8 @@ int bt_command(int argc, char **argv)
     }
     double my_time = clock_now() - t0, tt;
     MPI_Allreduce(&my_time, &tt, 1, MPI_DOUBLE, MPI_MAX, comm); /* as NPB: the slowest rank */
-    int any_err;
-    MPI_Allreduce(&io_err, &any_err, 1, MPI_INT, MPI_MAX, comm);
-    if (any_err) {
-        MPI_Barrier(comm);
-        if (rank == 0 || !o.mode->serial_order)
-            unlink(io.path);
-        fail_exit(EXIT_RUN_FAILED, io_err != 0, "rank %d writing %s: %s", rank, path,
-                  strerror(io_err));
-    }
+    if (o.io)
+        stop_on_io_error(&o, &io, io_err, comm);
 
     double xcr[5], xce[5], worst = 0;
     bt_residual_norm(&p, xcr);
@@ -496,7 +520,7 @@ int bt_command(int argc, char **argv)
     bool failed = (verify && !ok) || (file_checked && !file_ok);
     if (rank != 0) {
         if (o.io && !o.mode->serial_order && !o.keep)
-            unlink(io.path); /* this rank's own file */
+            btio_remove(&io); /* this rank's own file */
         free(dump_seconds);
         bt_problem_free(&p);
         return failed ? EXIT_RUN_FAILED : 0;
@@ -541,7 +565,7 @@ int bt_command(int argc, char **argv)
                                     .file_ok = file_ok, .xcr = xcr, .xce = xce,
                                     .file_xce = file_xce, .path = path});
     if (o.io && !o.keep)
-        unlink(io.path); /* created by this run (O_EXCL) */
+        btio_remove(&io); /* created by this run, and still that file */
     else if (o.io)
         printf("  kept %s%s\n", path, o.mode->serial_order ? "" : ".RRRR (one per rank)");
     free(dump_seconds);

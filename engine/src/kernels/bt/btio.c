@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../util/safe_file.h"
+
 static int pwrite_all(int fd, const void *buf, size_t len, off_t off)
 {
     const char *p = buf;
@@ -17,6 +19,8 @@ static int pwrite_all(int fd, const void *buf, size_t len, off_t off)
                 continue;
             return errno;
         }
+        if (w == 0)
+            return EIO;
         p += w;
         len -= (size_t)w;
         off += w;
@@ -40,23 +44,59 @@ static const double *row(const bt_problem *p, int j, int k)
     return &p->u[(((long)(k - p->k0 + 2) * p->n + j) * p->n) * 5];
 }
 
+/* An MPI error as one line of pario's: the library's own text. */
+static int mpi_failed(btio_ctx *c, int code, const char *what)
+{
+    if (code == MPI_SUCCESS)
+        return 0;
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(code, text, &len);
+    text[len < MPI_MAX_ERROR_STRING ? len : MPI_MAX_ERROR_STRING - 1] = 0;
+    if (!c->why[0])
+        snprintf(c->why, sizeof c->why, "%s: %s", what, text);
+    return EIO;
+}
+
+/* ompio reports a failed write only by printing it: anything the library
+ * printed while writing is a failure, named in its own first line. */
+static int library_spoke(btio_ctx *c)
+{
+    char line[400];
+    if (!stderr_capture_said(&c->library, line, sizeof line))
+        return 0;
+    if (!c->why[0])
+        snprintf(c->why, sizeof c->why, "the MPI library reported: %s", line);
+    return EIO;
+}
+
 /* --- posix ---------------------------------------------------------- */
+/* Rank 0 creates the shared file (exclusively, never through a symlink);
+ * every rank learns which file that is, so a name swapped mid-run is
+ * caught rather than written through or removed. */
 static int create_shared(btio_ctx *c)
 {
     int e = 0;
     if (c->rank == 0) {
-        int fd = open(c->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        e = fd < 0 ? errno : (close(fd), 0);
+        int fd = create_exclusive(c->path, O_WRONLY, &c->mine);
+        e = fd < 0 ? -fd : (close(fd), 0);
     }
-    MPI_Bcast(&e, 1, MPI_INT, 0, c->comm);
-    return e;
+    unsigned long long id[3] = {(unsigned long long)e, (unsigned long long)c->mine.dev,
+                                (unsigned long long)c->mine.ino};
+    MPI_Bcast(id, 3, MPI_UNSIGNED_LONG_LONG, 0, c->comm);
+    c->mine.dev = (dev_t)id[1];
+    c->mine.ino = (ino_t)id[2];
+    c->mine.known = id[0] == 0;
+    return (int)id[0];
 }
 
 static int posix_open(btio_ctx *c, const bt_problem *p)
 {
     int e = create_shared(c);
-    if (!e && (c->fd = open(c->path, O_WRONLY | O_CLOEXEC)) < 0)
-        e = errno;
+    if (!e && (c->fd = open_ours(c->path, O_WRONLY, &c->mine)) < 0) {
+        e = -c->fd;
+        c->fd = -1;
+    }
     return e;
 }
 
@@ -85,45 +125,72 @@ static int fd_close(btio_ctx *c)
 }
 
 /* --- MPI-IO: independent and collective ------------------------------ */
+/* MPI-IO opens by name and knows no O_NOFOLLOW: the name is checked to
+ * still be the file rank 0 created once every rank holds it open. */
 static int mpiio_open(btio_ctx *c, const bt_problem *p)
 {
     int e = create_shared(c);
     if (e)
         return e;
-    return MPI_File_open(c->comm, c->path, MPI_MODE_WRONLY, c->info, &c->fh) == MPI_SUCCESS ? 0 : EIO;
+    /* errors come back as codes pario reports in one line, on every file */
+    MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
+    stderr_capture_begin(&c->library); /* without it, the library's lines pass through */
+    e = mpi_failed(c, MPI_File_open(c->comm, c->path, MPI_MODE_WRONLY, c->info, &c->fh),
+                   "MPI_File_open");
+    if (e) {
+        c->fh = MPI_FILE_NULL;
+        return e; /* the capture ends in mpiio_close */
+    }
+    MPI_File_set_errhandler(c->fh, MPI_ERRORS_RETURN);
+    return owned_file_check(c->path, &c->mine);
 }
 
 static int independent_write(btio_ctx *c, const bt_problem *p, int dump)
 {
     const int n = p->n;
     for (int k = p->k0; k < p->k0 + p->nk; k++)
-        for (int j = 0; j < n; j++)
-            if (MPI_File_write_at(c->fh, (MPI_Offset)btio_offset(n, 0, j, k, (uint64_t)dump),
-                                  row(p, j, k), 5 * n, MPI_DOUBLE, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-                return EIO;
-    return 0;
+        for (int j = 0; j < n; j++) {
+            int r = MPI_File_write_at(c->fh, (MPI_Offset)btio_offset(n, 0, j, k, (uint64_t)dump),
+                                      row(p, j, k), 5 * n, MPI_DOUBLE, MPI_STATUS_IGNORE);
+            if (r != MPI_SUCCESS)
+                return mpi_failed(c, r, "MPI_File_write_at");
+        }
+    return library_spoke(c);
 }
 
 static int collective_write(btio_ctx *c, const bt_problem *p, int dump)
 {
     MPI_Offset off = (MPI_Offset)btio_offset(p->n, 0, 0, p->k0, (uint64_t)dump);
-    return MPI_File_write_at_all(c->fh, off, slab(p), (int)slab_doubles(p), MPI_DOUBLE,
-                                 MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : EIO;
+    int e = mpi_failed(c, MPI_File_write_at_all(c->fh, off, slab(p), (int)slab_doubles(p),
+                                                MPI_DOUBLE, MPI_STATUS_IGNORE),
+                       "MPI_File_write_at_all");
+    return e ? e : library_spoke(c);
 }
 
 static int mpiio_close(btio_ctx *c)
 {
-    int e = MPI_File_sync(c->fh) == MPI_SUCCESS ? 0 : EIO;
-    if (MPI_File_close(&c->fh) != MPI_SUCCESS && !e)
-        e = EIO;
+    int e = 0;
+    if (c->fh != MPI_FILE_NULL) {
+        e = mpi_failed(c, MPI_File_sync(c->fh), "MPI_File_sync");
+        int ce = mpi_failed(c, MPI_File_close(&c->fh), "MPI_File_close");
+        e = e ? e : ce;
+        e = e ? e : library_spoke(c);
+    }
+    /* what the library said on a good run is passed on; after a failure
+     * pario's one line names its first */
+    stderr_capture_end(&c->library, !e && !c->why[0]);
     return e;
 }
 
 /* --- per-rank --------------------------------------------------------- */
 static int per_rank_open(btio_ctx *c, const bt_problem *p)
 {
-    c->fd = open(c->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    return c->fd < 0 ? errno : 0;
+    c->fd = create_exclusive(c->path, O_WRONLY, &c->mine);
+    if (c->fd >= 0)
+        return 0;
+    int e = -c->fd;
+    c->fd = -1;
+    return e;
 }
 
 static int per_rank_write(btio_ctx *c, const bt_problem *p, int dump)
@@ -145,8 +212,10 @@ static int serial_open(btio_ctx *c, const bt_problem *p)
         c->displs = malloc(sizeof(int) * (size_t)c->nranks);
         if (!c->gathered || !c->counts || !c->displs)
             e = ENOMEM;
-        else if ((c->fd = open(c->path, O_WRONLY | O_CLOEXEC)) < 0)
-            e = errno;
+        else if ((c->fd = open_ours(c->path, O_WRONLY, &c->mine)) < 0) {
+            e = -c->fd;
+            c->fd = -1;
+        }
     }
     /* every rank's slab size and place, for the gather */
     int *all = c->rank == 0 ? malloc(sizeof(int) * 2 * (size_t)c->nranks) : NULL;
@@ -179,7 +248,8 @@ static int serial_close(btio_ctx *c)
     free(c->gathered);
     free(c->counts);
     free(c->displs);
-    c->gathered = NULL;
+    c->gathered = NULL; /* closing twice (after an error) is harmless */
+    c->counts = c->displs = NULL;
     return e;
 }
 
@@ -205,6 +275,8 @@ int btio_open(btio_ctx *c, const btio_mode *m, const char *base, MPI_Info info,
     memset(c, 0, sizeof *c);
     c->mode = m;
     c->fd = -1;
+    c->fh = MPI_FILE_NULL;
+    c->library.saved = c->library.held = -1;
     c->info = info;
     c->comm = *(MPI_Comm *)p->comm;
     c->rank = p->rank;
@@ -216,17 +288,28 @@ int btio_open(btio_ctx *c, const btio_mode *m, const char *base, MPI_Info info,
     return m->open(c, p);
 }
 
+void btio_remove(btio_ctx *c)
+{
+    if (c->mode->serial_order ? c->rank == 0 : true)
+        remove_if_ours(c->path, &c->mine);
+}
+
 int btio_read_check(const char *path, int n, int dumps, double xce_mean[5], double xce_last[5],
                     FILE *diag, char *why, size_t why_len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
         snprintf(why, why_len, "%s: %s", path, strerror(errno));
         return -1;
     }
     struct stat st;
     uint64_t dump_bytes = 40ULL * n * n * n, want = dump_bytes * (uint64_t)dumps;
-    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size != want) {
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, why_len, "%s is not a regular file", path);
+        close(fd);
+        return -1;
+    }
+    if ((uint64_t)st.st_size != want) {
         snprintf(why, why_len, "%s has %lld bytes, expected %llu (%d dumps of a %d^3 grid)", path,
                  (long long)st.st_size, (unsigned long long)want, dumps, n);
         close(fd);

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "../../util/safe_file.h"
+#include "../../util/stderr_capture.h"
 #include "bt.h"
 
 /* How BT writes its dumps: one table of modes, like the io backends.
@@ -28,6 +30,9 @@ typedef struct btio_ctx {
     int rank, nranks;
     double *gathered; /* serial: rank 0's whole dump */
     int *counts, *displs;
+    owned_file mine;  /* the file this run created: the only one it removes */
+    char why[512];    /* an MPI-IO failure in the library's words, else "" */
+    stderr_capture library; /* MPI-IO modes: what the library prints */
 } btio_ctx;
 
 typedef struct btio_mode {
@@ -53,5 +58,9 @@ int btio_open(btio_ctx *c, const btio_mode *m, const char *base, MPI_Info info,
  * there.  Returns 0, or -1 with why set. */
 int btio_read_check(const char *path, int n, int dumps, double xce_mean[5], double xce_last[5],
                     FILE *diag, char *why, size_t why_len);
+
+/* Remove the file(s) this run created (rank 0 the shared file, every rank
+ * its own per-rank file), only while the name still names them. */
+void btio_remove(btio_ctx *c);
 
 #endif

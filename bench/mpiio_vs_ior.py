@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""pario's mpiio and hdf5 backends beside IOR's MPIIO API, in the same minutes.
+
+IOR's pattern, 4 ranks, one shared file: `-b SIZE/4 -t BLOCK -s 1` (rank r
+owns the r-th contiguous quarter, moved in BLOCK transfers), which is
+pario's `--layout partitioned --block BLOCK`.  Both tools time open, I/O
+(with fsync for writes: IOR -e, pario's default) and close, take the rate
+over all ranks, read back the data just written, and use the same MPI-IO
+implementation (OMPI_MCA_io for IOR, --mpiio-impl for pario).
+
+  independent   pario --api mpiio                       vs ior -a MPIIO
+  collective    pario --api mpiio --collective          vs ior -a MPIIO -c
+                (one write_at_all over a file view per rank and phase)
+  per call      pario --api mpiio --collective-per-call vs ior -a MPIIO -c
+                (IOR's own form: one write_at_all per transfer)
+  hdf5          pario --api hdf5 --collective           vs pario --api mpiio --collective
+
+Every case runs on a tmpfs and a disk directory, in alternating rounds
+(pario, peer, pario, peer, ...); each run keeps its best of --iterations,
+and the table prints the median over rounds and the ratio pario / peer.
+IOR is not built here: build it yourself (configure --with-mpiio) and pass
+its path.
+
+    python bench/mpiio_vs_ior.py --ior /path/to/ior [--disk /var/tmp/pario-bench]
+        [--shm /dev/shm/pario-bench] [--size 1g] [--block 1m] [--rounds 3]
+        [--iterations 3] [--impl ompio|romio] [--only independent,collective,per-call,hdf5]
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from pario.engine import engine_path  # noqa: E402
+from pario.launch import choose_launcher  # noqa: E402
+from pario.units import engine_size, format_size, parse_size  # noqa: E402
+
+RANKS = 4
+COMPONENT = {"ompio": "ompio", "romio": "romio321"}
+
+
+class Tools:
+    def __init__(self, ior, impl, size, block, iterations, scratch):
+        self.launcher, self.engine = choose_launcher(), engine_path()
+        self.ior, self.impl, self.size, self.block = ior, impl, size, block
+        self.iterations, self.scratch = iterations, Path(scratch)
+
+    def pario(self, directory, *api):
+        """{'write': MiB/s, 'read': MiB/s}, best of the run's iterations."""
+        out = self.scratch / "pario.json"
+        argv = self.launcher.command(RANKS, [
+            self.engine, "io", "--dir", str(directory), *api, "--mpiio-impl", self.impl,
+            "--layout", "partitioned", "--block", engine_size(self.block),
+            "--size", engine_size(self.size), "--phases", "write,read",
+            "--iterations", str(self.iterations), "--json", str(out)])
+        p = subprocess.run(argv, capture_output=True, text=True, env=self.launcher.environment())
+        if p.returncode != 0:
+            sys.exit(f"bench: pario-engine failed: {p.stderr.strip().splitlines()[0]}")
+        doc = json.loads(out.read_text())
+        ran = doc["params"]["api_options"].get("implementation")
+        if ran != COMPONENT[self.impl]:
+            sys.exit(f"bench: pario ran MPI-IO implementation {ran}, not {self.impl}")
+        return {ph["name"]: ph["summary"]["best_mib_per_s"] for ph in doc["phases"]}
+
+    def ior_run(self, directory, collective):
+        """IOR's Max(MiB) of write and read (MiB/s) over its repetitions."""
+        env = self.launcher.environment()
+        env["OMPI_MCA_io"] = COMPONENT[self.impl]
+        argv = self.launcher.command(RANKS, [
+            self.ior, "-a", "MPIIO", *(["-c"] if collective else []),
+            "-b", str(self.size // RANKS), "-t", str(self.block), "-s", "1", "-e", "-w", "-r",
+            "-i", str(self.iterations), "-o", str(Path(directory) / "ior-bench.dat")])
+        p = subprocess.run(argv, capture_output=True, text=True, env=env)
+        # the summary table: "write  Max(MiB)  Min(MiB) ..." after its header
+        summary = p.stdout.split("Summary of all tests:")[-1]
+        rates = {}
+        for name in ("write", "read"):
+            m = re.search(rf"^{name}\s+([0-9.]+)\s", summary, re.M)
+            if p.returncode != 0 or "Summary of all tests:" not in p.stdout or not m:
+                sys.exit(f"bench: ior failed: {(p.stderr or p.stdout).strip()[-300:]}")
+            rates[name] = float(m.group(1))
+        return rates
+
+
+def table(title, rows, rounds, one_round):
+    """rows: labels; one_round(label) -> (mine: {phase: v}, theirs: {phase: v}, names)."""
+    print(f"\n{title}; median of {rounds} rounds, MiB/s")
+    print(f"{'case':<34}{'pario':>12}{'peer':>12}{'ratio':>8}")
+    for label in rows:
+        mine, theirs, names = {}, {}, None
+        for _ in range(rounds):
+            m, t, names = one_round(label)
+            for ph in m:
+                mine.setdefault(ph, []).append(m[ph])
+                theirs.setdefault(ph, []).append(t[ph])
+        for ph in ("write", "read"):
+            a, b = statistics.median(mine[ph]), statistics.median(theirs[ph])
+            print(f"{label + ' ' + ph + ' (' + names + ')':<34}{a:>12.1f}{b:>12.1f}"
+                  f"{(a / b if b else float('nan')):>8.2f}", flush=True)
+
+
+CASES = {
+    "independent": (["--api", "mpiio"], False),
+    "collective": (["--api", "mpiio", "--collective"], True),
+    "per-call": (["--api", "mpiio", "--collective-per-call"], True),
+}
+
+
+def bench_dir(tools, directory, kind, rounds, only):
+    rows = [c for c in CASES if c in only]
+    ior_cache = {}
+
+    def one_round(label):
+        api, collective = CASES[label]
+        mine = tools.pario(directory, *api)
+        theirs = tools.ior_run(directory, collective)
+        return mine, theirs, "vs IOR -c" if collective else "vs IOR"
+
+    if rows:
+        table(f"mpiio vs IOR -a MPIIO on {kind} {directory}: 4 ranks, {format_size(tools.size)} "
+              f"shared file, {format_size(tools.block)} transfers, {tools.impl}", rows, rounds,
+              one_round)
+    if "hdf5" in only:
+        def hdf5_round(_):
+            mine = tools.pario(directory, "--api", "hdf5", "--collective")
+            theirs = tools.pario(directory, "--api", "mpiio", "--collective")
+            return mine, theirs, "vs mpiio coll"
+
+        table(f"hdf5 --collective vs mpiio --collective on {kind} {directory}", ["hdf5 coll"],
+              rounds, hdf5_round)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ior", required=True, help="path of an IOR binary built with MPIIO")
+    ap.add_argument("--disk", default="/var/tmp/pario-bench")
+    ap.add_argument("--shm", default="/dev/shm/pario-bench")
+    ap.add_argument("--size", default="1g", help="the shared file (aggregate over 4 ranks)")
+    ap.add_argument("--block", default="1m", help="bytes per transfer (IOR -t)")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--iterations", type=int, default=3)
+    ap.add_argument("--impl", default="ompio", choices=sorted(COMPONENT))
+    ap.add_argument("--only", default="independent,collective,per-call,hdf5")
+    ap.add_argument("--where", default="shm,disk")
+    a = ap.parse_args()
+    ior = shutil.which(a.ior) or a.ior
+    if not (os.path.isfile(ior) and os.access(ior, os.X_OK)):
+        sys.exit(f"bench: --ior {a.ior} is not an executable: build IOR (configure --with-mpiio) "
+                 "and give its path")
+    only = set(a.only.split(","))
+    if only - set(CASES) - {"hdf5"}:
+        sys.exit(f"bench: --only takes {','.join(CASES)},hdf5")
+    size, block = parse_size(a.size), parse_size(a.block)
+    if size % (RANKS * block):
+        sys.exit(f"bench: --size must be a multiple of {RANKS} x --block")
+    made = []
+    try:
+        with tempfile.TemporaryDirectory() as scratch:
+            tools = Tools(ior, a.impl, size, block, a.iterations, scratch)
+            print("machine shared with other work: read the ratios, not the absolute rates")
+            for kind, d in (("tmpfs", a.shm), ("disk", a.disk)):
+                if kind.replace("tmpfs", "shm") not in a.where.split(","):
+                    continue
+                d = Path(d)
+                if not d.exists():
+                    d.mkdir(parents=True)
+                    made.append(d)
+                bench_dir(tools, d, kind, a.rounds, only)
+    finally:
+        for d in made:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

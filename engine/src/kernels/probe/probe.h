@@ -1,0 +1,119 @@
+/* `pario-engine probe`: the rate of every component on the path from a
+ * rank's memory to the storage behind a directory, and the peak they
+ * predict, after the CFS report's Tables 1-3 (Nitzberg 1992: "10 disks x
+ * 0.82 MB/s = 8.2 MB/s").
+ *
+ * Components (each repeated --iterations times, every repetition kept):
+ *   memory copy       every rank memcpy()s --memory bytes, all ranks at once
+ *   barrier           MPI_Barrier latency, mean of 1000
+ *   request/reply     rank 0 asks a partner for 4 KiB and waits for it:
+ *                     nearest (rank 1) and farthest (the last rank on
+ *                     another host, else the last rank)
+ *   open/1 byte/close read and write, rank 0, mean of --ops
+ *   one stream        rank 0 writes --size bytes into a preallocated
+ *                     file (open, write, fsync, close) and reads them back with the page cache
+ *                     emptied first (fadvise, else O_DIRECT; residency
+ *                     measured with mincore)
+ *   metadata          every rank creates, stats and removes --ops files
+ *
+ * Every file is created exclusively (O_EXCL) under --dir with the run's
+ * name and removed by the probe itself. */
+#ifndef PARIO_PROBE_H
+#define PARIO_PROBE_H
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../../util/fsinfo.h"
+
+#define PROBE_MAX_ITERATIONS 100
+#define PROBE_REQUEST_BYTES 4096
+#define PROBE_MAX_WARNINGS 8
+
+typedef struct probe_options {
+    char dir[PATH_MAX];
+    char name[256];         /* file name base; "" = unique pario-probe.* */
+    char json[PATH_MAX];
+    uint64_t stream_bytes;  /* --size: bytes of the one-stream write/read */
+    uint64_t block;         /* --block: bytes per call of the stream */
+    uint64_t memory_bytes;  /* --memory: bytes each rank copies */
+    uint64_t iterations;
+    uint64_t ops;           /* --ops: metadata files per rank, open/close repetitions */
+    uint64_t servers;       /* --servers: independent storage units behind --dir */
+} probe_options;
+
+void probe_options_parse(int argc, char **argv, int rank, probe_options *o);
+
+/* Repetitions of one measurement; "best" is the highest rate or the
+ * lowest time, as the CFS report kept the best of its trials. */
+typedef struct samples {
+    int n;
+    double v[PROBE_MAX_ITERATIONS];
+} samples;
+
+typedef struct pair_timing {
+    int from, to;
+    bool same_host;
+    samples seconds;        /* one round trip */
+} pair_timing;
+
+typedef struct read_iteration {
+    double cache_fraction;  /* of the file, just before the timed read */
+    const char *method;     /* how the cache was kept out of the way */
+} read_iteration;
+
+typedef struct host_facts {
+    char name[MPI_MAX_PROCESSOR_NAME];
+    int cores;
+    uint64_t memory_bytes;
+} host_facts;
+
+typedef struct probe_result {
+    const probe_options *opts;
+    int argc;
+    char **argv;
+    int nranks, nhosts;
+    host_facts *hosts;       /* per rank */
+    int *host_of;            /* per rank: first rank on the same host */
+    char started_utc[32], finished_utc[32];
+    char mpi_library[MPI_MAX_LIBRARY_VERSION_STRING];
+    int mpi_version, mpi_subversion;
+    fs_facts fs;
+
+    double *memory_per_rank; /* best MiB/s of each rank, all ranks copying at once */
+    samples memory_aggregate; /* MiB/s, all ranks */
+    samples barrier;          /* seconds per barrier */
+    bool have_pairs;
+    pair_timing nearest, farthest;
+    samples open_read_close, open_write_close; /* seconds per open+byte+close */
+    samples stream_write, stream_read;          /* MiB/s */
+    samples stream_write_seconds, stream_read_seconds;
+    bool stream_preallocated;                    /* the write went into reserved space */
+    read_iteration reads[PROBE_MAX_ITERATIONS];
+    samples creates, stats, removes;             /* operations per second, all ranks */
+
+    char *warnings[PROBE_MAX_WARNINGS];
+    int nwarnings;
+} probe_result;
+
+/* The path's peak for one direction: the slowest component of the path
+ * times its parallelism. */
+typedef struct probe_peak {
+    double mib_per_s;
+    const char *limited_by;  /* "storage" or "memory copy" */
+    double component_mib_per_s;
+    double parallelism;
+    double storage_mib_per_s, memory_mib_per_s; /* both terms */
+} probe_peak;
+
+double samples_best(const samples *s, bool higher_is_better);
+double samples_median(const samples *s);
+
+probe_peak probe_predicted_peak(const probe_result *r, bool writing);
+void probe_result_warn(probe_result *r);
+void probe_result_print(const probe_result *r);
+int probe_result_save_json(const probe_result *r, const char *path); /* 0 or errno */
+
+#endif

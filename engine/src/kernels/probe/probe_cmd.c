@@ -1,0 +1,559 @@
+/* `pario-engine probe`: run every component measurement in turn.
+ *
+ * Single-stream parts (request/reply, open/byte/close, the storage stream)
+ * run on rank 0 (and one partner) while the other ranks wait in a barrier;
+ * the memory copy and metadata parts run on every rank at once.  A failure
+ * on any rank is agreed on by all, the files this probe created are
+ * removed, and the engine exits with one line. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../util/clock.h"
+#include "../../util/fail.h"
+#include "../../util/pattern.h"
+#include "probe.h"
+
+#define BARRIERS_PER_SAMPLE 1000
+#define ROUND_TRIPS_PER_SAMPLE 1000
+#define MEMORY_COPIES_PER_SAMPLE 5
+
+/* File indices under the run's name: NAME.<8 digits>, so that the front
+ * end's clean-up after a killed point recognises every one of them. */
+enum { FILE_STREAM = 0, FILE_ONE_BYTE = 1, FILE_METADATA0 = 2 };
+
+typedef struct probe_ctx {
+    const probe_options *o;
+    MPI_Comm comm;
+    int rank, nranks;
+    char base[PATH_MAX];
+    bool stream_exists, one_byte_exists;
+    unsigned char *md_exists; /* per metadata file of this rank */
+    int err;
+    char err_msg[PATH_MAX + 256];
+} probe_ctx;
+
+static void record_error(probe_ctx *c, int e, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void record_error(probe_ctx *c, int e, const char *fmt, ...)
+{
+    if (c->err)
+        return;
+    c->err = e ? e : EIO;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err_msg, sizeof c->err_msg, fmt, ap);
+    va_end(ap);
+}
+
+static void file_path(const probe_ctx *c, uint64_t index, char *out)
+{
+    snprintf(out, PATH_MAX, "%s.%08llu", c->base, (unsigned long long)index);
+}
+
+static uint64_t md_index(const probe_ctx *c, uint64_t i)
+{
+    return FILE_METADATA0 + (uint64_t)c->rank * c->o->ops + i;
+}
+
+/* Only ever files this probe created (each was made with O_EXCL). */
+static void remove_own_files(probe_ctx *c)
+{
+    char p[PATH_MAX];
+    if (c->stream_exists) {
+        file_path(c, FILE_STREAM, p);
+        unlink(p);
+        c->stream_exists = false;
+    }
+    if (c->one_byte_exists) {
+        file_path(c, FILE_ONE_BYTE, p);
+        unlink(p);
+        c->one_byte_exists = false;
+    }
+    for (uint64_t i = 0; c->md_exists && i < c->o->ops; i++) {
+        if (c->md_exists[i]) {
+            file_path(c, md_index(c, i), p);
+            unlink(p);
+            c->md_exists[i] = 0;
+        }
+    }
+}
+
+static void agree_or_fail(probe_ctx *c)
+{
+    int mine = c->err ? c->rank : c->nranks, first;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->comm);
+    if (first == c->nranks)
+        return;
+    if (c->rank == first)
+        fprintf(stderr, "pario-engine: error: rank %d: %s\n", c->rank, c->err_msg);
+    fflush(stderr);
+    remove_own_files(c);
+    MPI_Barrier(c->comm);
+    fail_exit(EXIT_RUN_FAILED, 0, "%s", "");
+}
+
+/* Create a new file exclusively; EEXIST means someone else's file. */
+static int create_new(probe_ctx *c, const char *path, int extra_flags)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | extra_flags, 0644);
+    if (fd < 0) {
+        if (errno == EEXIST)
+            record_error(c, EEXIST,
+                         "%s already exists: pario never overwrites or removes a file it did not "
+                         "create; remove it or choose another --name",
+                         path);
+        else
+            record_error(c, errno, "cannot create %s: %s", path, strerror(errno));
+    }
+    return fd;
+}
+
+/* A barrier that sleeps while it waits: ranks idle during rank 0's
+ * single-stream measurements must not spin on a core the measuring rank
+ * (or its kernel threads) could use. */
+static void quiet_barrier(probe_ctx *c)
+{
+    MPI_Request req;
+    int done = 0;
+    MPI_Ibarrier(c->comm, &req);
+    struct timespec nap = {0, 100 * 1000};
+    for (;;) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            return;
+        nanosleep(&nap, NULL);
+    }
+}
+
+static void add(samples *s, double v) { s->v[s->n++] = v; }
+
+static void utc_now(char *buf, size_t len)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* ---- memory copy: every rank at once ---------------------------------- */
+static void measure_memory(probe_ctx *c, probe_result *r)
+{
+    size_t n = (size_t)c->o->memory_bytes;
+    unsigned char *src = malloc(n), *dst = malloc(n);
+    if (!src || !dst)
+        record_error(c, ENOMEM, "cannot allocate 2 x %zu bytes for the memory copy: lower --memory",
+                     n);
+    agree_or_fail(c);
+    memset(src, 0x5a, n); /* touch every page outside the timing */
+    memset(dst, 0, n);
+    /* Each sample is the fastest of a few copies: a copy takes tens of
+     * milliseconds, and one preemption on a shared machine would otherwise
+     * decide the sample. */
+    double best = 0;
+    for (uint64_t it = 0; it < c->o->iterations; it++) {
+        double mine = INFINITY, slowest;
+        for (int k = 0; k < MEMORY_COPIES_PER_SAMPLE; k++) {
+            MPI_Barrier(c->comm);
+            double t0 = clock_now();
+            memcpy(dst, src, n);
+            double t = clock_now() - t0;
+            if (dst[n / 2] != 0x5a) /* keeps the copy from being optimised away */
+                record_error(c, EIO, "memory copy produced wrong data");
+            dst[n / 2] = 0;
+            mine = t < mine ? t : mine;
+        }
+        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, c->comm);
+        double rate = (double)n / (1 << 20) / mine;
+        if (rate > best)
+            best = rate;
+        if (c->rank == 0)
+            add(&r->memory_aggregate, (double)n * c->nranks / (1 << 20) / slowest);
+    }
+    MPI_Gather(&best, 1, MPI_DOUBLE, r->memory_per_rank, 1, MPI_DOUBLE, 0, c->comm);
+    free(src);
+    free(dst);
+    agree_or_fail(c);
+}
+
+/* ---- barrier latency --------------------------------------------------- */
+static void measure_barrier(probe_ctx *c, probe_result *r)
+{
+    for (int i = 0; i < 10; i++)
+        MPI_Barrier(c->comm); /* warm up the connections */
+    for (uint64_t it = 0; it < c->o->iterations; it++) {
+        MPI_Barrier(c->comm);
+        double t0 = clock_now();
+        for (int i = 0; i < BARRIERS_PER_SAMPLE; i++)
+            MPI_Barrier(c->comm);
+        double mine = (clock_now() - t0) / BARRIERS_PER_SAMPLE, slowest;
+        MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
+        if (c->rank == 0)
+            add(&r->barrier, slowest);
+    }
+}
+
+/* ---- request/reply: rank 0 asks `to` for 4 KiB -------------------------- */
+static void measure_pair(probe_ctx *c, int to, samples *out)
+{
+    static char reply[PROBE_REQUEST_BYTES];
+    int request = 0;
+    for (uint64_t it = 0; it < c->o->iterations; it++) {
+        quiet_barrier(c); /* the ranks outside the pair sleep here */
+        double t0 = clock_now();
+        for (int i = 0; i < ROUND_TRIPS_PER_SAMPLE + 10; i++) {
+            if (i == 10)
+                t0 = clock_now(); /* ten warm-up round trips first */
+            if (c->rank == 0) {
+                MPI_Send(&request, 1, MPI_INT, to, 1, c->comm);
+                MPI_Recv(reply, PROBE_REQUEST_BYTES, MPI_BYTE, to, 2, c->comm, MPI_STATUS_IGNORE);
+            } else if (c->rank == to) {
+                MPI_Recv(&request, 1, MPI_INT, 0, 1, c->comm, MPI_STATUS_IGNORE);
+                MPI_Send(reply, PROBE_REQUEST_BYTES, MPI_BYTE, 0, 2, c->comm);
+            }
+        }
+        if (c->rank == 0)
+            add(out, (clock_now() - t0) / ROUND_TRIPS_PER_SAMPLE);
+    }
+}
+
+static void measure_pairs(probe_ctx *c, probe_result *r)
+{
+    if (c->nranks < 2)
+        return;
+    /* farthest: the last rank on another host than rank 0, else the last */
+    int far = c->nranks - 1;
+    if (c->rank == 0) {
+        for (int k = c->nranks - 1; k > 0; k--)
+            if (r->host_of[k] != r->host_of[0]) {
+                far = k;
+                break;
+            }
+    }
+    MPI_Bcast(&far, 1, MPI_INT, 0, c->comm);
+    r->have_pairs = true;
+    r->nearest.from = r->farthest.from = 0;
+    r->nearest.to = 1;
+    r->farthest.to = far;
+    if (c->rank == 0) {
+        r->nearest.same_host = r->host_of[1] == r->host_of[0];
+        r->farthest.same_host = r->host_of[far] == r->host_of[0];
+    }
+    measure_pair(c, 1, &r->nearest.seconds);
+    measure_pair(c, far, &r->farthest.seconds);
+    quiet_barrier(c);
+}
+
+/* ---- open + 1 byte + close, rank 0 -------------------------------------- */
+static void measure_one_byte(probe_ctx *c, probe_result *r)
+{
+    char p[PATH_MAX];
+    file_path(c, FILE_ONE_BYTE, p);
+    if (c->rank == 0) {
+        int fd = create_new(c, p, 0);
+        if (fd >= 0) {
+            c->one_byte_exists = true;
+            if (write(fd, "p", 1) != 1)
+                record_error(c, errno, "write %s: %s", p, strerror(errno));
+            close(fd);
+        }
+        char byte;
+        for (uint64_t it = 0; it < c->o->iterations && !c->err; it++) {
+            double t0 = clock_now();
+            for (uint64_t i = 0; i < c->o->ops && !c->err; i++) {
+                fd = open(p, O_RDONLY | O_CLOEXEC);
+                if (fd < 0 || pread(fd, &byte, 1, 0) != 1)
+                    record_error(c, errno, "open/read a byte/close %s: %s", p, strerror(errno));
+                if (fd >= 0)
+                    close(fd);
+            }
+            add(&r->open_read_close, (clock_now() - t0) / (double)c->o->ops);
+            t0 = clock_now();
+            for (uint64_t i = 0; i < c->o->ops && !c->err; i++) {
+                fd = open(p, O_WRONLY | O_CLOEXEC);
+                if (fd < 0 || pwrite(fd, "q", 1, 0) != 1)
+                    record_error(c, errno, "open/write a byte/close %s: %s", p, strerror(errno));
+                if (fd >= 0 && close(fd) != 0)
+                    record_error(c, errno, "close %s: %s", p, strerror(errno));
+            }
+            add(&r->open_write_close, (clock_now() - t0) / (double)c->o->ops);
+        }
+        if (c->one_byte_exists && unlink(p) == 0)
+            c->one_byte_exists = false;
+    }
+    quiet_barrier(c);
+    agree_or_fail(c);
+}
+
+/* ---- one stream to and from the storage, rank 0 ------------------------- */
+/* The file is created and its space reserved (posix_fallocate, made
+ * durable) before the clock starts, as the CFS report preallocated its
+ * files and pario's studies do: the stream then measures moving the data,
+ * not allocating blocks.  Where the file system cannot preallocate, the
+ * blocks are allocated inside the timing and the result says so. */
+static double timed_stream_write(probe_ctx *c, const char *p, pattern_source *src,
+                                 bool *preallocated)
+{
+    const uint64_t block = c->o->block, n = c->o->stream_bytes / block;
+    int fd = create_new(c, p, 0);
+    if (fd < 0)
+        return 0;
+    c->stream_exists = true;
+    *preallocated = posix_fallocate(fd, 0, (off_t)c->o->stream_bytes) == 0 && fsync(fd) == 0;
+    close(fd);
+    double t0 = clock_now();
+    fd = open(p, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+        record_error(c, errno, "open %s: %s", p, strerror(errno));
+        return 0;
+    }
+    for (uint64_t k = 0; k < n && !c->err; k++) {
+        uint64_t off = k * block;
+        ssize_t w = pwrite(fd, pattern_source_at(src, off, block), block, (off_t)off);
+        if (w != (ssize_t)block)
+            record_error(c, w < 0 ? errno : ENOSPC, "write %s at offset %llu: %s", p,
+                         (unsigned long long)off, w < 0 ? strerror(errno) : "short write");
+    }
+    if (!c->err && fsync(fd) != 0)
+        record_error(c, errno, "fsync %s: %s", p, strerror(errno));
+    if (close(fd) != 0)
+        record_error(c, errno, "close %s: %s", p, strerror(errno));
+    return clock_now() - t0;
+}
+
+static double timed_stream_read(probe_ctx *c, const char *p, unsigned char *buf, bool direct)
+{
+    const uint64_t block = c->o->block, n = c->o->stream_bytes / block;
+    double t0 = clock_now();
+    int fd = open(p, O_RDONLY | O_CLOEXEC | (direct ? O_DIRECT : 0));
+    if (fd < 0) {
+        record_error(c, errno, "open %s: %s", p, strerror(errno));
+        return 0;
+    }
+    for (uint64_t k = 0; k < n && !c->err; k++) {
+        ssize_t got = pread(fd, buf, block, (off_t)(k * block));
+        if (got != (ssize_t)block)
+            record_error(c, got < 0 ? errno : EIO, "read %s at offset %llu: %s", p,
+                         (unsigned long long)(k * block), got < 0 ? strerror(errno) : "short read");
+    }
+    close(fd);
+    return clock_now() - t0;
+}
+
+/* Empty the page cache of the file; if the kernel keeps it anyway, the read
+ * goes around the cache with O_DIRECT.  Returns the method used. */
+static const char *keep_cache_out(probe_ctx *c, const char *p, const probe_result *r,
+                                  double *fraction)
+{
+    if (r->fs.memory_backed) {
+        *fraction = page_cache_fraction(p);
+        return "none (memory-backed file system)";
+    }
+    int e = page_cache_evict(p);
+    *fraction = page_cache_fraction(p);
+    if (e == 0 && *fraction >= 0 && *fraction < 0.01)
+        return "posix_fadvise DONTNEED";
+    int fd = open(p, O_RDONLY | O_DIRECT | O_CLOEXEC);
+    if (fd >= 0) {
+        close(fd);
+        return "O_DIRECT";
+    }
+    return "none (eviction and O_DIRECT refused)";
+}
+
+static void measure_stream(probe_ctx *c, probe_result *r)
+{
+    char p[PATH_MAX];
+    file_path(c, FILE_STREAM, p);
+    if (c->rank == 0) {
+        pattern_source src;
+        bool huge;
+        size_t mapped = 0;
+        unsigned char *buf = pattern_buffer_alloc(c->o->block, false, &huge, &mapped);
+        if (pattern_source_init(&src, c->o->block, false) != 0 || !buf)
+            record_error(c, ENOMEM, "cannot allocate the stream's %llu-byte buffers",
+                         (unsigned long long)c->o->block);
+        else
+            pattern_source_fill(&src, pattern_key_make(1, 0, 0));
+        for (uint64_t it = 0; it < c->o->iterations && !c->err; it++) {
+            if (c->stream_exists && unlink(p) == 0)
+                c->stream_exists = false; /* ours: a fresh file every iteration */
+            double t = timed_stream_write(c, p, &src, &r->stream_preallocated);
+            if (c->err)
+                break;
+            add(&r->stream_write_seconds, t);
+            add(&r->stream_write, (double)c->o->stream_bytes / (1 << 20) / t);
+            read_iteration *ri = &r->reads[r->stream_read.n];
+            ri->method = keep_cache_out(c, p, r, &ri->cache_fraction);
+            t = timed_stream_read(c, p, buf, strcmp(ri->method, "O_DIRECT") == 0);
+            if (c->err)
+                break;
+            add(&r->stream_read_seconds, t);
+            add(&r->stream_read, (double)c->o->stream_bytes / (1 << 20) / t);
+        }
+        if (c->stream_exists && unlink(p) == 0)
+            c->stream_exists = false;
+        if (buf)
+            pattern_buffer_free(buf, mapped);
+        pattern_source_free(&src);
+    }
+    quiet_barrier(c);
+    agree_or_fail(c);
+}
+
+/* ---- metadata: every rank creates, stats, removes its own files --------- */
+static void measure_metadata(probe_ctx *c, probe_result *r)
+{
+    const uint64_t n = c->o->ops;
+    c->md_exists = calloc(n, 1);
+    char p[PATH_MAX];
+    for (uint64_t it = 0; it < c->o->iterations; it++) {
+        double t[3];
+        struct stat st;
+        MPI_Barrier(c->comm);
+        double t0 = clock_now();
+        for (uint64_t i = 0; i < n && !c->err; i++) {
+            file_path(c, md_index(c, i), p);
+            int fd = create_new(c, p, 0);
+            if (fd >= 0) {
+                c->md_exists[i] = 1;
+                close(fd);
+            }
+        }
+        t[0] = clock_now() - t0;
+        agree_or_fail(c);
+        MPI_Barrier(c->comm);
+        t0 = clock_now();
+        for (uint64_t i = 0; i < n && !c->err; i++) {
+            file_path(c, md_index(c, i), p);
+            if (stat(p, &st) != 0)
+                record_error(c, errno, "stat %s: %s", p, strerror(errno));
+        }
+        t[1] = clock_now() - t0;
+        agree_or_fail(c);
+        MPI_Barrier(c->comm);
+        t0 = clock_now();
+        for (uint64_t i = 0; i < n && !c->err; i++) {
+            file_path(c, md_index(c, i), p);
+            if (unlink(p) != 0)
+                record_error(c, errno, "remove %s: %s", p, strerror(errno));
+            else
+                c->md_exists[i] = 0;
+        }
+        t[2] = clock_now() - t0;
+        agree_or_fail(c);
+        double slowest[3];
+        MPI_Reduce(t, slowest, 3, MPI_DOUBLE, MPI_MAX, 0, c->comm);
+        if (c->rank == 0) {
+            double ops = (double)n * c->nranks;
+            add(&r->creates, ops / slowest[0]);
+            add(&r->stats, ops / slowest[1]);
+            add(&r->removes, ops / slowest[2]);
+        }
+    }
+}
+
+static void gather_facts(probe_ctx *c, probe_result *r)
+{
+    int len;
+    utc_now(r->started_utc, sizeof r->started_utc);
+    MPI_Get_library_version(r->mpi_library, &len);
+    MPI_Get_version(&r->mpi_version, &r->mpi_subversion);
+    host_facts me = {0};
+    MPI_Get_processor_name(me.name, &len);
+    me.cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    me.memory_bytes = node_memory_bytes();
+    r->hosts = calloc((size_t)c->nranks, sizeof *r->hosts);
+    MPI_Allgather(&me, sizeof me, MPI_BYTE, r->hosts, sizeof me, MPI_BYTE, c->comm);
+    r->host_of = malloc(sizeof(int) * (size_t)c->nranks);
+    r->nhosts = 0;
+    for (int i = 0; i < c->nranks; i++) {
+        int h = i;
+        for (int k = 0; k < i; k++)
+            if (r->host_of[k] == k && strcmp(r->hosts[k].name, r->hosts[i].name) == 0) {
+                h = k;
+                break;
+            }
+        r->host_of[i] = h;
+        if (h == i)
+            r->nhosts++;
+    }
+    fs_facts_of(c->o->dir, &r->fs);
+    if (c->rank == 0)
+        r->memory_per_rank = calloc((size_t)c->nranks, sizeof(double));
+}
+
+int probe_command(int argc, char **argv)
+{
+    probe_ctx c = {0};
+    c.comm = MPI_COMM_WORLD;
+    MPI_Comm_rank(c.comm, &c.rank);
+    MPI_Comm_size(c.comm, &c.nranks);
+    probe_options o;
+    probe_options_parse(argc, argv, c.rank, &o);
+    c.o = &o;
+
+    char name[256];
+    if (o.name[0])
+        snprintf(name, sizeof name, "%s", o.name);
+    else
+        snprintf(name, sizeof name, "pario-probe.%ld.%ld", (long)getpid(), (long)time(NULL));
+    MPI_Bcast(name, sizeof name, MPI_CHAR, 0, c.comm);
+    snprintf(c.base, sizeof c.base, "%s/%s", o.dir, name);
+
+    probe_result r = {0};
+    r.opts = &o;
+    r.argc = argc;
+    r.argv = argv;
+    r.nranks = c.nranks;
+    gather_facts(&c, &r);
+    /* Every rank holds two --memory buffers: refuse a probe that would take
+     * more than half of a node's memory (every rank sees the same facts). */
+    for (int h = 0; h < c.nranks; h++) {
+        int on_host = 0;
+        for (int k = 0; k < c.nranks; k++)
+            on_host += r.host_of[k] == h;
+        if (r.host_of[h] == h && 2 * o.memory_bytes * (uint64_t)on_host > r.hosts[h].memory_bytes / 2)
+            fail_usage("--memory: %d ranks on %s would hold 2 x %llu MiB each, more than half of its "
+                       "memory: lower --memory or the ranks per node",
+                       on_host, r.hosts[h].name, (unsigned long long)(o.memory_bytes >> 20));
+    }
+
+    measure_memory(&c, &r);
+    measure_barrier(&c, &r);
+    measure_pairs(&c, &r);
+    measure_one_byte(&c, &r);
+    measure_stream(&c, &r);
+    measure_metadata(&c, &r);
+    utc_now(r.finished_utc, sizeof r.finished_utc);
+
+    int status = 0;
+    if (c.rank == 0) {
+        probe_result_warn(&r);
+        probe_result_print(&r);
+        if (o.json[0]) {
+            int e = probe_result_save_json(&r, o.json);
+            if (e) {
+                fprintf(stderr, "pario-engine: error: cannot write --json %s: %s\n", o.json,
+                        strerror(e));
+                status = EXIT_RUN_FAILED;
+            }
+        }
+        for (int i = 0; i < r.nwarnings; i++)
+            free(r.warnings[i]);
+        free(r.memory_per_rank);
+    }
+    MPI_Bcast(&status, 1, MPI_INT, 0, c.comm);
+    remove_own_files(&c);
+    free(c.md_exists);
+    free(r.hosts);
+    free(r.host_of);
+    return status;
+}

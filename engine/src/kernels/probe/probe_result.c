@@ -1,0 +1,343 @@
+/* The probe's result: its summary, the predicted peak, the warnings, the
+ * printed tables (CFS Tables 2 and 3) and the JSON document, all from one
+ * probe_result, so the two outputs cannot disagree. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../util/json.h"
+#include "../../util/result_doc.h"
+#include "../../util/sizes.h"
+#include "probe.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double samples_best(const samples *s, bool higher_is_better)
+{
+    if (s->n == 0)
+        return NAN;
+    double b = s->v[0];
+    for (int i = 1; i < s->n; i++)
+        b = higher_is_better ? fmax(b, s->v[i]) : fmin(b, s->v[i]);
+    return b;
+}
+
+double samples_median(const samples *s)
+{
+    if (s->n == 0)
+        return NAN;
+    double v[PROBE_MAX_ITERATIONS];
+    memcpy(v, s->v, sizeof(double) * (size_t)s->n);
+    qsort(v, (size_t)s->n, sizeof *v, cmp_double);
+    return s->n % 2 ? v[s->n / 2] : 0.5 * (v[s->n / 2 - 1] + v[s->n / 2]);
+}
+
+static double mib_of_round_trip(double seconds)
+{
+    return (double)PROBE_REQUEST_BYTES / (1 << 20) / seconds;
+}
+
+/* The CFS report: the path's peak is its slowest link times how many of
+ * that link work at once ("10 disks x 0.82 MB/s").  On this path the links
+ * are (1) the storage, one stream's rate times --servers independent units,
+ * and (2) the ranks' memory, the copy rate of all probe ranks at once.
+ * MPI request/reply is reported but is on the storage path only for
+ * collective I/O's exchange, so it is not a term. */
+probe_peak probe_predicted_peak(const probe_result *r, bool writing)
+{
+    probe_peak p = {0};
+    double stream = samples_best(writing ? &r->stream_write : &r->stream_read, true);
+    p.storage_mib_per_s = stream * (double)r->opts->servers;
+    p.memory_mib_per_s = samples_best(&r->memory_aggregate, true);
+    if (!(p.memory_mib_per_s < p.storage_mib_per_s)) {
+        p.limited_by = "storage";
+        p.component_mib_per_s = stream;
+        p.parallelism = (double)r->opts->servers;
+        p.mib_per_s = p.storage_mib_per_s;
+    } else {
+        p.limited_by = "memory copy";
+        p.component_mib_per_s = p.memory_mib_per_s / r->nranks;
+        p.parallelism = r->nranks;
+        p.mib_per_s = p.memory_mib_per_s;
+    }
+    return p;
+}
+
+static void warn(probe_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(probe_result *r, const char *fmt, ...)
+{
+    if (r->nwarnings >= PROBE_MAX_WARNINGS)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(&r->warnings[r->nwarnings], fmt, ap) >= 0)
+        r->nwarnings++;
+    va_end(ap);
+}
+
+void probe_result_warn(probe_result *r)
+{
+    const probe_options *o = r->opts;
+    if (r->fs.memory_backed)
+        warn(r, "target %s is %s: the 'storage' stream is memory, and so is the predicted peak",
+             o->dir, r->fs.type);
+    double cached = 0;
+    for (int i = 0; i < r->stream_read.n; i++)
+        if (r->reads[i].cache_fraction > cached)
+            cached = r->reads[i].cache_fraction;
+    for (int i = 0; i < r->stream_read.n && !r->fs.memory_backed; i++) {
+        if (strncmp(r->reads[i].method, "none", 4) == 0) {
+            warn(r, "the stream read could not keep the page cache out (%.0f%% resident, "
+                    "O_DIRECT refused): its rate is partly memory",
+                 100 * cached);
+            break;
+        }
+    }
+    if (r->nranks < 2)
+        warn(r, "one rank: no request/reply between ranks was measured; run with 2 or more");
+    int *on_host = calloc((size_t)r->nranks, sizeof(int));
+    for (int j = 0; j < r->nranks; j++)
+        on_host[r->host_of[j]]++;
+    for (int i = 0; i < r->nranks; i++) {
+        if (r->host_of[i] == i && on_host[i] > r->hosts[i].cores) {
+            warn(r, "%d ranks share %d cores on %s: waiting ranks spin and slow the rank measuring",
+                 on_host[i], r->hosts[i].cores, r->hosts[i].name);
+            break;
+        }
+    }
+    free(on_host);
+    if (samples_best(&r->stream_write_seconds, false) < 0.05 ||
+        samples_best(&r->stream_read_seconds, false) < 0.05)
+        warn(r, "a stream lasted under 0.05 s: open and fsync costs weigh on its rate; raise --size");
+}
+
+void probe_result_print(const probe_result *r)
+{
+    const probe_options *o = r->opts;
+    char sz[32], mem[32], bl[32];
+    size_format(o->stream_bytes, sz, sizeof sz);
+    size_format(o->memory_bytes, mem, sizeof mem);
+    size_format(o->block, bl, sizeof bl);
+    printf("pario-engine probe: %d rank(s) on %d host(s), target %s (%s)\n", r->nranks, r->nhosts,
+           o->dir, r->fs.type);
+    printf("Measured component rates (best of %llu; CFS Table 2)\n",
+           (unsigned long long)o->iterations);
+    printf("  %-56s %12s\n", "component", "MiB/s");
+    double slowest = INFINITY;
+    for (int i = 0; i < r->nranks; i++)
+        slowest = fmin(slowest, r->memory_per_rank[i]);
+    char what[96];
+    snprintf(what, sizeof what, "memory copy, slowest rank (%s, %d at once)", mem, r->nranks);
+    printf("  %-56s %12.1f\n", what, slowest);
+    printf("  %-56s %12.1f\n", "memory copy, all ranks", samples_best(&r->memory_aggregate, true));
+    if (r->have_pairs) {
+        snprintf(what, sizeof what, "request/reply 4 KiB, nearest (0 <-> %d)", r->nearest.to);
+        printf("  %-56s %12.1f\n", what, mib_of_round_trip(samples_best(&r->nearest.seconds, false)));
+        snprintf(what, sizeof what, "request/reply 4 KiB, farthest (0 <-> %d%s)", r->farthest.to,
+                 r->farthest.same_host ? ", same host" : ", other host");
+        printf("  %-56s %12.1f\n", what,
+               mib_of_round_trip(samples_best(&r->farthest.seconds, false)));
+    }
+    snprintf(what, sizeof what, "storage, one stream write (%s, %s calls, %sfsync)", sz, bl,
+             r->stream_preallocated ? "preallocated, " : "");
+    printf("  %-56s %12.1f\n", what, samples_best(&r->stream_write, true));
+    snprintf(what, sizeof what, "storage, one stream read (%s)",
+             r->stream_read.n ? r->reads[0].method : "-");
+    printf("  %-56s %12.1f\n", what, samples_best(&r->stream_read, true));
+    printf("Overheads (CFS Table 3)\n");
+    printf("  %-56s %12s\n", "operation", "seconds");
+    printf("  %-56s %12.7f\n", "MPI barrier", samples_best(&r->barrier, false));
+    printf("  %-56s %12.7f\n", "open / read a byte / close", samples_best(&r->open_read_close, false));
+    printf("  %-56s %12.7f\n", "open / write a byte / close",
+           samples_best(&r->open_write_close, false));
+    printf("Metadata (%llu files per rank, %d rank(s) at once)\n", (unsigned long long)o->ops,
+           r->nranks);
+    printf("  creates %.0f/s, stats %.0f/s, removes %.0f/s\n", samples_best(&r->creates, true),
+           samples_best(&r->stats, true), samples_best(&r->removes, true));
+    for (int w = 1; w >= 0; w--) {
+        probe_peak p = probe_predicted_peak(r, w);
+        printf("predicted peak %s: %.1f MiB/s = %g x %.1f MiB/s (%s)\n", w ? "write" : "read",
+               p.mib_per_s, p.parallelism, p.component_mib_per_s, p.limited_by);
+    }
+    for (int i = 0; i < r->nwarnings; i++)
+        printf("warning: %s\n", r->warnings[i]);
+    fflush(stdout);
+}
+
+/* key: {values: [...], best, median}; best is the highest rate or the
+ * lowest time. */
+static void write_samples(json *j, const char *key, const samples *s, bool higher_is_better)
+{
+    json_object_begin(j, key);
+    json_array_begin(j, "values");
+    for (int i = 0; i < s->n; i++)
+        json_double(j, NULL, s->v[i]);
+    json_array_end(j);
+    json_double(j, "best", samples_best(s, higher_is_better));
+    json_double(j, "median", samples_median(s));
+    json_object_end(j);
+}
+
+static void write_pair(json *j, const char *key, const pair_timing *p)
+{
+    json_object_begin(j, key);
+    json_int(j, "from_rank", p->from);
+    json_int(j, "to_rank", p->to);
+    json_bool(j, "same_host", p->same_host);
+    write_samples(j, "round_trip_seconds", &p->seconds, false);
+    json_double(j, "best_mib_per_s", mib_of_round_trip(samples_best(&p->seconds, false)));
+    json_object_end(j);
+}
+
+static void write_peak(json *j, const char *key, const probe_peak *p)
+{
+    json_object_begin(j, key);
+    json_double(j, "mib_per_s", p->mib_per_s);
+    json_string(j, "limited_by", p->limited_by);
+    json_double(j, "component_mib_per_s", p->component_mib_per_s);
+    json_double(j, "parallelism", p->parallelism);
+    json_double(j, "storage_term_mib_per_s", p->storage_mib_per_s);
+    json_double(j, "memory_term_mib_per_s", p->memory_mib_per_s);
+    json_object_end(j);
+}
+
+int probe_result_save_json(const probe_result *r, const char *path)
+{
+    const probe_options *o = r->opts;
+    json j;
+    json_init(&j, true);
+    result_doc_begin(&j, "probe");
+    json_array_begin(&j, "argv");
+    for (int i = 0; i < r->argc; i++)
+        json_string(&j, NULL, r->argv[i]);
+    json_array_end(&j);
+    json_string(&j, "started_utc", r->started_utc);
+    json_string(&j, "finished_utc", r->finished_utc);
+    json_string(&j, "status", "ok");
+
+    json_object_begin(&j, "mpi");
+    json_string(&j, "library", r->mpi_library);
+    char std[16];
+    snprintf(std, sizeof std, "%d.%d", r->mpi_version, r->mpi_subversion);
+    json_string(&j, "standard", std);
+    json_int(&j, "ranks", r->nranks);
+    json_array_begin(&j, "hosts");
+    for (int i = 0; i < r->nranks; i++) {
+        if (r->host_of[i] != i)
+            continue;
+        json_object_begin(&j, NULL);
+        json_string(&j, "name", r->hosts[i].name);
+        json_int(&j, "cores", r->hosts[i].cores);
+        json_uint(&j, "memory_bytes", r->hosts[i].memory_bytes);
+        json_array_begin(&j, "ranks");
+        for (int k = 0; k < r->nranks; k++)
+            if (r->host_of[k] == i)
+                json_int(&j, NULL, k);
+        json_array_end(&j);
+        json_object_end(&j);
+    }
+    json_array_end(&j);
+    json_object_end(&j);
+
+    json_object_begin(&j, "target");
+    json_string(&j, "dir", o->dir);
+    json_string(&j, "fs_type", r->fs.type);
+    char magic[24];
+    snprintf(magic, sizeof magic, "0x%llx", (unsigned long long)r->fs.magic);
+    json_string(&j, "fs_magic", magic);
+    json_bool(&j, "memory_backed", r->fs.memory_backed);
+    json_uint(&j, "node_memory_bytes", r->hosts[0].memory_bytes);
+    result_doc_mount(&j, o->dir);
+    json_object_end(&j);
+
+    json_object_begin(&j, "params");
+    json_uint(&j, "stream_bytes", o->stream_bytes);
+    json_uint(&j, "block_bytes", o->block);
+    json_uint(&j, "memory_bytes", o->memory_bytes);
+    json_uint(&j, "ops", o->ops);
+    json_uint(&j, "iterations", o->iterations);
+    json_uint(&j, "servers", o->servers);
+    json_object_end(&j);
+
+    json_object_begin(&j, "components");
+    json_object_begin(&j, "memory_copy");
+    json_uint(&j, "bytes_per_rank", o->memory_bytes);
+    json_array_begin(&j, "per_rank_best_mib_per_s");
+    for (int i = 0; i < r->nranks; i++)
+        json_double(&j, NULL, r->memory_per_rank[i]);
+    json_array_end(&j);
+    write_samples(&j, "aggregate_mib_per_s", &r->memory_aggregate, true);
+    json_object_end(&j);
+
+    write_samples(&j, "barrier_seconds", &r->barrier, false);
+    if (r->have_pairs) {
+        json_object_begin(&j, "request_reply");
+        json_uint(&j, "bytes", PROBE_REQUEST_BYTES);
+        write_pair(&j, "nearest", &r->nearest);
+        write_pair(&j, "farthest", &r->farthest);
+        json_object_end(&j);
+    } else {
+        json_null(&j, "request_reply");
+    }
+    write_samples(&j, "open_read_byte_close_seconds", &r->open_read_close, false);
+    write_samples(&j, "open_write_byte_close_seconds", &r->open_write_close, false);
+
+    json_object_begin(&j, "stream_write");
+    json_uint(&j, "bytes", o->stream_bytes);
+    json_uint(&j, "block_bytes", o->block);
+    json_bool(&j, "fsync", true);
+    json_bool(&j, "preallocated", r->stream_preallocated);
+    write_samples(&j, "mib_per_s", &r->stream_write, true);
+    write_samples(&j, "seconds", &r->stream_write_seconds, false);
+    json_object_end(&j);
+
+    json_object_begin(&j, "stream_read");
+    json_uint(&j, "bytes", o->stream_bytes);
+    json_uint(&j, "block_bytes", o->block);
+    write_samples(&j, "mib_per_s", &r->stream_read, true);
+    write_samples(&j, "seconds", &r->stream_read_seconds, false);
+    json_array_begin(&j, "iterations");
+    for (int i = 0; i < r->stream_read.n; i++) {
+        json_object_begin(&j, NULL);
+        json_string(&j, "cache_method", r->reads[i].method);
+        if (r->reads[i].cache_fraction >= 0)
+            json_double(&j, "cache_resident_fraction", r->reads[i].cache_fraction);
+        else
+            json_null(&j, "cache_resident_fraction");
+        json_object_end(&j);
+    }
+    json_array_end(&j);
+    json_object_end(&j);
+
+    json_object_begin(&j, "metadata");
+    json_uint(&j, "files_per_rank", o->ops);
+    json_int(&j, "ranks", r->nranks);
+    write_samples(&j, "creates_per_s", &r->creates, true);
+    write_samples(&j, "stats_per_s", &r->stats, true);
+    write_samples(&j, "removes_per_s", &r->removes, true);
+    json_object_end(&j);
+    json_object_end(&j); /* components */
+
+    json_object_begin(&j, "predicted_peak");
+    probe_peak w = probe_predicted_peak(r, true), rd = probe_predicted_peak(r, false);
+    write_peak(&j, "write", &w);
+    write_peak(&j, "read", &rd);
+    json_string(&j, "rule", "min(one stream x servers, memory copy of all ranks): the slowest "
+                            "component of the path times its parallelism");
+    json_object_end(&j);
+
+    json_array_begin(&j, "warnings");
+    for (int i = 0; i < r->nwarnings; i++)
+        json_string(&j, NULL, r->warnings[i]);
+    json_array_end(&j);
+    json_object_end(&j);
+    int e = json_save(&j, path);
+    json_free(&j);
+    return e;
+}

@@ -1,0 +1,12 @@
+/* Output files named on the command line (--json and the like) are checked
+ * before any work, so a run never computes for minutes and then finds it
+ * cannot say what it measured. */
+#ifndef PARIO_OUT_PATH_H
+#define PARIO_OUT_PATH_H
+
+/* Exits with one usage line when path cannot be written as a new file or a
+ * replacement: its directory missing or not writable, path a directory,
+ * a symlink or something other than a regular file. opt names the option. */
+void check_output_file(const char *opt, const char *path);
+
+#endif

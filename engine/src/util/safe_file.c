@@ -1,0 +1,85 @@
+#include "safe_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int create_exclusive(const char *path, int extra_flags, owned_file *who)
+{
+    int fd = open(path, O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | extra_flags, 0644);
+    if (fd < 0)
+        return -errno;
+    int e = owned_file_note_fd(fd, who);
+    if (e) {
+        close(fd);
+        return -e;
+    }
+    return fd;
+}
+
+int owned_file_note_fd(int fd, owned_file *who)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return errno;
+    who->dev = st.st_dev;
+    who->ino = st.st_ino;
+    who->known = true;
+    return 0;
+}
+
+int owned_file_note_path(const char *path, owned_file *who)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno;
+    if (S_ISLNK(st.st_mode))
+        return ELOOP;
+    if (!S_ISREG(st.st_mode))
+        return EINVAL;
+    who->dev = st.st_dev;
+    who->ino = st.st_ino;
+    who->known = true;
+    return 0;
+}
+
+int owned_file_check(const char *path, const owned_file *who)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno;
+    if (!who->known || !S_ISREG(st.st_mode) || st.st_dev != who->dev || st.st_ino != who->ino)
+        return ESTALE;
+    return 0;
+}
+
+int remove_if_ours(const char *path, owned_file *who)
+{
+    if (!who->known)
+        return 0;
+    int e = owned_file_check(path, who);
+    if (e == ENOENT) {
+        who->known = false;
+        return ENOENT;
+    }
+    if (e)
+        return e;
+    if (unlink(path) != 0)
+        return errno;
+    who->known = false;
+    return 0;
+}
+
+int open_ours(const char *path, int flags, const owned_file *who)
+{
+    int fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !who->known || st.st_dev != who->dev || st.st_ino != who->ino) {
+        close(fd);
+        return -ESTALE;
+    }
+    return fd;
+}

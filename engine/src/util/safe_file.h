@@ -1,0 +1,47 @@
+/* Files pario creates, and the only files it may remove.
+ *
+ * pario often runs as root beside people's data, so a name in --dir is
+ * never trusted between two system calls: a file is created exclusively
+ * and without following a symlink, its identity (device, inode) is noted
+ * right away, and a later removal goes ahead only while the name still
+ * names that very file.  A symlink planted at the name is never followed
+ * and never counted as ours. */
+#ifndef PARIO_SAFE_FILE_H
+#define PARIO_SAFE_FILE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+typedef struct owned_file {
+    dev_t dev;
+    ino_t ino;
+    bool known; /* false: nothing created yet, nothing to remove */
+} owned_file;
+
+/* open(path, O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC|extra_flags, 0644) and note
+ * the new file's identity in who.  Returns the descriptor, or -errno. */
+int create_exclusive(const char *path, int extra_flags, owned_file *who);
+
+/* Note the identity of the file a descriptor holds. 0 or an errno value. */
+int owned_file_note_fd(int fd, owned_file *who);
+
+/* Note the identity of the regular file path names now (lstat: a symlink
+ * is refused with ELOOP, anything but a regular file with EINVAL). */
+int owned_file_note_path(const char *path, owned_file *who);
+
+/* 0 when path (not following a symlink) is the file noted in who; ESTALE
+ * when the name now names something else, ENOENT when it is gone. */
+int owned_file_check(const char *path, const owned_file *who);
+
+/* Unlink path only if it still names the file noted in who.  Returns 0
+ * (removed, or nothing known to remove), ENOENT (already gone), ESTALE
+ * (the name was replaced: left alone) or unlink's errno.  who is forgotten
+ * once the file is removed or gone. */
+int remove_if_ours(const char *path, owned_file *who);
+
+/* open(path, O_WRONLY|O_NOFOLLOW|O_CLOEXEC) of an existing file that must be
+ * the one noted in who (checked through the descriptor). -errno on failure;
+ * ESTALE when the name was swapped for another file. */
+int open_ours(const char *path, int flags, const owned_file *who);
+
+#endif

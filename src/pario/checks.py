@@ -1,0 +1,95 @@
+"""Checks of the paths a run will use, made before anything is stored or
+started, so a bad one costs one line and no half-made run."""
+
+import math
+import os
+import re
+import secrets
+import socket
+import tempfile
+from pathlib import Path
+
+from .errors import UsageError
+
+# The longest --timeout pario accepts: a week per point.
+MAX_TIMEOUT = 7 * 24 * 3600.0
+
+
+def path_text(option, text):
+    """A path as the user typed it: not empty, valid UTF-8 (it is stored
+    and printed), no control characters, within the system's limits."""
+    if text is None or str(text) == "":
+        raise UsageError(f"{option} is empty: give a path")
+    text = str(text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageError(f"{option} {text.encode('utf-8', 'backslashreplace').decode()} is not "
+                         "valid UTF-8: choose a path of plain characters") from None
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+        raise UsageError(f"{option} {text!r} contains control characters: choose a plain path")
+    limit = os.pathconf("/", "PC_PATH_MAX") if hasattr(os, "pathconf") else 4096
+    if len(text.encode()) >= limit - 64 or any(len(part.encode()) > 255 for part in Path(text).parts):
+        raise UsageError(f"{option} is too long for this system ({len(text.encode())} bytes; "
+                         f"at most {limit - 64}, 255 per name): choose a shorter path")
+    return text
+
+
+def check_dir(text):
+    """--dir: an existing, writable directory; returned resolved."""
+    d = Path(path_text("--dir", text))
+    try:
+        if not d.is_dir():
+            raise UsageError(f"--dir {d} does not exist: create it or point --dir at an existing "
+                             "directory")
+        if not os.access(d, os.W_OK | os.X_OK):
+            raise UsageError(f"--dir {d} is not writable: choose a directory you can write")
+        return d.resolve()
+    except OSError as exc:
+        raise UsageError(f"--dir {d}: {exc.strerror}: choose another directory") from None
+
+
+def check_out(text):
+    """--out (plots): a directory, or a path whose nearest existing parent
+    is a writable directory; checked before any point runs."""
+    if text is None:
+        return None
+    d = Path(path_text("--out", text))
+    try:
+        if d.exists() and not d.is_dir():
+            raise UsageError(f"--out {d} is a file, not a directory: give a directory for the plots")
+        probe = d.absolute()
+        while not probe.exists():
+            probe = probe.parent
+        if not probe.is_dir():
+            raise UsageError(f"--out {d}: {probe} is not a directory: choose another path")
+        _try_writing(probe, "--out", d)
+    except OSError as exc:
+        raise UsageError(f"--out {d}: {exc.strerror}: choose another directory") from None
+    return d
+
+
+def _try_writing(directory, option, shown):
+    """Create and remove a file of our own: access() says yes to root on
+    file systems that refuse every write (/proc, a read-only mount)."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=".pario-probe-", dir=directory)
+    except OSError as exc:
+        raise UsageError(f"{option} {shown}: {directory} is not writable ({exc.strerror}): "
+                         "choose a directory you can write") from None
+    os.close(fd)
+    os.unlink(name)
+
+
+def check_timeout(seconds):
+    if not math.isfinite(seconds) or seconds <= 0 or seconds > MAX_TIMEOUT:
+        raise UsageError(f"--timeout {seconds:g} must be a number of seconds above 0 and at most "
+                         f"{MAX_TIMEOUT:.0f} (a week)")
+    return seconds
+
+
+def run_tag():
+    """A part of every file name this run's engines create that no other
+    run shares, on any host or with any database: host, pid, 32 random bits."""
+    host = re.sub(r"[^A-Za-z0-9-]", "", socket.gethostname().split(".")[0])[:24] or "host"
+    return f"{host}-{os.getpid()}-{secrets.token_hex(4)}"

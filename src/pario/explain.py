@@ -1,0 +1,143 @@
+"""What a stored run's figures mean: the probe of its target, the ideal
+curve on every rate-against-ranks figure, and the diagnosis findings.
+
+The figure description (pario.figures) says what a figure shows; this
+module pairs each of its points with the engine's result document, so the
+pure analysis (pario.analysis) can read per-rank timings, cache
+residency, hosts and parameters.  `show`, `report`, `compare` and
+`export` all read runs through here."""
+
+import json
+from dataclasses import dataclass, field
+
+from .analysis.diagnose import diagnose
+from .analysis.ideal import ideal_curve
+from .analysis.measured import MeasuredPoint
+
+
+def target_key(doc):
+    """(host, file-system device) of an engine result: which probe applies."""
+    host = doc.get("system", {}).get("hostname") or \
+        (doc.get("mpi", {}).get("hosts") or [{}])[0].get("name")
+    t = doc.get("target", {})
+    return host, t.get("device") or t.get("dir")
+
+
+def probe_for(store, docs):
+    """(probe run id, probe document) of the newest probe (a result of a
+    kind that predicts a peak) of the same host and file system as any of
+    `docs`, or (None, None)."""
+    from .studies import kinds
+
+    keys = {target_key(d) for d in docs}
+    found = []
+    for kind in kinds().values():
+        if kind.predicts_peak:
+            found += [(run_id, doc) for run_id, doc in store.results_of_kind(kind.name)
+                      if target_key(doc) in keys]
+    return max(found, key=lambda f: f[0]) if found else (None, None)
+
+
+@dataclass
+class PointResult:
+    """One record of a stored point, with the point's result document."""
+    record: object
+    doc: dict
+    point: dict
+
+    def measured(self, series="", label=""):
+        p = self.record.params
+        return MeasuredPoint(phase=p.get("phase", ""), ranks=p.get("ranks") or 0,
+                             series=series, rates=list(self.record.values.get("rate") or []),
+                             doc=self.doc, test=p.get("test", ""), label=label)
+
+
+def point_results(store, run_id, kind):
+    out = []
+    for p in store.points(run_id):
+        if p["status"] != "ok" or not p["result_json"]:
+            continue
+        point = dict(p)
+        point["params"] = json.loads(p["params_json"]) if p["params_json"] else {}
+        doc = json.loads(p["result_json"])
+        for rec in kind.records(point, doc):
+            out.append(PointResult(rec, doc, point))
+    return out
+
+
+def _series_key(record, names):
+    if names is None:
+        return ""
+    if isinstance(names, str):
+        return record.params.get(names)
+    return tuple(record.params.get(n) for n in names)
+
+
+def figure_points(data, results):
+    """The measured points of one figure (rate figures only)."""
+    fig = data.figure
+    out = []
+    for r in results:
+        if not fig.selects(r.record) or not r.record.values.get("rate"):
+            continue
+        key = _series_key(r.record, fig.series)
+        series = data.series_labels.get(key, "")
+        x = data.x_labels.get(r.record.params.get(fig.x), "")
+        label = f"{data.x_param.label} {x}" + (f", {series}" if series else "")
+        if fig.x == "ranks":
+            n = r.record.params.get("ranks")
+            label = f"{n} rank{'s' if n != 1 else ''}" + (f", {series}" if series else "")
+        out.append(r.measured(series, label))
+    return out
+
+
+@dataclass
+class Explained:
+    data: object                      # figures.FigureData
+    points: list = field(default_factory=list)
+    ideal: object = None              # analysis.ideal.IdealCurve
+    findings: list = field(default_factory=list)
+
+    def lines(self):
+        """Text under the figure's table."""
+        out = []
+        if self.ideal:
+            i = self.ideal
+            fewest = min((p.ranks for p in self.points), default=1)
+            reach = (f"reached at {i.knee:.1f} ranks" if i.knee > fewest else
+                     f"which {fewest} rank{'s' if fewest != 1 else ''} already exceed{'s' if fewest == 1 else ''}")
+            out.append(f"ideal (CFS Figure 3): {i.per_rank:.1f} MiB/s per rank up to the predicted "
+                       f"peak {i.peak:.1f} MiB/s ({i.limited_by}), {reach}")
+        out += [f.line() for f in self.findings]
+        return out
+
+
+def explain(figures, results, probe=None):
+    """Explained for every figure; rate-against-ranks figures get the
+    ideal curve (drawn into the FigureData's curves) when there is a probe."""
+    out = []
+    for data in figures:
+        pts = figure_points(data, results)
+        e = Explained(data, pts)
+        phases = {p.phase for p in pts}
+        if pts and len(phases) == 1:
+            phase = phases.pop()
+            if probe and data.figure.x == "ranks" and data.figure.y == "rate":
+                peak = probe.get("predicted_peak", {}).get(phase)
+                if peak:
+                    e.ideal = ideal_curve(pts, peak["mib_per_s"], peak.get("limited_by", ""))
+                if e.ideal and not any(lbl.startswith("ideal") for lbl, _ in data.curves):
+                    data.curves.append((f"ideal (peak {e.ideal.peak:.0f} MiB/s)",
+                                        e.ideal.points(data.xs)))
+            e.findings = diagnose(pts, probe)
+        out.append(e)
+    return out
+
+
+def explain_run(store, run_id, kind, figures):
+    """(probe run id or None, [Explained]) for a stored run's figures."""
+    results = point_results(store, run_id, kind)
+    probe_run, probe = (None, None)
+    if not kind.predicts_peak:
+        probe_run, probe = probe_for(store, [r.doc for r in results])
+    return probe_run, explain(figures, results, probe)

@@ -1,0 +1,190 @@
+"""`pario report RUN [RUN ...] --out FILE.html`: one self-contained HTML
+file a reader can open anywhere: per run its provenance, its tables and
+figures in the seeds' shapes (numbered, captioned, with the spread and the
+ideal curve), the diagnoses under each figure, the engine's warnings, and
+the per-rank timeline of one point (the CFS report's Figure 2).
+
+Every string from outside pario (directory and experiment names, command
+lines, host names, mount options, the experiment's TOML) reaches the page
+only through html.esc."""
+
+import json
+import shlex
+from datetime import datetime, timezone
+
+from ..errors import UsageError
+from ..explain import explain_run
+from ..figures import table_rows
+from ..plot import Palette, draw_figure
+from ..runner import run_views
+from ..studies.probe import probe_tables
+from ..units import format_size
+from ..version import describe as describe_version
+from . import html as H
+from .svg import pyplot, svg_bytes
+from .timeline import timeline_svg
+
+
+def _ok_docs(store, run_id):
+    return [(p["id"], dict(p), json.loads(p["result_json"])) for p in store.points(run_id)
+            if p["status"] == "ok" and p["result_json"]]
+
+
+def _approx(n):
+    """23.5 GiB: memory sizes are not exact multiples of a unit."""
+    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):.1f} {unit}"
+    return f"{n} B"
+
+
+def provenance_rows(run, docs):
+    """(what, value) rows: where and how the run was made."""
+    # the point with the most ranks shows the most of the placement
+    doc = max((d for *_, d in docs), key=lambda d: d.get("mpi", {}).get("ranks", 0), default={})
+    sysinfo, t, mpi = doc.get("system", {}), doc.get("target", {}), doc.get("mpi", {})
+    hosts = mpi.get("hosts", [])
+    rows = [
+        ("run", f"{run['id']} ({run['status']}), {run['started_utc']} to {run.get('finished_utc') or '-'}"),
+        ("experiment", f"{run['preset']}: {run.get('title') or ''} (kind {run.get('kind') or 'io'}, "
+                       f"from {run.get('experiment_origin') or run['preset']})"),
+        ("command line", "pario " + shlex.join(json.loads(run["argv"] or "[]")[1:])),
+        ("directory", run["dir"]),
+        ("host", ", ".join(f"{h['name']} ({h['cores']} cores, {_approx(h['memory_bytes'])} memory; "
+                           f"{len(h['ranks'])} of the largest point's ranks)" for h in hosts)
+         or run.get("host")),
+        ("CPU", sysinfo.get("cpu_model") or "-"),
+        ("memory", _approx(sysinfo["memory_bytes"]) if sysinfo.get("memory_bytes") else "-"),
+        ("kernel", " ".join(x for x in (sysinfo.get("kernel"), sysinfo.get("kernel_release"),
+                                        sysinfo.get("kernel_version"), sysinfo.get("machine")) if x) or "-"),
+        ("file system", f"{t.get('fs_type', '-')} ({t.get('mount_type') or '?'} {t.get('mount_source') or ''} "
+                        f"on {t.get('mount_point') or '?'}, device {t.get('device') or '?'})"),
+        ("mount options", t.get("mount_options") or "-"),
+        ("MPI", f"{(mpi.get('library') or '-').strip()} (MPI standard {mpi.get('standard', '-')})"),
+        ("launcher", run.get("launcher") or "-"),
+        ("pario", f"{run.get('pario_version') or '-'}; engine {doc.get('tool', {}).get('version', '-')}"),
+        ("options", json.dumps({k: v for k, v in json.loads(run["options_json"] or "{}").items()
+                                if v not in (None, False)}, sort_keys=True)),
+    ]
+    return rows
+
+
+def _pick_timeline(docs, wanted):
+    """(point id, doc, phase, iteration) to draw: the point asked for, else
+    the point with the most ranks (then largest block) that has per-rank
+    timings, at its best iteration of its last phase."""
+    cands = [(pid, row, d) for pid, row, d in docs if d.get("phases")
+             and d["phases"][0].get("iterations") and d["phases"][0]["iterations"][0].get("ranks")]
+    if wanted is not None:
+        cands = [c for c in cands if c[0] == wanted]
+        if not cands:
+            return None
+    if not cands:
+        return None
+    # most ranks; a write (open, I/O, fsync and close all show) before a read; largest block
+    pid, row, d = max(cands, key=lambda c: (c[2]["mpi"]["ranks"],
+                                            any(ph["name"] == "write" for ph in c[2]["phases"]),
+                                            c[2]["params"].get("block_bytes", 0), -c[0]))
+    phase = next((ph for ph in d["phases"] if ph["name"] == "write"), d["phases"][-1])
+    best = max(phase["iterations"], key=lambda it: it.get("mib_per_s", 0))
+    return pid, row, d, phase["name"], best
+
+
+def _run_section(page, store, run_id, counter, wanted_point):
+    run, kind, experiment, options, records, figures = run_views(store, run_id)
+    probe_run, explained = explain_run(store, run_id, kind, figures)
+    docs = _ok_docs(store, run_id)
+    page.add(H.heading(2, f"Run {run_id}: {run['preset']} — {run.get('title') or ''}",
+                       anchor=f"run{run_id}"))
+    counter["table"] += 1
+    page.add(H.table(["", "value"], provenance_rows(run, docs), number=f"Table {counter['table']}",
+                     caption=f"Provenance of run {run_id}", text_columns=(0, 1), cls="provenance"))
+    if kind.name == "probe":
+        for caption, head, rows, notes in probe_tables(records):
+            page.add(H.table(head, rows, caption=caption, text_columns=(0, 2)))
+            if notes:
+                page.add(H.items(notes))
+    else:
+        for text in kind.tables(experiment.data, records, options):
+            counter["table"] += 1
+            page.add(H.heading(3, f"Table {counter['table']}"))
+            page.add(H.preformatted(text.strip("\n")))
+    if probe_run:
+        page.add(H.paragraph(f"Ideal curves (dotted) from the probe of this host and file system: "
+                             f"run {probe_run}. The ideal rises by the one-rank rate per rank up to "
+                             "the predicted peak, then stays flat (the CFS report's Figure 3)."))
+    palette = Palette()
+    for e in explained:
+        data = e.data
+        counter["figure"] += 1
+        number = data.figure.number or f"Figure {run_id}.{counter['figure']}"
+        title = data.heading.split(". ", 1)[1] if data.figure.number else data.heading
+        trials = f"best of {data.trials}" if data.trials > 1 else "one trial"
+        caption = (f"{title}: {data.quantity.label + ' in ' if data.quantity.label else ''}"
+                   f"{data.unit}, {trials}; bars span the lowest trial to the median")
+        if e.ideal:
+            caption += f"; dotted: ideal up to the predicted peak {e.ideal.peak:.0f} MiB/s"
+        page.add(H.figure(svg_bytes(draw_figure(data, palette)), "image/svg+xml", caption,
+                          number=number, anchor=f"run{run_id}-{data.figure.id}"))
+        head, rows = table_rows(data)
+        page.add(H.table(head, rows, number=f"Table for {number}", caption=title,
+                         anchor=f"run{run_id}-{data.figure.id}-table"))
+        if e.lines():
+            page.add(H.findings([_Line(x) for x in e.lines()], cls="findings"))
+    warnings = {}
+    for test_id, text in store.warnings(run_id):
+        warnings.setdefault(text, set()).add(test_id)
+    notes = kind.notes(experiment.data, records, options)
+    if warnings or notes:
+        page.add(H.heading(3, "Warnings from the engine"))
+        page.add(H.items([f"{t} [{', '.join(sorted(s))}]" for t, s in warnings.items()] + list(notes),
+                         cls="warnings"))
+    failed = [p for p in store.points(run_id) if p["status"] == "failed"]
+    if failed:
+        page.add(H.heading(3, "Failed points"))
+        page.add(H.items([f"{p['test_id']} ranks={p['ranks']}: {p['error']}" for p in failed]))
+    pick = _pick_timeline(docs, wanted_point)
+    if pick:
+        pid, row, d, phase, it = pick
+        counter["figure"] += 1
+        label = (f"{row['test_id']} {phase}, {d['mpi']['ranks']} ranks, "
+                 f"{format_size(d['params'].get('block_bytes') or 0)} calls, iteration {it['iteration']} "
+                 f"({it['mib_per_s']:.1f} MiB/s)")
+        page.add(H.heading(3, "Per-rank timeline"))
+        page.add(H.figure(timeline_svg(it, label), "image/svg+xml",
+                          f"Per-rank timeline of point {pid}: {label}; open, I/O, fsync and close of "
+                          "every rank on one clock, then its wait in the closing barrier; the phase "
+                          "time is the slowest rank's stop (the CFS report's Figure 2)",
+                          number=f"Figure {run_id}.{counter['figure']}", anchor=f"run{run_id}-timeline"))
+    page.add(H.heading(3, "Experiment definition"))
+    page.add(H.preformatted(experiment.text))
+    return pid if pick else None
+
+
+class _Line:
+    """A text line shown in the findings list (rule: text)."""
+
+    def __init__(self, text):
+        self.rule, _, self.text = text.partition(": ")
+        self.points = []
+
+
+def build_report(store, run_ids, point=None):
+    pyplot()  # matplotlib settings for embedded SVG, before any figure is drawn
+    page = H.Page(f"pario report: run{'s' if len(run_ids) > 1 else ''} {', '.join(map(str, run_ids))}")
+    page.add(H.heading(1, page.title))
+    page.add(H.paragraph(f"Made by pario {describe_version()} on "
+                         f"{datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} from {store.path}. "
+                         "Rates are MiB/s (2^20 bytes per second), best of the trials as the CFS report "
+                         "reports them, with the lowest trial and the median beside."))
+    page.add(H.items([f"Run {r}" for r in run_ids], cls="contents"))
+    counter = {"figure": 0, "table": 0}
+    drawn = []
+    for run_id in run_ids:
+        store.run(run_id)  # refuses an unknown run with one line
+        counter["figure"] = 0
+        drawn.append(_run_section(page, store, run_id, counter, point))
+    if point is not None and point not in drawn:
+        raise UsageError(f"--point {point} is not a successful point with per-rank timings of run(s) "
+                         f"{', '.join(map(str, run_ids))}: see 'pario export RUN --csv' for point ids")
+    return page.render()

@@ -1,0 +1,60 @@
+"""The per-rank timeline of one phase, as the CFS report's Figure 2 draws
+it: each rank's open, I/O, fsync and close on one clock, the wait in the
+closing barrier, and the phase time (the slowest rank's stop) that the
+rate is computed from.  It shows at a glance whether a slow phase is one
+straggler, slow opens, or long fsyncs."""
+
+from .svg import pyplot, svg_bytes
+
+PARTS = (("open", "open_seconds", "#8c6bb1"), ("I/O", "io_seconds", "#2b8cbe"),
+         ("fsync", "fsync_seconds", "#e6550d"), ("close", "close_seconds", "#31a354"))
+
+
+def timeline_rows(iteration):
+    """[(rank, [(part, start, length)...], barrier_wait_start, stop)], on a
+    clock starting at the first rank's start."""
+    ranks = iteration.get("ranks", [])
+    if not ranks:
+        return []
+    t0 = min(r["start_seconds"] for r in ranks)
+    rows = []
+    for r in sorted(ranks, key=lambda r: r["rank"]):
+        t = r["start_seconds"] - t0
+        parts = []
+        for name, key, _ in PARTS:
+            d = max(r.get(key) or 0.0, 0.0)
+            parts.append((name, t, d))
+            t += d
+        rows.append((r["rank"], parts, t, r["start_seconds"] - t0 + r["total_seconds"]))
+    return rows
+
+
+def timeline_svg(iteration, title):
+    """SVG bytes of one iteration's per-rank timeline."""
+    plt = pyplot()
+    rows = timeline_rows(iteration)
+    n = len(rows)
+    fig, ax = plt.subplots(figsize=(7.2, 1.2 + 0.28 * min(n, 64)), dpi=100)
+    colors = {name: c for name, _, c in PARTS}
+    for y, (rank, parts, busy_end, stop) in enumerate(rows):
+        for name, start, length in parts:
+            if length > 0:
+                ax.broken_barh([(start, length)], (y - 0.35, 0.7), facecolors=colors[name])
+        if stop > busy_end:
+            ax.broken_barh([(busy_end, stop - busy_end)], (y - 0.12, 0.24), facecolors="#cccccc")
+    phase_end = max((stop for *_, stop in rows), default=0)
+    ax.axvline(phase_end, color="black", linestyle="--", linewidth=1)
+    ax.text(phase_end, n - 0.4, f" phase time {phase_end:.4f} s", va="bottom", ha="right",
+            fontsize=8)
+    ax.set_yticks(range(n))
+    ax.set_yticklabels([f"rank {r[0]}" for r in rows], fontsize=7 if n > 16 else 9)
+    ax.invert_yaxis()
+    ax.set_xlabel("seconds from the first rank's start")
+    ax.set_title(title, fontsize=10)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for _, _, c in PARTS]
+    handles.append(plt.Rectangle((0, 0), 1, 1, color="#cccccc"))
+    ax.legend(handles, [p[0] for p in PARTS] + ["barrier wait"], fontsize=7, ncol=5,
+              loc="upper center", bbox_to_anchor=(0.5, -0.45 if n < 8 else -0.1), frameon=False)
+    ax.grid(True, axis="x", alpha=0.3)
+    fig.tight_layout()
+    return svg_bytes(fig)

@@ -1,0 +1,230 @@
+"""Kind `probe`: the component rates of the path from a rank's memory to
+the storage behind --dir, and the peak they predict (the CFS report's
+Tables 1-3; `pario-engine probe`, docs/result-schema.md).
+
+One point per rank count (default: the cores here, so the memory term is
+the node's).  Its tables are the report's Table 2 (measured rates, MiB/s)
+and Table 3 (overheads, seconds) with the predicted peak.  Runs of other
+kinds on the same host and file system find the latest probe
+(`pario.probes`) and draw its peak as the ideal curve."""
+
+from dataclasses import dataclass, field
+
+from .. import schema
+from ..errors import UsageError
+from ..figures import Param, Quantity, Record
+from ..launch import cores
+from ..units import engine_size, format_size, parse_size
+from . import Kind, Option, positive_int
+from .io import int_list, sweep_of
+
+
+@dataclass
+class ProbePoint:
+    ranks: int
+    size: int
+    iterations: int
+    servers: int
+    memory: int
+    ops: int
+    test_id: str = "probe"
+    title: str = "component rates"
+    extra: list = field(default_factory=list)
+
+    def engine_args(self, directory, json_path, earlier=None):
+        return ["probe", "--dir", str(directory), "--size", engine_size(self.size),
+                "--memory", engine_size(self.memory), "--ops", str(self.ops),
+                "--iterations", str(self.iterations), "--servers", str(self.servers),
+                "--json", str(json_path), *self.extra]
+
+    def takes_name(self):
+        return True
+
+    def remember(self, result, earlier):
+        """Nothing feeds later points."""
+
+    def summary(self, result):
+        p = result["predicted_peak"]
+        return (f"predicted peak write {p['write']['mib_per_s']:.0f} MiB/s, "
+                f"read {p['read']['mib_per_s']:.0f} MiB/s")
+
+    def label(self):
+        return f"probe ranks={self.ranks} stream={format_size(self.size)}"
+
+    def columns(self):
+        return {"title": self.title, "layout": "probe", "files": "", "api": "posix",
+                "block_bytes": 1 << 20, "size_bytes": self.size, "group_size": 0}
+
+    def params(self):
+        return {"test": self.test_id, "ranks": self.ranks, "size": self.size,
+                "iterations": self.iterations, "servers": self.servers, "memory": self.memory,
+                "ops": self.ops}
+
+
+def _round_trips(which):
+    def get(c):
+        rr = (c.get("request_reply") or {}).get(which)
+        return [4096 / 1048576 / t for t in rr["round_trip_seconds"]["values"]] if rr else []
+    return get
+
+
+# The components in the order of the report's tables:
+# (key, table, label, unit, better, how to read every trial from `components`)
+COMPONENTS = [
+    ("memory", 2, "memory copy, all ranks at once", "MiB/s", "max",
+     lambda c: c["memory_copy"]["aggregate_mib_per_s"]["values"]),
+    ("memory_rank", 2, "memory copy, slowest rank", "MiB/s", "max",
+     lambda c: [min(c["memory_copy"]["per_rank_best_mib_per_s"])]),
+    ("rr_near", 2, "request/reply 4 KiB, nearest rank", "MiB/s", "max", _round_trips("nearest")),
+    ("rr_far", 2, "request/reply 4 KiB, farthest rank", "MiB/s", "max", _round_trips("farthest")),
+    ("stream_write", 2, "storage, one stream write (preallocated, fsync)", "MiB/s", "max",
+     lambda c: c["stream_write"]["mib_per_s"]["values"]),
+    ("stream_read", 2, "storage, one stream read (cache kept out)", "MiB/s", "max",
+     lambda c: c["stream_read"]["mib_per_s"]["values"]),
+    ("barrier", 3, "globally synchronize all ranks (barrier)", "s", "min",
+     lambda c: c["barrier_seconds"]["values"]),
+    ("open_read", 3, "open / read a byte / close", "s", "min",
+     lambda c: c["open_read_byte_close_seconds"]["values"]),
+    ("open_write", 3, "open / write a byte / close", "s", "min",
+     lambda c: c["open_write_byte_close_seconds"]["values"]),
+    ("creates", 4, "creates (all ranks at once)", "1/s", "max",
+     lambda c: c["metadata"]["creates_per_s"]["values"]),
+    ("stats", 4, "stats (all ranks at once)", "1/s", "max",
+     lambda c: c["metadata"]["stats_per_s"]["values"]),
+    ("removes", 4, "removes (all ranks at once)", "1/s", "max",
+     lambda c: c["metadata"]["removes_per_s"]["values"]),
+]
+
+
+def _fmt(v, unit):
+    if unit == "s":
+        return f"{v:.7f}"
+    return f"{v:.1f}" if v < 1e4 else f"{v:.0f}"
+
+
+def probe_tables(records):
+    """The CFS report's Tables 2 and 3 (and the metadata rates) of a probe
+    run's records, each (caption, head, rows, notes): the one source of the
+    text tables and the report's HTML tables.  One set per rank count."""
+    out = []
+    for ranks in sorted({r.params["ranks"] for r in records}):
+        mine = {r.params["component"]: r for r in records if r.params["ranks"] == ranks}
+        if not mine:
+            continue
+        any_r = next(iter(mine.values()))
+        where = f"{any_r.params['target']} on {any_r.params['host']}, {ranks} rank(s)"
+        trials = max(len(r.values["value"]) for r in mine.values())
+        tables = {2: [], 3: [], 4: []}
+        for key, table, label, unit, better, _ in COMPONENTS:
+            r = mine.get(key)
+            if r is None:
+                continue
+            vals = r.values["value"]
+            best = max(vals) if better == "max" else min(vals)
+            worst = min(vals) if better == "max" else max(vals)
+            mid = sorted(vals)[len(vals) // 2]
+            spread = f"{_fmt(worst, unit)}-{_fmt(mid, unit)}" if len(vals) > 1 else ""
+            tables[table].append([label, _fmt(best, unit), spread])
+        notes = []
+        for phase in ("write", "read"):
+            p = mine.get(f"peak_{phase}")
+            if p:
+                tables[2].append([f"predicted peak, {phase}", _fmt(p.values["value"][0], "MiB/s"),
+                                  f"= {p.params['parallelism']} x {_fmt(p.params['per_unit'], 'MiB/s')}"
+                                  f" ({p.params['limited_by']})"])
+        if "stream_read" in mine:
+            notes.append(f"the stream read kept the page cache out with: {mine['stream_read'].params['method']}")
+        notes.append("predicted peak: the slowest component of the path times its parallelism, "
+                     "min(one storage stream x servers, memory copy of all ranks), as the CFS "
+                     "report's 10 disks x 0.82 MB/s")
+        out += [
+            (f"Table 2. Measured component rates, {where}: best of {trials} [worst-median]",
+             ["component", "MiB/s", "spread"], tables[2], notes),
+            (f"Table 3. Overhead measurements, {where}: best of {trials} [worst-median]",
+             ["operation", "seconds", "spread"], tables[3], []),
+            (f"Metadata rates, {where}: each rank on its own files",
+             ["operation", "per second", "spread"], tables[4], []),
+        ]
+    return out
+
+
+def format_probe_tables(records):
+    out = []
+    for caption, head, rows, notes in probe_tables(records):
+        if not rows:
+            continue
+        w0 = max(len(head[0]), *(len(r[0]) for r in rows))
+        w1 = max(len(head[1]), *(len(r[1]) for r in rows))
+        lines = [caption, f"  {head[0]:<{w0}}  {head[1]:>{w1}}  {head[2]}"]
+        lines += [f"  {r[0]:<{w0}}  {r[1]:>{w1}}  {r[2]}".rstrip() for r in rows]
+        lines += [f"  note: {x}" for x in notes]
+        out.append("\n".join(lines))
+    return out
+
+
+class ProbeKind(Kind):
+    name = "probe"
+    description = "component rates of the path to the storage and the peak they predict (CFS Tables 1-3)"
+    command = "probe"
+    predicts_peak = True
+    options = (
+        Option(("--size",), dict(help="file size for every test (default: the preset's)")),
+        Option(("--iterations",), dict(type=positive_int, help="trials per point (best is reported)")),
+        Option(("--servers",), dict(type=positive_int,
+                                    help="probe: independent storage units behind --dir (disks, OSTs, "
+                                         "servers) that streams spread over (default 1)")),
+    )
+    sweep_keys = {"ranks": schema.POSITIVES, "size": schema.SIZE, "iterations": schema.POSITIVE,
+                  "servers": schema.POSITIVE, "memory": schema.SIZE, "ops": schema.POSITIVE}
+    test_keys = {"id": schema.STRING, "title": schema.STRING}
+    required_test = ("id",)
+    params = {"test": Param("test"), "ranks": Param("ranks", str, "log2"),
+              "component": Param("component"), "target": Param("target"), "host": Param("host")}
+    quantities = {"value": Quantity("", "", "max", ".4g")}
+
+    def describe(self, preset):
+        s = preset["sweep"]
+        ranks = ",".join(map(str, s["ranks"])) if s.get("ranks") else "the cores here"
+        return [f"ranks {ranks}; one stream of {s.get('size', '256m')}; best of "
+                f"{s.get('iterations', 3)}; --servers N for N storage units behind --dir"]
+
+    def plan(self, preset, options):
+        sweep = sweep_of(preset, bool(options.get("quick")))
+        ranks = int_list(options.get("ranks") or sweep.get("ranks") or [cores()], "--ranks")
+        size = parse_size(options.get("size") or sweep.get("size", "256m"), "--size")
+        if size % (1 << 20):
+            raise UsageError(f"--size {options.get('size') or sweep.get('size')} must be a whole "
+                             "number of MiB (the probe's stream calls are 1 MiB), e.g. 64m or 1g")
+        iters = options.get("iterations") or int(sweep.get("iterations", 3))
+        if iters > 100:
+            raise UsageError(f"--iterations {iters} is more than 100: use fewer")
+        return [ProbePoint(ranks=r, size=size, iterations=iters,
+                           servers=options.get("servers") or int(sweep.get("servers", 1)),
+                           memory=parse_size(sweep.get("memory", "256m")), ops=int(sweep.get("ops", 200)))
+                for r in ranks], []
+
+    def records(self, point, result):
+        c, t = result["components"], result["target"]
+        base = {"test": "probe", "ranks": result["mpi"]["ranks"],
+                "target": f"{t['dir']} ({t['fs_type']})", "host": result["mpi"]["hosts"][0]["name"]}
+        out = []
+        for key, *_, get in COMPONENTS:
+            vals = get(c)
+            if vals:
+                params = {**base, "component": key}
+                if key == "stream_read":
+                    params["method"] = ", ".join(sorted({it["cache_method"] for it in
+                                                         c["stream_read"].get("iterations", [])}))
+                out.append(Record(params, {"value": vals}))
+        for phase in ("write", "read"):
+            p = result["predicted_peak"][phase]
+            out.append(Record({**base, "component": f"peak_{phase}", "limited_by": p["limited_by"],
+                               "parallelism": f"{p['parallelism']:g}",
+                               "per_unit": p["component_mib_per_s"]}, {"value": [p["mib_per_s"]]}))
+        return out
+
+    def tables(self, preset, records, options):
+        return format_probe_tables(records)
+
+
+KIND = ProbeKind()

@@ -1,0 +1,162 @@
+"""`pario-engine probe` through real MPI: component rates in the right
+order of magnitude, a predicted peak from the slowest component, every file
+it creates removed, and every bad invocation answered with one line."""
+
+import json
+import subprocess
+
+import pytest
+
+
+def _probe(engine, launcher, ranks, directory, json_path, *extra, timeout=300):
+    argv = launcher.command(ranks, [engine, "probe", "--dir", str(directory), "--size", "32m",
+                                    "--memory", "128m", "--ops", "50", "--json", str(json_path),
+                                    *extra])
+    proc = subprocess.run(argv, capture_output=True, text=True, env=launcher.environment(),
+                          timeout=timeout)
+    assert proc.returncode == 0, proc.stderr
+    return proc, json.loads(json_path.read_text())
+
+
+@pytest.fixture(scope="module")
+def probes(engine, launcher, tmp_path_factory):
+    """One 2-rank probe of /dev/shm and one of the disk, shared by the tests."""
+    import os
+    import shutil
+    import uuid
+
+    out = tmp_path_factory.mktemp("probe")
+    dirs = {"shm": f"/dev/shm/pario-test-{uuid.uuid4().hex[:10]}",
+            "disk": os.environ.get("PARIO_TEST_DISK", "/var/tmp") + f"/pario-test-{uuid.uuid4().hex[:10]}"}
+    results = {}
+    try:
+        for kind, d in dirs.items():
+            os.makedirs(d)
+            proc, doc = _probe(engine, launcher, 2, d, out / f"{kind}.json")
+            results[kind] = (d, proc, doc)
+            assert os.listdir(d) == [], f"probe left files in {d}: {os.listdir(d)}"
+        yield results
+    finally:
+        for d in dirs.values():
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def test_document_shape(probes):
+    _, _, doc = probes["disk"]
+    assert doc["schema"] == "pario.result/1" and doc["command"] == "probe"
+    assert doc["target"]["fs_type"] != "tmpfs" and doc["target"]["mount_point"]
+    assert doc["system"]["kernel_release"]
+    c = doc["components"]
+    assert len(c["memory_copy"]["per_rank_best_mib_per_s"]) == 2
+    for key in ("aggregate_mib_per_s",):
+        assert len(c["memory_copy"][key]["values"]) == 3
+    assert c["request_reply"]["nearest"]["to_rank"] == 1
+    assert c["request_reply"]["nearest"]["same_host"] is True
+    assert len(c["stream_read"]["iterations"]) == 3
+    assert c["stream_write"]["preallocated"] is True  # ext4 and tmpfs both reserve space
+    for it in c["stream_read"]["iterations"]:
+        # the cache was kept out of the way, and the document says how
+        assert it["cache_method"] in ("posix_fadvise DONTNEED", "O_DIRECT")
+        assert it["cache_method"] == "O_DIRECT" or it["cache_resident_fraction"] < 0.01
+
+
+def test_magnitudes_on_one_host(probes):
+    for kind in ("shm", "disk"):
+        c = probes[kind][2]["components"]
+        # a barrier on one host: microseconds, far below a millisecond
+        assert 0 < c["barrier_seconds"]["best"] < 1e-4, kind
+        # open + a byte + close is a system call affair: well under 10 ms
+        assert 0 < c["open_write_byte_close_seconds"]["best"] < 1e-2
+        assert 0 < c["open_read_byte_close_seconds"]["best"] < 1e-2
+        assert c["metadata"]["creates_per_s"]["best"] > 100
+        assert c["request_reply"]["farthest"]["best_mib_per_s"] > 0
+    disk = probes["disk"][2]["components"]
+    # copying memory is far above writing a stream through to the disk
+    assert disk["memory_copy"]["aggregate_mib_per_s"]["best"] > 1.5 * disk["stream_write"]["mib_per_s"]["best"]
+
+
+def test_predicted_peak_is_slowest_component_times_parallelism(probes):
+    for kind in ("shm", "disk"):
+        doc = probes[kind][2]
+        c, peak = doc["components"], doc["predicted_peak"]
+        for phase in ("write", "read"):
+            stream = c[f"stream_{phase}"]["mib_per_s"]["best"]
+            memory = c["memory_copy"]["aggregate_mib_per_s"]["best"]
+            p = peak[phase]
+            assert p["mib_per_s"] == pytest.approx(min(stream * doc["params"]["servers"], memory))
+            assert p["limited_by"] == ("storage" if stream <= memory else "memory copy")
+            assert p["mib_per_s"] == pytest.approx(p["component_mib_per_s"] * p["parallelism"])
+    assert any("tmpfs" in w for w in probes["shm"][2]["warnings"])
+    assert not any("tmpfs" in w for w in probes["disk"][2]["warnings"])
+
+
+def test_servers_multiplies_the_storage_term(engine, launcher, shm_dir, tmp_path):
+    _, doc = _probe(engine, launcher, 1, shm_dir, tmp_path / "p.json", "--servers", "4",
+                    "--iterations", "1")
+    peak = doc["predicted_peak"]["write"]
+    assert peak["storage_term_mib_per_s"] == pytest.approx(
+        4 * doc["components"]["stream_write"]["mib_per_s"]["best"])
+    assert doc["components"]["request_reply"] is None
+    assert any("one rank" in w for w in doc["warnings"])
+    assert list(shm_dir.iterdir()) == []
+
+
+def test_a_foreign_file_with_the_probes_name_is_never_touched(engine, launcher, shm_dir, tmp_path):
+    for index in ("00000000", "00000003"):  # the stream file, a metadata file
+        foreign = shm_dir / f"clash.{index}"
+        foreign.write_text("not pario's")
+        argv = launcher.command(2, [engine, "probe", "--dir", str(shm_dir), "--name", "clash",
+                                    "--size", "1m", "--memory", "1m", "--ops", "5",
+                                    "--iterations", "1", "--json", str(tmp_path / "x.json")])
+        p = subprocess.run(argv, capture_output=True, text=True, env=launcher.environment(),
+                           timeout=120)
+        assert p.returncode == 3
+        assert "already exists" in p.stderr and str(foreign) in p.stderr
+        assert foreign.read_text() == "not pario's"
+        assert sorted(f.name for f in shm_dir.iterdir()) == [foreign.name]
+        assert not (tmp_path / "x.json").exists()
+        foreign.unlink()
+
+
+CASES = [
+    ("no dir", ["--size", "1m"], "--dir is required"),
+    ("zero size", ["--size", "0"], "--size '0'"),
+    ("bad unit", ["--size", "3x"], "--size '3x'"),
+    ("block not 4k", ["--block", "1000"], "multiple of 4k"),
+    ("size not whole blocks", ["--size", "1m", "--block", "768k"], "whole number of --block"),
+    ("zero iterations", ["--iterations", "0"], "--iterations '0'"),
+    ("too many iterations", ["--iterations", "101"], "more than 100"),
+    ("ops not a number", ["--ops", "many"], "--ops 'many'"),
+    ("zero servers", ["--servers", "0"], "--servers '0'"),
+    ("zero memory", ["--memory", "0"], "--memory '0'"),
+    ("name with slash", ["--name", "a/b"], "plain file name"),
+    ("json dir missing", ["--json", "/nonexistent-dir/p.json"], "does not exist"),
+    ("unknown option", ["--turbo"], "unknown option '--turbo'"),
+    ("missing value", ["--size"], "--size needs a value"),
+    ("stray argument", ["extra"], "unexpected argument 'extra'"),
+    ("size beyond free space", ["--size", "1p"], "free"),
+    ("memory beyond the node", ["--memory", "16g"], "more than half of its memory"),
+]
+
+
+@pytest.mark.parametrize("label,args,phrase", CASES, ids=[c[0] for c in CASES])
+def test_bad_probe_invocations(engine, shm_dir, tmp_path, label, args, phrase):
+    json_path = tmp_path / "p.json"
+    base = [] if label == "no dir" else ["--dir", str(shm_dir)]
+    extra = [] if "--json" in args else ["--json", str(json_path)]
+    p = subprocess.run([engine, "probe", *base, *args, *extra], capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("pario-engine: error:"), p.stderr
+    assert phrase in lines[0]
+    assert not json_path.exists()
+    assert list(shm_dir.iterdir()) == []
+
+
+def test_missing_and_file_dir(engine, shm_dir):
+    (shm_dir / "f").write_text("")
+    for d, phrase in ((shm_dir / "nope", "create it first"), (shm_dir / "f", "not a directory")):
+        p = subprocess.run([engine, "probe", "--dir", str(d)], capture_output=True, text=True,
+                           timeout=60)
+        assert p.returncode == 2 and phrase in p.stderr and len(p.stderr.strip().splitlines()) == 1
