@@ -19,7 +19,7 @@ def pario_lines(stderr):
 def test_beff_runs_every_pattern_and_chunk_and_computes_the_published_number(launcher, engine, shm_dir,
                                                                              tmp_path):
     out = tmp_path / "b.json"
-    p = run_kernel(launcher, engine, 2, "beff", "--dir", shm_dir, "-T", 2, "--max-chunk", "64k", "--json", out)
+    p = run_kernel(launcher, engine, 2, "beff", "--dir", shm_dir, "-T", 6, "--max-chunk", "64k", "--json", out)
     assert p.returncode == 0, p.stderr
     assert "b_eff_io = " in p.stdout
     doc = json.loads(out.read_text())
@@ -48,7 +48,7 @@ def test_beff_runs_every_pattern_and_chunk_and_computes_the_published_number(lau
 
 def test_beff_no_shared_leaves_out_pattern_1(launcher, engine, shm_dir, tmp_path):
     out = tmp_path / "b.json"
-    p = run_kernel(launcher, engine, 3, "beff", "--dir", shm_dir, "-T", 1, "--max-chunk", "32k", "--no-shared",
+    p = run_kernel(launcher, engine, 3, "beff", "--dir", shm_dir, "-T", 4, "--max-chunk", "32k", "--no-shared",
                    "--json", out)
     assert p.returncode == 0, p.stderr
     doc = json.loads(out.read_text())

@@ -25,6 +25,7 @@
 #include "../../util/json.h"
 #include "../../util/mpi_fail.h"
 #include "../../util/mpi_file.h"
+#include "../../util/proc_io.h"
 #include "../../util/result_doc.h"
 #include "laplace.h"
 
@@ -128,24 +129,6 @@ static void parse(int argc, char **argv, int rank, laplace_options *o)
         fail_usage("--dir %s is not writable: choose a writable directory", o->dir);
 }
 
-/* This process's write system calls and bytes so far (/proc/self/io). */
-static void io_counts(long long *syscw, long long *wchar)
-{
-    *syscw = *wchar = -1;
-    FILE *f = fopen("/proc/self/io", "r");
-    if (!f)
-        return;
-    char key[64];
-    long long v;
-    while (fscanf(f, "%63[^:]: %lld\n", key, &v) == 2) {
-        if (!strcmp(key, "syscw"))
-            *syscw = v;
-        else if (!strcmp(key, "wchar"))
-            *wchar = v;
-    }
-    fclose(f);
-}
-
 typedef struct laplace_state {
     char path[4200];
     bool created;
@@ -178,24 +161,25 @@ static double write_checkpoint(const laplace_options *o, laplace_state *s, const
     MPI_File fh;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    long long c0, b0, c1, b1;
+    proc_io before, after;
     if (mpi_file_reopen(MPI_COMM_WORLD, s->path, MPI_MODE_WRONLY, info, &fh, w) == MPI_SUCCESS) {
         const MPI_Offset disp = (MPI_Offset)b->row0 * b->n * (MPI_Offset)sizeof(double);
         mpi_failed(MPI_File_set_view(fh, disp, MPI_DOUBLE, MPI_DOUBLE, "native", info), w,
                    "setting the view of %s", s->path);
         MPI_Status st;
         int put = -1;
-        io_counts(&c0, &b0);
+        proc_io_sample(&before); /* which ranks really write: /proc/self/io around the call */
         if (!mpi_failed(MPI_File_write_all(fh, laplace_at(b, b->u, 0, 0), 1, mine, &st), w,
                         "MPI_File_write_all to %s", s->path))
             MPI_Get_count(&st, MPI_DOUBLE, &put);
-        io_counts(&c1, &b1);
+        proc_io_sample(&after);
         if (put >= 0 && put != b->rows * b->n)
             mpi_why_set(w, "MPI_File_write_all to %s wrote %d of %d values: is the file system full?",
                         s->path, put, b->rows * b->n);
         mpi_failed(MPI_File_close(&fh), w, "closing %s", s->path);
-        counts[0] = c1 - c0;
-        counts[1] = b1 - b0;
+        const proc_io d = proc_io_delta(&before, &after);
+        counts[0] = (long long)d.syscw;
+        counts[1] = (long long)d.wchar;
     }
     double mine_s = MPI_Wtime() - t0, worst;
     MPI_Allreduce(&mine_s, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
