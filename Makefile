@@ -10,7 +10,7 @@ ENGINE := $(BUILD)/pario-engine
 # The same engine built against MPICH (Debian installs it beside Open MPI;
 # the *.mpich names always mean MPICH, whatever the alternatives say).
 BUILD_MPICH := build/engine-mpich
-APT_PACKAGES := openmpi-bin slurm-wlm munge glusterfs-server glusterfs-client libopenmpi-dev libhdf5-openmpi-dev mpich libmpich-dev libhdf5-mpich-dev liburing-dev fio cmake gcc make pkg-config chromium
+APT_PACKAGES := openmpi-bin slurm-wlm munge glusterfs-server glusterfs-client libopenmpi-dev libhdf5-openmpi-dev mpich libmpich-dev libhdf5-mpich-dev libs3-dev liburing-dev fio cmake gcc make pkg-config chromium
 # the peer of bench/bonnie_side_by_side.py
 APT_PACKAGES += bonnie++
 PARIO := $(VENV)/bin/python -m pario

@@ -96,7 +96,7 @@ def verify(engine):
 
 
 # Real services (Slurm, GlusterFS, ...) for the tests marked `integration`.
-from services.fixtures import gluster_volumes, slurm_cluster  # noqa: E402,F401
+from services.fixtures import gluster_volumes, s3_server, slurm_cluster  # noqa: E402,F401
 
 
 @pytest.fixture

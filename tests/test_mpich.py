@@ -57,10 +57,10 @@ def test_quick_preset_names_its_library_and_verifies(flavour, shm_dir, tmp_path)
     assert os.listdir(shm_dir) == []
 
 
-def write_kept(flavour, directory, name, tmp_path):
+def write_kept(flavour, directory, name, tmp_path, api="posix"):
     engine = engine_path(flavour)
     launcher = choose_launcher(mpi=engine_mpi(engine, flavour))
-    argv = launcher.command(3, [engine, "io", "--dir", str(directory), "--layout", "interleaved",
+    argv = launcher.command(3, [engine, "io", "--dir", str(directory), "--api", api, "--layout", "interleaved",
                                 "--block", "64k", "--size", "3m", "--phases", "write",
                                 "--iterations", "1", "--keep", "--name", name, "--seed", "7",
                                 "--json", str(tmp_path / f"{name}.json")])
@@ -71,11 +71,12 @@ def write_kept(flavour, directory, name, tmp_path):
     return directory / name
 
 
-def test_files_of_one_library_verify_under_the_other(shm_dir, tmp_path):
+@pytest.mark.parametrize("api", ["posix", "mpiio"])  # mpiio: Open MPI's OMPIO against MPICH's ROMIO
+def test_files_of_one_library_verify_under_the_other(shm_dir, tmp_path, api):
     for f in FLAVOURS:
         if not os.access(build_path(ROOT, f), os.X_OK):
             pytest.fail(f"{build_path(ROOT, f)} is not built: run 'make build'", pytrace=False)
-    files = {f: write_kept(f, shm_dir, f"kept-{f}", tmp_path) for f in FLAVOURS}
+    files = {f: write_kept(f, shm_dir, f"kept-{f}", tmp_path, api) for f in FLAVOURS}
     assert filecmp.cmp(files["openmpi"], files["mpich"], shallow=False)
     for writer, path in files.items():
         for checker in FLAVOURS:

@@ -128,3 +128,16 @@ def test_mpich_engine_under_srun_speaks_pmi2(slurm_cluster, tmp_path, shm_dir):
     assert status == "ok" and "--mpi=pmi2" in command and command[0].endswith("srun")
     assert doc["mpi"]["library"].startswith("MPICH") and doc["mpi"]["ranks"] == 2
     assert doc["mpi"]["hosts"][0]["slurm_node"] == "pario1" and doc["verification"]["ok"]
+
+
+def test_the_full_preset_sweeps_ranks_up_to_the_allocations_tasks(slurm_cluster, tmp_path, shm_dir):
+    db = tmp_path / "r.sqlite"
+    p = subprocess.run(["salloc", "-n", "2", *pario_argv("run", "cfs", "--dir", shm_dir, "--tests", "partitioned",
+                                                         "--blocks", "64k", "--dry-run")],
+                       capture_output=True, text=True, env=env_for(slurm_cluster, db), timeout=120)
+    assert p.returncode == 0, p.stderr
+    launches = [l.split() for l in p.stdout.splitlines() if "pario-engine io" in l]
+    assert [l[l.index("-n") + 1] for l in launches] == ["1", "2"], p.stdout
+    assert all(l[0].endswith("srun") and "--mpi=pmix" in l for l in launches)
+    assert "the Slurm allocation (Slurm job" in p.stdout
+    assert not db.exists()

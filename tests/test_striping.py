@@ -78,6 +78,9 @@ def test_striping_refuses_bad_targets(engine, shm_dir):
         (["--stripe-dirs", ",", "--stripe-unit", "64k"], "--stripe-dirs is empty"),
         (["--stripe-dirs", f"{a},{b}", "--stripe-unit", "64k", "--api", "uring"], "needs a per-call --api"),
         (["--stripe-dirs", f"{a},{b}", "--stripe-unit", "2k", "--direct"], "--stripe-unit to be a multiple of 4k"),
+        (["--stripe-dirs", f"{a},{b}", "--stripe-unit", "64k", "--api", "mpiio"], "opens files collectively"),
+        (["--stripe-dirs", f"{a},{b}", "--stripe-unit", "64k", "--api", "mpiio", "--collective"],
+         "needs a per-call --api"),
     ]
     for args, phrase in cases:
         p = subprocess.run([engine, "io", *base, *args], capture_output=True, text=True)

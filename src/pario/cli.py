@@ -208,11 +208,25 @@ def main(argv=None):
 # `pario run` exits 0 when every point succeeded, 2 on a bad invocation or
 # environment (nothing run or stored), 3 when some points failed (stored as
 # failures: see `pario show`), 130 when stopped by a signal.
-def _refuse_empty(args):
+def _defaults(parser):
+    """{dest: default} over the parser and all its subcommands."""
+    found = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found.update(_defaults(sub))
+        else:
+            found.setdefault(action.dest, action.default)
+    return found
+
+
+def _refuse_empty(args, parser):
     """A value given as '' is a mistake (an unset shell variable), never
-    "the default": refuse it for every option, whoever adds the option."""
+    "the default": refuse it for every option, whoever adds the option.
+    (argparse turns a value of "--" into [], refused the same way.)"""
+    defaults = _defaults(parser)
     for dest, value in vars(args).items():
-        if isinstance(value, (str, list)) and not value:  # '' or, from argparse's "--", []
+        if isinstance(value, (str, list)) and not value and value != defaults.get(dest):
             flag = dest if dest == "experiment" else "--" + dest.replace("_", "-")
             raise UsageError(f"{flag} is empty: give a value or leave the option out")
 
@@ -224,7 +238,7 @@ def _main(argv=None):
         argv = ["run", *argv]  # a kind's shortcut runs its preset of the same name
     args = parser.parse_args(argv)
     try:
-        _refuse_empty(args)
+        _refuse_empty(args, parser)
         if args.command == "run":
             from .runner import run_experiment
 

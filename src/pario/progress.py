@@ -6,7 +6,8 @@ import sys
 
 
 class Progress:
-    def __init__(self, total, stream=sys.stderr):
+    def __init__(self, total, stream=None):
+        stream = stream or sys.stderr
         self.total, self.done, self.stream = total, 0, stream
         self.tty = stream.isatty()
         self.label = ""

@@ -44,7 +44,8 @@ def _engine_error(outcome):
     return tail[-1] if tail else f"exit code {outcome.returncode}"
 
 
-def run_experiment(args, out=sys.stdout):
+def run_experiment(args, out=None):
+    out = out or sys.stdout  # looked up now, not at import (redirected output)
     experiment = load_experiment(args.experiment)
     preset = experiment.data
     kind = kind_of(preset)

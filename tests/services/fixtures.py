@@ -41,3 +41,14 @@ def gluster_volumes():
         yield volumes
     finally:
         volumes.stop()
+
+
+@pytest.fixture(scope="session")
+def s3_server():
+    from .s3 import S3Server
+
+    server = _service(lambda: S3Server(f"/var/tmp/pario-s3-{uuid.uuid4().hex[:8]}"), "s3")
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -142,6 +142,8 @@ enum backend_caps {
     BACKEND_CAP_GROUPABLE = 1u << 6,        /* ranks may take turns (--group) */
     BACKEND_CAP_NEEDS_MPI = 1u << 7,        /* calls MPI itself on comm */
     BACKEND_CAP_PREALLOC = 1u << 8,         /* works on a file --prealloc created */
+    BACKEND_CAP_OBJECTS = 1u << 9,          /* stores objects, not a file of this node: no page
+                                             * cache to evict or measure (see exists/remove) */
 };
 
 /* What the loop asks of an open. */
@@ -240,6 +242,13 @@ typedef struct backend_ops {
 
     /* Observations (optional, see above). */
     const char *const *observed_names;
+
+    /* Where the data is not a file at `path` (an object store): whether
+     * anything is stored under `path` (1, 0, or a negative errno), and
+     * remove all of it (0, ENOENT when nothing was there, or an errno).
+     * NULL: the path is a file (lstat; removed only if this run created it). */
+    int (*exists)(const char *path, const void *config);
+    int (*remove)(const char *path, const void *config);
 } backend_ops;
 
 /* Capabilities for a configuration. */

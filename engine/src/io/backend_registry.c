@@ -8,6 +8,7 @@ extern const backend_ops backend_mpiio;
 extern const backend_ops backend_hdf5;
 extern const backend_ops backend_stdio;
 extern const backend_ops backend_mmap;
+extern const backend_ops backend_s3;
 
 /* The one list of APIs. Add a backend here. */
 static const backend_ops *const backends[] = {
@@ -17,6 +18,7 @@ static const backend_ops *const backends[] = {
     &backend_uring,
     &backend_mpiio,
     &backend_hdf5,
+    &backend_s3,
 };
 
 #define NBACKENDS (sizeof backends / sizeof backends[0])

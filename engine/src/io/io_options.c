@@ -426,6 +426,9 @@ static void check_capabilities(const io_options *o, const parse_state *s, bool w
                    api);
     if (o->transfer_buffer < o->block)
         fail_usage("--transfer-buffer is smaller than one --block: give at least the block size");
+    if (o->evict && (caps & BACKEND_CAP_OBJECTS))
+        fail_usage("--evict drops a file from this node's page cache, and --api %s stores "
+                   "objects that no cache here holds: drop --evict", api);
     if (o->prealloc && !(caps & BACKEND_CAP_PREALLOC))
         fail_usage("--api %s cannot write into a file --prealloc created: drop --prealloc", api);
     if (o->api->config_check) {

@@ -93,7 +93,7 @@ void io_result_warn(io_result *r)
 
     /* Cache honesty for reads: the data a node reads is smaller than twice
      * its memory and nothing kept the page cache out of the way. */
-    if (reads && !r->fs.memory_backed && !o->direct && !o->evict) {
+    if (reads && !r->fs.memory_backed && !o->direct && !o->evict && !(o->api_caps & BACKEND_CAP_OBJECTS)) {
         bool crosses_hosts = true;
         if (o->read_shift % (uint64_t)r->nranks == 0 || o->layout->read_only)
             crosses_hosts = false;

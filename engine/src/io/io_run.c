@@ -96,13 +96,32 @@ static void record_error(io_ctx *c, int e, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A file, or what an object store backend keeps under the path:
+ * 1 or 0, or a negative errno when the store cannot be asked. */
+static int data_exists(const io_ctx *c, const char *path)
+{
+    struct stat st;
+    if (c->o->api->exists)
+        return c->o->api->exists(path, c->o->api_config);
+    return lstat(path, &st) == 0;
+}
+
+/* Remove write part t: 0 or errno (ENOENT when nothing was there, ESTALE
+ * when the name now holds a file this run did not create). */
+static int data_remove(io_ctx *c, int t)
+{
+    if (c->o->api->remove)
+        return c->o->api->remove(c->write_parts[t], c->o->api_config);
+    return remove_if_ours(c->write_parts[t], &c->mine[t]);
+}
+
 static void remove_own_files(io_ctx *c)
 {
     if (c->o->keep)
         return;
     MPI_Barrier(c->comm);
     for (int t = 0; c->owns_file && t < c->nparts; t++)
-        remove_if_ours(c->write_parts[t], &c->mine[t]); /* only ever the file this run created */
+        data_remove(c, t); /* only ever the file this run created */
     MPI_Barrier(c->comm);
 }
 
@@ -111,6 +130,8 @@ static void remove_own_files(io_ctx *c)
  * file mid-run is reported and left alone. */
 static void note_own_file(io_ctx *c)
 {
+    if (c->o->api_caps & BACKEND_CAP_OBJECTS)
+        return; /* no file here: the store's exists/remove answer for its objects */
     for (int t = 0; c->owns_file && t < c->nparts; t++) {
         int e = c->mine[t].known ? owned_file_check(c->write_parts[t], &c->mine[t])
                                  : owned_file_note_path(c->write_parts[t], &c->mine[t]);
@@ -155,19 +176,25 @@ static void agree_or_fail(io_ctx *c)
  * removes files it created. */
 static void check_paths_are_new(io_ctx *c)
 {
-    struct stat st;
-    int clash = c->nranks, first;
-    for (int t = 0; c->owns_file && t < c->nparts; t++)
-        if (lstat(c->write_parts[t], &st) == 0)
-            clash = c->rank;
-    MPI_Allreduce(&clash, &first, 1, MPI_INT, MPI_MIN, c->comm);
-    if (first != c->nranks) {
-        char p[PATH_MAX];
-        per_rank_path(c, first, p);
-        fail_usage("%s already exists: pario never overwrites or removes a file it did not "
-                   "create; remove it or choose another --name",
-                   p);
-    }
+    int there = 0;
+    for (int t = 0; c->owns_file && t < c->nparts && there == 0; t++)
+        there = data_exists(c, c->write_parts[t]);
+    /* the lowest rank with a clash or an unanswered question speaks; nothing
+     * is removed on the way out, since nothing was created yet */
+    int mine = there != 0 ? c->rank : c->nranks, first;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->comm);
+    if (first == c->nranks)
+        return;
+    int what = there;
+    MPI_Bcast(&what, 1, MPI_INT, first, c->comm);
+    char p[PATH_MAX];
+    per_rank_path(c, first, p);
+    if (what < 0)
+        fail_usage("--api %s cannot look for %s in its store: %s: check the store's address "
+                   "and bucket", c->o->api->name, p, strerror(-what));
+    fail_usage("%s already exists: pario never overwrites or removes a file it did not "
+               "create; remove it or choose another --name",
+               p);
 }
 
 /* ---- which blocks a rank moves, and with whom it shares the file ---- */
@@ -692,6 +719,8 @@ static void setup(io_ctx *c, const io_options *o, io_result *r)
     if (c->rank == 0)
         io_result_place_hosts(r);
     fs_facts_of(o->dir, &r->fs);
+    if (o->api_caps & BACKEND_CAP_OBJECTS) /* --dir only names the objects' prefix */
+        r->fs = (fs_facts){.type = "objects", .magic = 0, .memory_backed = false};
     snprintf(r->path, sizeof r->path, "%s", c->write_path);
     if (c->rank == 0)
         per_rank_path(c, 0, r->path);
@@ -740,7 +769,7 @@ static void prepare_write(io_ctx *c, uint64_t iteration)
      * iteration's file is ours, so removing it is allowed. */
     MPI_Barrier(c->comm);
     for (int t = 0; c->owns_file && t < c->nparts; t++) {
-        int e = remove_if_ours(c->write_parts[t], &c->mine[t]);
+        int e = data_remove(c, t);
         if (e == ESTALE)
             record_error(c, e, "%s was replaced during the run by something pario did not "
                          "create: left alone; keep other writers out of --dir", c->write_parts[t]);
@@ -785,9 +814,10 @@ static double prepare_read(io_ctx *c, uint64_t data_iteration)
     }
     agree_or_fail(c);
     MPI_Barrier(c->comm);
-    /* cached share of the whole logical file: its parts weighted by size */
+    /* cached share of the whole logical file: its parts weighted by size
+     * (an object store has no cache on this node to measure) */
     double cached = 0, total = 0, mine, most;
-    for (int t = 0; t < c->nparts; t++) {
+    for (int t = 0; t < c->nparts && !(o->api_caps & BACKEND_CAP_OBJECTS); t++) {
         struct stat st;
         double f = page_cache_fraction(c->read_parts[t]);
         if (stat(c->read_parts[t], &st) == 0 && f >= 0) {
@@ -795,7 +825,8 @@ static double prepare_read(io_ctx *c, uint64_t data_iteration)
             total += (double)st.st_size;
         }
     }
-    mine = total > 0 ? cached / total : page_cache_fraction(c->read_parts[0]);
+    mine = total > 0 ? cached / total
+         : (o->api_caps & BACKEND_CAP_OBJECTS) ? -1 : page_cache_fraction(c->read_parts[0]);
     MPI_Reduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
     fill_sources(c, pattern_key_make(o->seed, data_iteration, c->read_stream));
     return most;
@@ -1003,5 +1034,6 @@ int io_command(int argc, char **argv)
     free(c.write_parts);
     free(c.read_parts);
     free(c.mine);
+    free(o.api_config); /* io_options_parse's: LeakSanitizer (make test-asan) found it */
     return status;
 }

@@ -21,7 +21,8 @@ from . import Kind, Option, csv_list, positive_int
 
 # The engine's layout table (engine/src/io/layout.c): names a preset may use.
 LAYOUTS = ("broadcast", "partitioned", "interleaved", "random")
-APIS = ("posix",)
+# The engine's backend table (engine/src/io/backend_registry.c).
+APIS = ("posix", "stdio", "mmap", "uring", "mpiio", "hdf5")
 PHASES = ("write", "read")
 
 
@@ -39,6 +40,8 @@ class IoPoint:
     api: str = "posix"
     iterations: int = 3
     extra: list = field(default_factory=list)
+    options: list = field(default_factory=list)  # the backend's own flags, from the test
+    aggregators: int = 0
 
     def engine_args(self, directory, json_path, earlier=None):
         args = ["io", "--dir", str(directory), "--layout", self.layout, "--files", self.files,
@@ -47,7 +50,9 @@ class IoPoint:
                 "--iterations", str(self.iterations), "--json", str(json_path)]
         if self.group:
             args += ["--group", str(self.group)]
-        return args + list(self.extra)
+        if self.aggregators:
+            args += ["--aggregators", str(self.aggregators)]
+        return args + list(self.options) + list(self.extra)
 
     def takes_name(self):
         return True
@@ -70,10 +75,13 @@ class IoPoint:
         return {"test": self.test_id, "title": self.title, "layout": self.layout,
                 "phases": list(self.phases), "ranks": self.ranks, "block": self.block,
                 "size": self.size, "group": self.group, "files": self.files, "api": self.api,
-                "iterations": self.iterations, "extra": list(self.extra)}
+                "iterations": self.iterations, "extra": list(self.extra),
+                "options": list(self.options), "aggregators": self.aggregators}
 
 
-def why_impossible(layout, size, block, ranks, files):
+def why_impossible(layout, size, block, ranks, files, aggregators=0):
+    if aggregators > ranks:
+        return "more aggregators than ranks"
     if block % 8:
         return "block is not a multiple of 8 bytes"
     if layout == "broadcast":
@@ -166,6 +174,26 @@ def _heading_note(records, phase):
     return "page cache evicted before some reads only"
 
 
+def _test_grid(test, values, key):
+    """A test's own `ranks` or `blocks` choose among the sweep's (so --quick
+    shrinks them too); without them the test takes the whole sweep."""
+    mine = test.get(key)
+    if mine is None:
+        return values
+    want = {parse_size(v) for v in mine} if key == "blocks" else set(mine)
+    return [v for v in values if v in want]
+
+
+def _api_facts(api_options):
+    """Record parameters from what the backend says it ran (mpiio, hdf5):
+    collective or not, atomic or relaxed, aggregators asked for."""
+    calls = api_options.get("calls") or api_options.get("transfer")
+    return {"collective": None if calls is None else calls != "independent",
+            "atomic": api_options.get("atomic"),
+            "aggregators": api_options.get("aggregators_asked") or 0,
+            "mpiio_impl": api_options.get("implementation")}
+
+
 def _phase_title(title, phase):
     return title if title.lower().endswith(phase) else f"{title} {phase.capitalize()}"
 
@@ -199,7 +227,7 @@ class IoKind(Kind):
                                        else schema.POSITIVES.check(v)),
                   "max_ranks": schema.POSITIVE, "blocks": schema.SIZES, "size": schema.SIZE,
                   "iterations": schema.POSITIVE, "prealloc": schema.BOOL, "evict": schema.BOOL,
-                  "fsync": schema.BOOL}
+                  "fsync": schema.BOOL, "kind_figures": schema.BOOL}
     required_sweep = ("ranks", "blocks", "size")
     test_keys = {
         "id": schema.STRING, "title": schema.STRING, "layout": schema.one_of(*LAYOUTS),
@@ -207,6 +235,8 @@ class IoKind(Kind):
             (f"'{p}' is not a phase: use write and/or read" for p in v if p not in PHASES), None)),
         "size": schema.SIZE, "group": schema.POSITIVE, "files": schema.one_of("shared", "per-rank"),
         "api": schema.one_of(*APIS), "quick": schema.BOOL,
+        "options": schema.STRINGS, "aggregators": schema.POSITIVE,
+        "ranks": schema.POSITIVES, "blocks": schema.SIZES,
         "figures": schema.Type("table of phase = \"Figure N\"", lambda v: None if isinstance(v, dict) and all(
             k in PHASES and isinstance(x, str) for k, x in v.items())
             else "is not a table like { write = \"Figure 6\", read = \"Figure 7\" }"),
@@ -220,6 +250,10 @@ class IoKind(Kind):
         "group_unit": Param("group unit"), "prealloc": Param("preallocated"),
         "fsync": Param("fsync"), "evict": Param("evicted"), "direct": Param("O_DIRECT"),
         "fs_type": Param("file system"),
+        "aggregators": Param("aggregators", str, "log2"),
+        "collective": Param("calls", lambda c: "-" if c is None else "collective" if c else "independent"),
+        "atomic": Param("mode", lambda a: "-" if a is None else "atomic (MUNIX)" if a else "relaxed (MASYNC)"),
+        "mpiio_impl": Param("MPI-IO"),
     }
     quantities = {
         "rate": Quantity("", "MiB/s", "max"),
@@ -244,7 +278,9 @@ class IoKind(Kind):
                  f"{'page cache evicted before reads' if sweep.get('evict', True) else 'reads may be cached'}"]
         for t in preset["test"]:
             group = f", group {t['group']}" if t.get("group") else ""
-            lines.append(f"- {t['id']}: {t['layout']} {'/'.join(t['phases'])}{group}")
+            api = "" if t.get("api", "posix") == "posix" else f", {t['api']} {' '.join(t.get('options', []))}"
+            aggs = f", {t['aggregators']} aggregator(s)" if t.get("aggregators") else ""
+            lines.append(f"- {t['id']}: {t['layout']} {'/'.join(t['phases'])}{group}{api.rstrip()}{aggs}")
         return lines
 
     def plan(self, preset, options):
@@ -277,16 +313,18 @@ class IoKind(Kind):
             size = options.get("size")
             test_size = parse_size(size if size else test.get("size", sweep["size"]), "--size")
             grouped = int(test.get("group", 0))
-            for r in rank_list:
-                for b in block_list:
+            aggregators = int(test.get("aggregators", 0))
+            for r in _test_grid(test, rank_list, "ranks"):
+                for b in _test_grid(test, block_list, "blocks"):
                     p = IoPoint(test_id=test["id"], title=test.get("title", test["id"]),
                                 layout=test["layout"], phases=list(test["phases"]), ranks=r, block=b,
                                 size=test_size, group=grouped,
                                 files=options.get("files") or test.get("files", "shared"),
                                 api=test.get("api", "posix"), iterations=iters,
                                 extra=extra + _phase_flags(test["phases"], prealloc, evict, fsync)
-                                + (["--group-unit", unit] if unit and grouped else []))
-                    why = why_impossible(p.layout, p.size, p.block, p.ranks, p.files)
+                                + (["--group-unit", unit] if unit and grouped else []),
+                                options=list(test.get("options", [])), aggregators=aggregators)
+                    why = why_impossible(p.layout, p.size, p.block, p.ranks, p.files, aggregators)
                     if why:
                         skipped.append((p, why))
                     else:
@@ -322,7 +360,8 @@ class IoKind(Kind):
                 "group_unit": p["group_unit"], "prealloc": p.get("prealloc"), "fsync": p.get("fsync"),
                 "evict": p.get("evict"), "direct": p.get("direct"),
                 "fs_type": result.get("target", {}).get("fs_type"),
-                "memory_backed": result.get("target", {}).get("memory_backed")}
+                "memory_backed": result.get("target", {}).get("memory_backed"),
+                **_api_facts(p.get("api_options", {}))}
         out = []
         for ph in result["phases"]:
             its = ph["iterations"]
@@ -338,6 +377,8 @@ class IoKind(Kind):
         ranks, a line per block size; then, for each pattern run both
         grouped and ungrouped, one figure with a line per grouping (at the
         largest block, where the report saw grouping matter)."""
+        if not preset["sweep"].get("kind_figures", True):
+            return []  # the preset draws only its own [[figure]]s
         numbers = {t["id"]: t.get("figures", {}) for t in preset["test"]}
         seen = []
         for r in records:

@@ -1,0 +1,118 @@
+"""The s3 backend against a real S3 server (moto's server mode on
+127.0.0.1, tests/services/s3.py): every layout's blocks become objects
+holding exactly the bytes a file would hold at that offset, reads verify,
+nothing is left in the bucket, and bad settings are refused in one line."""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from services.s3 import BUCKET, CREDENTIALS
+
+pytestmark = pytest.mark.integration
+
+BLOCK, SIZE = 64 * 1024, 1024 * 1024
+
+
+def s3_args(server):
+    return ["--api", "s3", "--s3-endpoint", server.endpoint, "--s3-bucket", BUCKET]
+
+
+def run(launcher, engine, ranks, args, tmp_path, env_extra=CREDENTIALS):
+    json_path = tmp_path / f"r{len(list(tmp_path.glob('r*.json')))}.json"
+    argv = launcher.command(ranks, [engine, "io", *map(str, args), "--json", str(json_path)])
+    p = subprocess.run(argv, capture_output=True, text=True, env={**launcher.environment(), **env_extra},
+                       timeout=300)
+    doc = json.loads(json_path.read_text()) if json_path.exists() else None
+    return p, doc
+
+
+def prefix_of(directory, name):
+    return f"{str(directory).lstrip('/')}/{name}/"
+
+
+@pytest.mark.parametrize("layout,files", [("partitioned", "shared"), ("interleaved", "shared"),
+                                          ("random", "shared"), ("partitioned", "per-rank")])
+def test_blocks_become_objects_with_the_files_bytes(s3_server, launcher, engine, shm_dir, tmp_path,
+                                                   layout, files):
+    name = f"obj-{layout}-{files}"
+    common = ["--layout", layout, "--files", files, "--block", "64k", "--size", "1m",
+              "--phases", "write,read", "--iterations", "2", "--seed", "5", "--verify"]
+    p, doc = run(launcher, engine, 2, ["--dir", shm_dir, *s3_args(s3_server), *common,
+                                       "--keep", "--name", name], tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert doc["target"]["fs_type"] == "objects"
+    assert doc["params"]["api_options"]["bucket"] == BUCKET
+    assert doc["verification"]["ok"] and doc["verification"]["bytes_checked"] > 0
+    assert not any("page cache" in w for w in doc["warnings"])  # no cache here to blame
+
+    # the same run through posix into a file: object k == the file's bytes at offset k
+    p, _ = run(launcher, engine, 2, ["--dir", shm_dir, *common, "--keep", "--name", name], tmp_path)
+    assert p.returncode == 0, p.stderr
+    streams = [f"{name}.{r:08d}" for r in range(2)] if files == "per-rank" else [name]
+    for stream in streams:
+        keys = s3_server.keys(prefix_of(shm_dir, stream))
+        data = (shm_dir / stream).read_bytes()
+        assert len(keys) == SIZE // BLOCK // len(streams)
+        for key in keys:
+            offset = int(key.rsplit("/", 1)[1], 16)
+            assert s3_server.get(key) == data[offset:offset + BLOCK], key
+        assert sorted(int(k.rsplit("/", 1)[1], 16) for k in keys) == list(range(0, len(data), BLOCK))
+
+
+def test_a_run_without_keep_leaves_no_object(s3_server, launcher, engine, shm_dir, tmp_path):
+    p, doc = run(launcher, engine, 2, ["--dir", shm_dir, *s3_args(s3_server), "--layout", "interleaved",
+                                       "--block", "64k", "--size", "1m", "--name", "gone"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert doc["params"]["iterations"] == 3  # three write iterations replaced each other's objects
+    assert s3_server.keys(prefix_of(shm_dir, "gone")) == []
+    assert os.listdir(shm_dir) == []
+
+
+def test_objects_it_did_not_create_are_never_touched(s3_server, launcher, engine, shm_dir, tmp_path):
+    args = ["--dir", shm_dir, *s3_args(s3_server), "--layout", "partitioned", "--block", "64k",
+            "--size", "1m", "--phases", "write", "--iterations", "1", "--name", "theirs"]
+    p, _ = run(launcher, engine, 1, [*args, "--keep"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    before = s3_server.keys(prefix_of(shm_dir, "theirs"))
+    p, doc = run(launcher, engine, 2, args, tmp_path)
+    assert p.returncode == 2 and "theirs already exists: pario never overwrites" in p.stderr
+    assert doc is None
+    assert s3_server.keys(prefix_of(shm_dir, "theirs")) == before
+
+
+BAD = [
+    ("no endpoint", ["--api", "s3", "--s3-bucket", BUCKET], "needs --s3-endpoint"),
+    ("evict", ["EP", "--evict"], "--api s3 stores objects that no cache here holds: drop --evict"),
+    ("direct", ["EP", "--direct"], "--api s3 cannot do direct I/O"),
+    ("prealloc", ["EP", "--prealloc"], "--prealloc"),
+    ("bad bucket name", ["--api", "s3", "--s3-endpoint", "127.0.0.1:1", "--s3-bucket", "a/b"],
+     "--s3-bucket 'a/b' is not a valid bucket name"),
+    ("option without api", ["--s3-bucket", BUCKET], "--s3-bucket belongs to --api s3"),
+    ("no such bucket", ["--api", "s3", "--s3-endpoint", "ENDPOINT", "--s3-bucket", "no-such-bucket"],
+     "cannot look for"),
+    ("nothing listens", ["--api", "s3", "--s3-endpoint", "127.0.0.1:1", "--s3-bucket", BUCKET],
+     "Connection refused"),
+]
+
+
+@pytest.mark.parametrize("label,args,phrase", BAD, ids=[b[0] for b in BAD])
+def test_bad_settings_are_refused_in_one_line(s3_server, engine, shm_dir, tmp_path, label, args, phrase):
+    args = [a for x in args for a in (s3_args(s3_server) if x == "EP" else
+                                       [s3_server.endpoint] if x == "ENDPOINT" else [x])]
+    p = subprocess.run([engine, "io", "--dir", str(shm_dir), *args, "--block", "64k", "--size", "1m",
+                        "--json", str(tmp_path / "r.json")], capture_output=True, text=True,
+                       env={**os.environ, **CREDENTIALS}, timeout=60)
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 2 and len(lines) == 1, p.stderr
+    assert lines[0].startswith("pario-engine: error: ") and phrase in lines[0], lines[0]
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_missing_credentials_are_refused(s3_server, engine, shm_dir):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    p = subprocess.run([engine, "io", "--dir", str(shm_dir), *s3_args(s3_server), "--block", "64k",
+                        "--size", "1m"], capture_output=True, text=True, env=env, timeout=60)
+    assert p.returncode == 2 and "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY" in p.stderr
