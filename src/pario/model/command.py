@@ -38,7 +38,7 @@ def add_parser(sub, csv, positive_int):
     p.add_argument("experiment", nargs="?", help="preset name or a .toml file, as for 'pario run'")
     p.add_argument("--machine", help=f"machine description: one of {', '.join(machine_names())} "
                                      "or a .toml file")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+    p.add_argument("--set", action="append", default=None, metavar="KEY=VALUE",
                    help="change one machine parameter, e.g. --set io_node.cache=5MB (repeatable)")
     p.add_argument("--parameters", action="store_true",
                    help="list the model's parameters with their units and meanings, then exit")
@@ -72,7 +72,7 @@ def run_model(args, out=None):
         if options.get(dest) is not None:  # kind options default to None: given
             raise UsageError(f"{flag} acts on real files and does not apply to pario model: drop it")
     refuse_foreign_options(kind, options, experiment.origin)
-    machine = load_machine(args.machine, args.set)
+    machine = load_machine(args.machine, args.set or [])
     # The model is deterministic: one trial per point unless asked.
     options["iterations"] = options.get("iterations") or 1
     # No launcher limits a modelled machine: a preset sweeping ranks up to
