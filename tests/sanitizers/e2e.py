@@ -72,6 +72,9 @@ def main():
         ([engine, "bt", "--class", "S", "--json", f"{d}/none/x.json"], 2),
         ([engine, "verify-bt", str(bt_kept), "--class", "S"], 0),
         ([engine, "verify-bt", str(bt_kept), "--class", "W", "--quiet"], 3),
+        (mpi(2, "probe", "--dir", d, "--size", "4m", "--memory", "8m", "--ops", "5",
+             "--iterations", "1", "--json", f"{d}/probe.json"), 0),
+        ([engine, "probe", "--dir", d, "--size", "0"], 2),
         ([engine, "nonsense"], 2),
     ]
     failures = 0
