@@ -76,7 +76,6 @@ def main():
         ([engine, "verify-bt", str(bt_kept), "--class", "S"], 0),
         ([engine, "verify-bt", str(bt_kept), "--class", "W", "--quiet"], 3),
         # the other kernels, each on a small problem
-        (mpi(2, "probe", "--dir", d, "--size", "1m", "--memory", "1m", "--iterations", "1"), 0),
         ([engine, "bonnie", "--dir", d, "--size", "1m"], 0),
         (mpi(2, "perf", "--dir", d, "--size", "64k"), 0),
         (mpi(2, "laplace", "--dir", d, "--grid", "65", "--iterations", "5", "--keep"), 0),
@@ -84,6 +83,9 @@ def main():
                   "--iterations", "5"], 0),
         (mpi(2, "flashio", "--dir", d, "--nxb", "4", "--blocks", "2"), 0),
         (mpi(2, "beff", "--dir", d, "-T", "2", "--mem-per-pe", "4m", "--max-chunk", "64k"), 0),
+        (mpi(2, "probe", "--dir", d, "--size", "4m", "--memory", "8m", "--ops", "5",
+             "--iterations", "1", "--json", f"{d}/probe.json"), 0),
+        ([engine, "probe", "--dir", d, "--size", "0"], 2),
         ([engine, "nonsense"], 2),
     ]
     failures = 0
