@@ -58,22 +58,6 @@ rate_summary io_result_summary(const io_result *r, enum phase_kind kind)
     return s;
 }
 
-void io_result_place_hosts(io_result *r)
-{
-    /* first[] lists the first rank of each host seen so far */
-    int *first = malloc(sizeof(int) * (size_t)r->nranks), nhosts = 0;
-    r->host_of = malloc(sizeof(int) * (size_t)r->nranks);
-    for (int i = 0; i < r->nranks; i++) {
-        int h = 0;
-        while (h < nhosts && strcmp(r->hosts[first[h]].name, r->hosts[i].name) != 0)
-            h++;
-        if (h == nhosts)
-            first[nhosts++] = i;
-        r->host_of[i] = first[h];
-    }
-    free(first);
-}
-
 void io_result_warn(io_result *r)
 {
     const io_options *o = r->opts;
@@ -260,39 +244,8 @@ int io_result_save_json(const io_result *r, const char *path)
     json_string(&j, "finished_utc", r->finished_utc);
     json_string(&j, "status", "ok");
 
-    json_object_begin(&j, "mpi");
-    json_string(&j, "library", r->mpi_library);
-    char std[16];
-    snprintf(std, sizeof std, "%d.%d", r->mpi_version, r->mpi_subversion);
-    json_string(&j, "standard", std);
-    json_int(&j, "ranks", r->nranks);
-    json_array_begin(&j, "hosts");
-    for (int i = 0; i < r->nranks; i++) {
-        if (r->host_of[i] != i)
-            continue;
-        json_object_begin(&j, NULL);
-        json_string(&j, "name", r->hosts[i].name);
-        json_int(&j, "cores", r->hosts[i].cores);
-        json_uint(&j, "memory_bytes", r->hosts[i].memory_bytes);
-        if (r->hosts[i].slurm_node[0])
-            json_string(&j, "slurm_node", r->hosts[i].slurm_node);
-        json_array_begin(&j, "ranks");
-        for (int k = 0; k < r->nranks; k++)
-            if (r->host_of[k] == i)
-                json_int(&j, NULL, k);
-        json_array_end(&j);
-        json_object_end(&j);
-    }
-    json_array_end(&j);
-    /* Which Slurm job step placed the ranks, when srun launched them. */
-    const char *job = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
-    if (job && step) {
-        json_object_begin(&j, "slurm");
-        json_string(&j, "job_id", job);
-        json_string(&j, "step_id", step);
-        json_object_end(&j);
-    }
-    json_object_end(&j);
+    hosts_write_mpi_json(&j, r->mpi_library, r->mpi_version, r->mpi_subversion, r->hosts,
+                         r->host_of, r->nranks);
 
     json_object_begin(&j, "target");
     json_string(&j, "dir", o->dir);

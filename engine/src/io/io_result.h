@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "../util/fsinfo.h"
+#include "../util/hosts.h"
 #include "io_options.h"
 
 /* One rank's clock readings for one phase, seconds since the run's epoch
@@ -46,12 +47,6 @@ typedef struct io_iteration {
     uint64_t trace_calls;
 } io_iteration;
 
-typedef struct host_info {
-    char name[MPI_MAX_PROCESSOR_NAME];
-    int cores;
-    uint64_t memory_bytes;
-    char slurm_node[64];     /* SLURMD_NODENAME when srun placed this rank, else "" */
-} host_info;
 
 #define IO_MAX_WARNINGS 16
 
@@ -79,8 +74,6 @@ typedef struct io_result {
     int nwarnings;
 } io_result;
 
-/* Fill host_of from hosts, once, after the gather: O(ranks x hosts). */
-void io_result_place_hosts(io_result *r);
 
 /* Derive the warnings (cache honesty, tmpfs, oversubscription, short
  * phases) from what was measured. */

@@ -706,18 +706,15 @@ static void setup(io_ctx *c, const io_options *o, io_result *r)
     int len;
     MPI_Get_library_version(r->mpi_library, &len);
     MPI_Get_version(&r->mpi_version, &r->mpi_subversion);
-    host_info me = {0};
-    MPI_Get_processor_name(me.name, &len);
-    me.cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    me.memory_bytes = node_memory_bytes();
-    const char *slurm_node = getenv("SLURMD_NODENAME"); /* set by slurmd for each task it starts */
-    if (slurm_node)
-        snprintf(me.slurm_node, sizeof me.slurm_node, "%s", slurm_node);
+    host_info me;
+    host_info_mine(&me);
     if (c->rank == 0)
         r->hosts = calloc((size_t)c->nranks, sizeof *r->hosts);
     MPI_Gather(&me, sizeof me, MPI_BYTE, r->hosts, sizeof me, MPI_BYTE, 0, c->comm);
-    if (c->rank == 0)
-        io_result_place_hosts(r);
+    if (c->rank == 0) {
+        r->host_of = malloc(sizeof(int) * (size_t)c->nranks);
+        hosts_place(r->hosts, c->nranks, r->host_of);
+    }
     fs_facts_of(o->dir, &r->fs);
     if (o->api_caps & BACKEND_CAP_OBJECTS) /* --dir only names the objects' prefix */
         r->fs = (fs_facts){.type = "objects", .magic = 0, .memory_backed = false};

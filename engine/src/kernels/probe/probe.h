@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "../../util/fsinfo.h"
+#include "../../util/hosts.h"
 
 #define PROBE_MAX_ITERATIONS 100
 #define PROBE_REQUEST_BYTES 4096
@@ -64,18 +65,13 @@ typedef struct read_iteration {
     const char *method;     /* how the cache was kept out of the way */
 } read_iteration;
 
-typedef struct host_facts {
-    char name[MPI_MAX_PROCESSOR_NAME];
-    int cores;
-    uint64_t memory_bytes;
-} host_facts;
 
 typedef struct probe_result {
     const probe_options *opts;
     int argc;
     char **argv;
     int nranks, nhosts;
-    host_facts *hosts;       /* per rank */
+    host_info *hosts;       /* per rank */
     int *host_of;            /* per rank: first rank on the same host */
     char started_utc[32], finished_utc[32];
     char mpi_library[MPI_MAX_LIBRARY_VERSION_STRING];

@@ -466,25 +466,13 @@ static void gather_facts(probe_ctx *c, probe_result *r)
     utc_now(r->started_utc, sizeof r->started_utc);
     MPI_Get_library_version(r->mpi_library, &len);
     MPI_Get_version(&r->mpi_version, &r->mpi_subversion);
-    host_facts me = {0};
-    MPI_Get_processor_name(me.name, &len);
-    me.cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    me.memory_bytes = node_memory_bytes();
+    host_info me;
+    host_info_mine(&me);
     r->hosts = calloc((size_t)c->nranks, sizeof *r->hosts);
+    /* every rank needs the placement: the farthest partner is on another host */
     MPI_Allgather(&me, sizeof me, MPI_BYTE, r->hosts, sizeof me, MPI_BYTE, c->comm);
     r->host_of = malloc(sizeof(int) * (size_t)c->nranks);
-    r->nhosts = 0;
-    for (int i = 0; i < c->nranks; i++) {
-        int h = i;
-        for (int k = 0; k < i; k++)
-            if (r->host_of[k] == k && strcmp(r->hosts[k].name, r->hosts[i].name) == 0) {
-                h = k;
-                break;
-            }
-        r->host_of[i] = h;
-        if (h == i)
-            r->nhosts++;
-    }
+    r->nhosts = hosts_place(r->hosts, c->nranks, r->host_of);
     fs_facts_of(c->o->dir, &r->fs);
     if (c->rank == 0)
         r->memory_per_rank = calloc((size_t)c->nranks, sizeof(double));

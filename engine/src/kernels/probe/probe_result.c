@@ -221,29 +221,8 @@ int probe_result_save_json(const probe_result *r, const char *path)
     json_string(&j, "finished_utc", r->finished_utc);
     json_string(&j, "status", "ok");
 
-    json_object_begin(&j, "mpi");
-    json_string(&j, "library", r->mpi_library);
-    char std[16];
-    snprintf(std, sizeof std, "%d.%d", r->mpi_version, r->mpi_subversion);
-    json_string(&j, "standard", std);
-    json_int(&j, "ranks", r->nranks);
-    json_array_begin(&j, "hosts");
-    for (int i = 0; i < r->nranks; i++) {
-        if (r->host_of[i] != i)
-            continue;
-        json_object_begin(&j, NULL);
-        json_string(&j, "name", r->hosts[i].name);
-        json_int(&j, "cores", r->hosts[i].cores);
-        json_uint(&j, "memory_bytes", r->hosts[i].memory_bytes);
-        json_array_begin(&j, "ranks");
-        for (int k = 0; k < r->nranks; k++)
-            if (r->host_of[k] == i)
-                json_int(&j, NULL, k);
-        json_array_end(&j);
-        json_object_end(&j);
-    }
-    json_array_end(&j);
-    json_object_end(&j);
+    hosts_write_mpi_json(&j, r->mpi_library, r->mpi_version, r->mpi_subversion, r->hosts,
+                         r->host_of, r->nranks);
 
     json_object_begin(&j, "target");
     json_string(&j, "dir", o->dir);
