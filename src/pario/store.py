@@ -14,6 +14,7 @@ import json
 import os
 import socket
 import sqlite3
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -150,10 +151,7 @@ class Store:
             if create:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(str(self.path), timeout=30)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.executescript(SCHEMA)
-            self._migrate()
-            self.db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+            self._prepare()
         except (OSError, sqlite3.Error) as exc:
             raise UsageError(f"--db {self.path}: cannot open the results database ({exc}): "
                              "choose a writable path") from exc
@@ -162,17 +160,45 @@ class Store:
     def close(self):
         self.db.close()
 
+    def _prepare(self):
+        """WAL, the tables, the migration and pario's stamp.  Two runs that
+        open one new database at once can meet SQLite's deadlock guard,
+        which answers "locked" at once instead of waiting: try again."""
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                # Tables and stamp in one transaction: another pario checking
+                # the file sees none of them or all of them, never half.
+                self.db.executescript(f"BEGIN IMMEDIATE;\n{SCHEMA}\n"
+                                      f"PRAGMA application_id={APPLICATION_ID};\nCOMMIT;")
+                self._migrate()
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                if self.db.in_transaction:
+                    self.db.rollback()
+                time.sleep(0.05)
+
     def _migrate(self):
-        version = self.db.execute("PRAGMA user_version").fetchone()[0]
-        if version >= SCHEMA_VERSION:
+        if self.db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
             return
-        with self.db:
-            for table, cols in _ADDED_COLUMNS.items():
-                have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
-                for name, sql_type in cols:
-                    if name not in have:
-                        self.db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {sql_type}")
-            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        # Two pario runs may open one new database at once: take the write
+        # lock first, then look again, so only one of them adds the columns.
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            if self.db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+                for table, cols in _ADDED_COLUMNS.items():
+                    have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
+                    for name, sql_type in cols:
+                        if name not in have:
+                            self.db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {sql_type}")
+                self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
 
     # --- writing -----------------------------------------------------------
     def start_run(self, preset, title, directory, argv, options, launcher, version,
