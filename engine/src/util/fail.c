@@ -2,6 +2,8 @@
 
 #include <mpi.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 
 static int g_mpi_up = 0;
@@ -49,4 +51,15 @@ void fail_exit(int code, int print_here, const char *fmt, ...)
         va_end(ap);
     }
     finish(code);
+}
+
+void fail_unless_target_dir(const char *dir, const char *what)
+{
+    struct stat st;
+    if (!dir[0])
+        fail_usage("--dir is required: %s", what);
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        fail_usage("--dir %s is not an existing directory: create it first", dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        fail_usage("--dir %s is not writable: choose a writable directory", dir);
 }

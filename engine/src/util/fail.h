@@ -17,6 +17,10 @@ void fail_set_mpi(int rank);
 /* Print "pario-engine: error: <message>" (rank 0 only) and exit 2. */
 _Noreturn void fail_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The kernels' --dir rule, one wording everywhere: given, an existing
+ * directory, writable; else fail_usage.  `what` ends "--dir is required: ". */
+void fail_unless_target_dir(const char *dir, const char *what);
+
 /* Print the line from whichever rank calls it and exit with code. Only for
  * paths where every rank calls it (after an agreement step). */
 _Noreturn void fail_exit(int code, int print_here, const char *fmt, ...)

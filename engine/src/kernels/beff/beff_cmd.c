@@ -116,13 +116,7 @@ static void parse(int argc, char **argv, int rank, beff_options *o)
     }
     if (optind < argc)
         fail_usage("unexpected argument '%s': see pario-engine beff --help", argv[optind]);
-    struct stat st;
-    if (!o->dir[0])
-        fail_usage("--dir is required: where the files go");
-    if (stat(o->dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        fail_usage("--dir %s is not an existing directory: create it first", o->dir);
-    if (access(o->dir, W_OK | X_OK) != 0)
-        fail_usage("--dir %s is not writable: choose a writable directory", o->dir);
+    fail_unless_target_dir(o->dir, "where the files go");
 }
 
 /* 1 KiB, 32 KiB, 1 MiB, each also +8 (non-wellformed), and MPART; those

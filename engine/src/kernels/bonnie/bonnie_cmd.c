@@ -151,13 +151,7 @@ static void parse(int argc, char **argv, bonnie_options *o)
     }
     if (optind < argc)
         fail_usage("unexpected argument '%s': see pario-engine bonnie --help", argv[optind]);
-    struct stat st;
-    if (!o->dir[0])
-        fail_usage("--dir is required: the directory on the file system to measure");
-    if (stat(o->dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        fail_usage("--dir %s is not an existing directory: create it first", o->dir);
-    if (access(o->dir, W_OK | X_OK) != 0)
-        fail_usage("--dir %s is not writable: choose a writable directory", o->dir);
+    fail_unless_target_dir(o->dir, "the directory on the file system to measure");
     if (o->size_given && o->size < o->chunk)
         fail_usage("--size is smaller than one --chunk: give at least one chunk");
 }

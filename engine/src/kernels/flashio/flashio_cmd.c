@@ -88,13 +88,7 @@ static void parse(int argc, char **argv, int rank, flashio_options *o)
     }
     if (optind < argc)
         fail_usage("unexpected argument '%s': see pario-engine flashio --help", argv[optind]);
-    struct stat st;
-    if (!o->dir[0])
-        fail_usage("--dir is required: where the three files go");
-    if (stat(o->dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        fail_usage("--dir %s is not an existing directory: create it first", o->dir);
-    if (access(o->dir, W_OK | X_OK) != 0)
-        fail_usage("--dir %s is not writable: choose a writable directory", o->dir);
+    fail_unless_target_dir(o->dir, "where the three files go");
 }
 
 typedef struct flashio_run {

@@ -120,13 +120,7 @@ static void parse(int argc, char **argv, int rank, laplace_options *o)
     if (o->iterations / o->every + 1 > MAX_CHECKPOINTS)
         fail_usage("--checkpoint-every %d makes more than %d checkpoints: checkpoint less often",
                    o->every, MAX_CHECKPOINTS);
-    struct stat st;
-    if (!o->dir[0])
-        fail_usage("--dir is required: where the checkpoint goes");
-    if (stat(o->dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        fail_usage("--dir %s is not an existing directory: create it first", o->dir);
-    if (access(o->dir, W_OK | X_OK) != 0)
-        fail_usage("--dir %s is not writable: choose a writable directory", o->dir);
+    fail_unless_target_dir(o->dir, "where the checkpoint goes");
 }
 
 typedef struct laplace_state {
