@@ -29,7 +29,7 @@
 #include "../util/lock_count.h"
 #include "../util/proc_io.h"
 #include "backend.h"
-#include "mpiio_env.h"
+#include "../util/mpiio_env.h"
 #include "mpiio_observe.h"
 #include "mpiio_view.h"
 

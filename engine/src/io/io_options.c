@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../util/fail.h"
+#include "../util/options.h"
 #include "../util/out_path.h"
 #include "../util/fsinfo.h"
 #include "../util/sizes.h"
@@ -38,24 +39,6 @@ typedef struct core_option {
     const char *help; /* continuation lines after '\n' */
     void (*set)(io_options *o, parse_state *s, const char *arg);
 } core_option;
-
-uint64_t option_size(const char *opt, const char *text)
-{
-    uint64_t v;
-    const char *why;
-    if (size_parse(text, &v, &why) != 0)
-        fail_usage("%s '%s' %s: give a size such as 4k, 1m or 2g", opt, text, why);
-    return v;
-}
-
-uint64_t option_count(const char *opt, const char *text)
-{
-    uint64_t v;
-    const char *why;
-    if (count_parse(text, &v, &why) != 0)
-        fail_usage("%s '%s' %s: give a whole number of at least 1", opt, text, why);
-    return v;
-}
 
 static uint64_t whole_number(const char *opt, const char *text, int base, const char *what)
 {

@@ -29,14 +29,3 @@ int mpi_file_reopen(MPI_Comm comm, const char *path, int amode, MPI_Info info, M
     mpi_failed(rc, w, "opening %s", path);
     return rc;
 }
-
-void mpi_io_describe(char *library, size_t len, const char **io_component)
-{
-    char v[MPI_MAX_LIBRARY_VERSION_STRING];
-    int n = 0;
-    MPI_Get_library_version(v, &n);
-    v[strcspn(v, "\n,")] = 0; /* the first line or clause names it */
-    snprintf(library, len, "%s", v);
-    const char *io = getenv("OMPI_MCA_io");
-    *io_component = io && *io ? io : "default";
-}

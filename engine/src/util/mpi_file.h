@@ -22,9 +22,4 @@ int mpi_file_create(MPI_Comm comm, const char *path, MPI_Info info, MPI_File *fh
 /* Collective open of a file this run created (amode without CREATE). */
 int mpi_file_reopen(MPI_Comm comm, const char *path, int amode, MPI_Info info, MPI_File *fh, mpi_why *w);
 
-
-
-/* Which MPI library ran, and the MPI-IO component when one was chosen
- * (Open MPI's OMPI_MCA_io): results must say which MPI-IO ran. */
-void mpi_io_describe(char *library, size_t len, const char **io_component);
 #endif

@@ -21,6 +21,7 @@
 #include "../../util/fsinfo.h"
 #include "../../util/json.h"
 #include "../../util/mpi_file.h"
+#include "../../util/mpiio_env.h"
 #include "../../util/result_doc.h"
 #include "../../util/sizes.h"
 #include "beff.h"
@@ -37,6 +38,7 @@ typedef struct beff_options {
     uint64_t mem_per_pe, max_chunk;
     bool no_shared, keep;
     const char *json;
+    mpiio_settings mpi; /* which MPI-IO runs, recorded in the result */
 } beff_options;
 
 typedef struct beff_run {
@@ -276,9 +278,6 @@ static double method_value(const beff_run *r, int m)
 
 static void save_json(const beff_run *r, double beff)
 {
-    char library[256];
-    const char *component;
-    mpi_io_describe(library, sizeof library, &component);
     json j;
     json_init(&j, true);
     result_doc_begin(&j, "beff");
@@ -293,8 +292,7 @@ static void save_json(const beff_run *r, double beff)
     json_array_end(&j);
     json_bool(&j, "shared_pointer_pattern", !r->o.no_shared);
     json_string(&j, "dir", r->o.dir);
-    json_string(&j, "mpi_library", library);
-    json_string(&j, "mpi_io_component", component);
+    mpiio_run_json(&j, &r->o.mpi);
     json_object_end(&j);
     json_array_begin(&j, "methods");
     for (int m = 0; m < M_N; m++) {
@@ -348,6 +346,7 @@ int beff_command(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &r.nranks);
     parse(argc, argv, r.rank, &r.o);
+    mpiio_settings_apply_or_exit(&r.o.mpi, r.nranks); /* before the first MPI_File call */
     choose_chunks(&r);
     int npat = 0;
     for (int p = 0; p < BEFF_NPATTERNS; p++)

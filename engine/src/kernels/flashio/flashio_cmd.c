@@ -16,6 +16,7 @@
 #include "../../util/fail.h"
 #include "../../util/json.h"
 #include "../../util/mpi_file.h"
+#include "../../util/mpiio_env.h"
 #include "../../util/result_doc.h"
 #include "flashio.h"
 
@@ -24,6 +25,7 @@ typedef struct flashio_options {
     bool collective, keep;
     char dir[4096];
     const char *json;
+    mpiio_settings mpi; /* which MPI-IO runs, recorded in the result */
 } flashio_options;
 
 static void usage(void)
@@ -108,9 +110,6 @@ static void remove_created(const flashio_run *r, int rank)
 static void save_json(const flashio_options *o, int nranks, const flash_mesh *m, const flashio_run *r,
                       double mib_per_s)
 {
-    char library[256];
-    const char *component;
-    mpi_io_describe(library, sizeof library, &component);
     static const char *names[FLASH_NFILES] = {"checkpoint", "plot_centers", "plot_corners"};
     json j;
     json_init(&j, true);
@@ -124,8 +123,7 @@ static void save_json(const flashio_options *o, int nranks, const flash_mesh *m,
     json_int(&j, "variables", FLASH_NVAR);
     json_string(&j, "transfer", o->collective ? "collective" : "independent");
     json_string(&j, "dir", o->dir);
-    json_string(&j, "mpi_library", library);
-    json_string(&j, "mpi_io_component", component);
+    mpiio_run_json(&j, &o->mpi);
     json_object_end(&j);
     json_array_begin(&j, "files");
     double total_s = 0;
@@ -166,6 +164,7 @@ int flashio_command(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     flashio_options o;
     parse(argc, argv, rank, &o);
+    mpiio_settings_apply_or_exit(&o.mpi, nranks); /* before the first MPI_File call */
     static flash_mesh m;
     int bad = flash_mesh_init(&m, o.nxb, o.blocks, MPI_COMM_WORLD) != 0, any;
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -3,7 +3,8 @@
  * a checkpoint of the whole grid every K sweeps and after the last one:
  * each rank sets its file view at its own rows and all call
  * MPI_File_write_all, with collective buffering as --cb says
- * (romio_cb_write).
+ * (romio_cb_write, a ROMIO hint: --mpiio-impl romio picks ROMIO under Open
+ * MPI through the engine's one MPI-IO setting, util/mpiio_env.h).
  *
  * Each checkpoint is timed by the CFS rule (barrier, open, view, write,
  * close; the maximum over ranks).  Around the write every rank counts its
@@ -25,6 +26,7 @@
 #include "../../util/json.h"
 #include "../../util/mpi_fail.h"
 #include "../../util/mpi_file.h"
+#include "../../util/mpiio_env.h"
 #include "../../util/proc_io.h"
 #include "../../util/result_doc.h"
 #include "laplace.h"
@@ -37,6 +39,7 @@ typedef struct laplace_options {
     char dir[4096];
     bool keep;
     const char *json;
+    mpiio_settings mpi; /* --mpiio-impl, and romio_cb_write from --cb */
 } laplace_options;
 
 /* One checkpoint as all ranks saw it. */
@@ -56,8 +59,10 @@ static void usage(void)
            "                     (default: only after the last)\n"
            "  --cb MODE          collective buffering for the checkpoint write:\n"
            "                     enable, disable or automatic (romio_cb_write; default\n"
-           "                     automatic).  A ROMIO hint: under Open MPI choose ROMIO\n"
-           "                     with OMPI_MCA_io=romio321\n"
+           "                     automatic).  A ROMIO hint: under Open MPI give\n"
+           "                     --mpiio-impl romio\n"
+           "  --mpiio-impl I     romio | ompio: Open MPI's MPI-IO implementation\n"
+           "                     (default: ompio, or what OMPI_MCA_io names)\n"
            "  --dir DIR          where the checkpoint goes (required)\n"
            "  --keep             keep the checkpoint (default: removed after the check)\n"
            "  --json FILE        write the result document\n"
@@ -76,10 +81,11 @@ static int whole(const char *opt, const char *text, long lo, long hi)
 
 static void parse(int argc, char **argv, int rank, laplace_options *o)
 {
-    enum { O_GRID = 1000, O_ITER, O_EVERY, O_CB, O_DIR, O_KEEP, O_JSON, O_HELP };
+    enum { O_GRID = 1000, O_ITER, O_EVERY, O_CB, O_IMPL, O_DIR, O_KEEP, O_JSON, O_HELP };
     static const struct option opts[] = {
         {"grid", required_argument, 0, O_GRID}, {"iterations", required_argument, 0, O_ITER},
         {"checkpoint-every", required_argument, 0, O_EVERY}, {"cb", required_argument, 0, O_CB},
+        {"mpiio-impl", required_argument, 0, O_IMPL},
         {"dir", required_argument, 0, O_DIR},   {"keep", no_argument, 0, O_KEEP},
         {"json", required_argument, 0, O_JSON}, {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0}};
@@ -90,6 +96,7 @@ static void parse(int argc, char **argv, int rank, laplace_options *o)
     opterr = 0;
     optind = 1;
     int c, which = 0;
+    char why[512];
     while ((c = getopt_long(argc, argv, ":", opts, &which)) != -1) {
         if (optarg && optarg[0] == '-' && optarg[1] == '-')
             fail_usage("--%s needs a value: see pario-engine laplace --help", opts[which].name);
@@ -101,6 +108,10 @@ static void parse(int argc, char **argv, int rank, laplace_options *o)
             if (strcmp(optarg, "enable") && strcmp(optarg, "disable") && strcmp(optarg, "automatic"))
                 fail_usage("--cb '%s' is unknown: use enable, disable or automatic", optarg);
             o->cb = optarg;
+            break;
+        case O_IMPL:
+            if (mpiio_impl_parse(&o->mpi, optarg, why, sizeof why))
+                fail_usage("%s", why);
             break;
         case O_DIR: snprintf(o->dir, sizeof o->dir, "%s", optarg); break;
         case O_KEEP: o->keep = true; break;
@@ -121,6 +132,10 @@ static void parse(int argc, char **argv, int rank, laplace_options *o)
         fail_usage("--checkpoint-every %d makes more than %d checkpoints: checkpoint less often",
                    o->every, MAX_CHECKPOINTS);
     fail_unless_target_dir(o->dir, "where the checkpoint goes");
+    char hint[64];
+    snprintf(hint, sizeof hint, "romio_cb_write=%s", o->cb);
+    if (mpiio_hint_add(&o->mpi, hint, why, sizeof why))
+        fail_usage("%s", why);
 }
 
 typedef struct laplace_state {
@@ -205,9 +220,6 @@ static void check_rows(const laplace_state *s, const laplace_block *b, mpi_why *
 static void save_json(const laplace_options *o, int nranks, const checkpoint *cp, int ncp,
                       const long long *per_rank, double compute_s, double residual)
 {
-    char library[256];
-    const char *component;
-    mpi_io_describe(library, sizeof library, &component);
     const double bytes = (double)o->grid * o->grid * sizeof(double);
     json j;
     json_init(&j, true);
@@ -220,8 +232,8 @@ static void save_json(const laplace_options *o, int nranks, const checkpoint *cp
     json_string(&j, "cb", o->cb);
     json_int(&j, "ranks", nranks);
     json_string(&j, "dir", o->dir);
-    json_string(&j, "mpi_library", library);
-    json_string(&j, "mpi_io_component", component);
+    mpiio_run_json(&j, &o->mpi);
+    mpiio_hints_json(&j, "hints", &o->mpi);
     json_object_end(&j);
     json_uint(&j, "checkpoint_bytes", (uint64_t)bytes);
     json_double(&j, "compute_seconds", compute_s);
@@ -255,9 +267,9 @@ static void save_json(const laplace_options *o, int nranks, const checkpoint *cp
     json_bool(&j, "ok", true);
     json_object_end(&j);
     json_array_begin(&j, "warnings");
-    if (strcmp(component, "romio321") && strcmp(component, "romio") && strcmp(o->cb, "automatic"))
+    if (strncmp(o->mpi.impl, "romio", 5) != 0 && strcmp(o->cb, "automatic") != 0)
         json_string(&j, NULL, "--cb sets romio_cb_write, a ROMIO hint; this run's MPI-IO may ignore it "
-                              "(see last_write_per_rank): under Open MPI use OMPI_MCA_io=romio321");
+                              "(see last_write_per_rank): give --mpiio-impl romio");
     json_array_end(&j);
     json_object_end(&j);
     int e = json_save(&j, o->json);
@@ -273,6 +285,7 @@ int laplace_command(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     laplace_options o;
     parse(argc, argv, rank, &o);
+    mpiio_settings_apply_or_exit(&o.mpi, nranks); /* before the first MPI_File call */
     if (nranks > o.grid)
         fail_usage("a %d×%d grid does not split over %d ranks (at least one row each): use at most "
                    "%d ranks or a larger --grid", o.grid, o.grid, nranks, o.grid);
@@ -286,9 +299,7 @@ int laplace_command(int argc, char **argv)
         mpi_why_set(&w, "cannot allocate %d rows of %d points: use more ranks or a smaller --grid", rows, o.grid);
     mpi_stop_if_failed(&w, MPI_COMM_WORLD, NULL, NULL);
 
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "romio_cb_write", o.cb);
+    MPI_Info info = mpiio_info_create(&o.mpi);
     MPI_Datatype mine; /* my interior rows inside the ghost frame */
     MPI_Type_vector(rows, o.grid, o.grid + 2, MPI_DOUBLE, &mine);
     MPI_Type_commit(&mine);
@@ -334,8 +345,8 @@ int laplace_command(int argc, char **argv)
 
     if (rank == 0) {
         const double mib = (double)o.grid * o.grid * sizeof(double) / 1048576.0;
-        printf("pario-engine laplace: %d×%d grid, %d sweeps, %d rank(s) in row blocks, cb %s, %s\n",
-               o.grid, o.grid, o.iterations, nranks, o.cb, s.path);
+        printf("pario-engine laplace: %d×%d grid, %d sweeps, %d rank(s) in row blocks, cb %s on %s, %s\n",
+               o.grid, o.grid, o.iterations, nranks, o.cb, o.mpi.impl, s.path);
         printf("%10s %14s %10s %10s %8s\n", "iteration", "residual", "seconds", "MiB/s", "writers");
         for (int i = 0; i < ncp; i++)
             printf("%10d %14.6e %10.4f %10.1f %8d\n", cp[i].iteration, cp[i].residual, cp[i].seconds,

@@ -19,6 +19,7 @@
 #include "../../util/json.h"
 #include "../../util/mpi_fail.h"
 #include "../../util/mpi_file.h"
+#include "../../util/mpiio_env.h"
 #include "../../util/pattern.h"
 #include "../../util/result_doc.h"
 #include "../../util/sizes.h"
@@ -32,6 +33,7 @@ typedef struct perf_options {
     bool pass[2]; /* [0] without sync, [1] with sync */
     bool keep;
     const char *json;
+    mpiio_settings mpi; /* which MPI-IO runs, recorded in the result */
 } perf_options;
 
 typedef struct perf_pass {
@@ -170,9 +172,6 @@ static double mib_per_s(const perf_options *o, int nranks, double seconds)
 
 static void save_json(const perf_options *o, int nranks, const perf_pass pass[2])
 {
-    char library[256];
-    const char *component;
-    mpi_io_describe(library, sizeof library, &component);
     json j;
     json_init(&j, true);
     result_doc_begin(&j, "perf");
@@ -182,8 +181,7 @@ static void save_json(const perf_options *o, int nranks, const perf_pass pass[2]
     json_uint(&j, "size_per_rank_bytes", o->size);
     json_int(&j, "ranks", nranks);
     json_int(&j, "repeats", o->repeats);
-    json_string(&j, "mpi_library", library);
-    json_string(&j, "mpi_io_component", component);
+    mpiio_run_json(&j, &o->mpi);
     json_object_end(&j);
     json_array_begin(&j, "passes");
     for (int p = 0; p < 2; p++) {
@@ -226,6 +224,7 @@ int perf_command(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     perf_options o;
     parse(argc, argv, rank, &o);
+    mpiio_settings_apply_or_exit(&o.mpi, nranks); /* before the first MPI_File call */
     static perf_state s;
     s.rank = rank;
     mpi_why w = {{0}};
