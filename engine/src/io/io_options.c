@@ -63,9 +63,7 @@ static void set_dir(io_options *o, parse_state *s, const char *a)
 }
 static void set_name(io_options *o, parse_state *s, const char *a)
 {
-    if (!a[0] || strchr(a, '/') || strlen(a) > 200 || strcmp(a, ".") == 0 || strcmp(a, "..") == 0)
-        fail_usage("--name '%s' must be a plain file name (no '/'), at most 200 characters", a);
-    snprintf(o->name, sizeof o->name, "%s", a);
+    option_file_name("--name", a, o->name, sizeof o->name);
 }
 static void set_layout(io_options *o, parse_state *s, const char *a)
 {
@@ -232,22 +230,6 @@ static const core_option core_options[] = {
 
 #define NCORE (sizeof core_options / sizeof core_options[0])
 
-static void print_option(const char *name, const char *arg, const char *help)
-{
-    char left[64];
-    snprintf(left, sizeof left, "--%s%s%s", name, arg ? " " : "", arg ? arg : "");
-    if (strlen(left) > 20)
-        printf("  %s\n%23s", left, ""); /* too long for the column: help below */
-    else
-        printf("  %-20s ", left);
-    for (const char *p = help; *p; p++) {
-        putchar(*p);
-        if (*p == '\n')
-            printf("%23s", "");
-    }
-    putchar('\n');
-}
-
 void io_usage(void)
 {
     printf("usage: mpirun -np P pario-engine io --dir DIR [options]\n"
@@ -256,12 +238,12 @@ void io_usage(void)
            "barrier, stop; the phase time is the maximum over ranks.\n"
            "\n");
     for (size_t i = 0; i < NCORE; i++)
-        print_option(core_options[i].name, core_options[i].arg, core_options[i].help);
+        option_print(core_options[i].name, core_options[i].arg, core_options[i].help);
     const backend_ops *b;
     for (size_t i = 0; (b = backend_at(i)) != NULL; i++) {
         printf("\n--api %s: %s\n", b->name, b->summary);
         for (size_t k = 0; k < b->noptions; k++)
-            print_option(b->options[k].name, b->options[k].arg, b->options[k].help);
+            option_print(b->options[k].name, b->options[k].arg, b->options[k].help);
     }
 }
 

@@ -75,6 +75,13 @@ const char *mpiio_impl_parse(mpiio_settings *s, const char *text, char *why, siz
     return NULL;
 }
 
+void mpiio_impl_option(mpiio_settings *s, const char *text)
+{
+    char why[256];
+    if (mpiio_impl_parse(s, text, why, sizeof why))
+        fail_usage("%s", why);
+}
+
 int mpiio_aggregators_parse(const char *text)
 {
     uint64_t v = option_count("--aggregators", text);

@@ -56,6 +56,11 @@ typedef struct mpiio_settings {
 const char *mpiio_hint_add(mpiio_settings *s, const char *text, char *why, size_t len);
 const char *mpiio_impl_parse(mpiio_settings *s, const char *text, char *why, size_t len);
 
+/* --mpiio-impl for a command of its own: the one line and exit 2 when wrong. */
+void mpiio_impl_option(mpiio_settings *s, const char *text);
+#define MPIIO_IMPL_HELP \
+    "romio | ompio: Open MPI's MPI-IO implementation\n(default: ompio, or what OMPI_MCA_io names)"
+
 /* --aggregators N: a whole number of at least 1 (else one line, exit 2). */
 int mpiio_aggregators_parse(const char *text);
 

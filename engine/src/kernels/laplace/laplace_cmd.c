@@ -14,7 +14,6 @@
  * own state (untimed); `pario-engine verify-laplace` recomputes the grid
  * serially and compares the file exactly. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +26,7 @@
 #include "../../util/mpi_fail.h"
 #include "../../util/mpi_file.h"
 #include "../../util/mpiio_env.h"
+#include "../../util/options.h"
 #include "../../util/proc_io.h"
 #include "../../util/result_doc.h"
 #include "laplace.h"
@@ -49,90 +49,56 @@ typedef struct checkpoint {
     int writers; /* ranks that issued write system calls in the write */
 } checkpoint;
 
-static void usage(void)
-{
-    printf("usage: mpirun -np P pario-engine laplace --dir DIR [options]\n"
-           "\n"
-           "  --grid N           N×N unknowns (default 8001, the report's: 0.5 GB)\n"
-           "  --iterations K     Jacobi sweeps (default 100)\n"
-           "  --checkpoint-every C  checkpoint every C sweeps and after the last\n"
-           "                     (default: only after the last)\n"
-           "  --cb MODE          collective buffering for the checkpoint write:\n"
-           "                     enable, disable or automatic (romio_cb_write; default\n"
-           "                     automatic).  A ROMIO hint: under Open MPI give\n"
-           "                     --mpiio-impl romio\n"
-           "  --mpiio-impl I     romio | ompio: Open MPI's MPI-IO implementation\n"
-           "                     (default: ompio, or what OMPI_MCA_io names)\n"
-           "  --dir DIR          where the checkpoint goes (required)\n"
-           "  --keep             keep the checkpoint (default: removed after the check)\n"
-           "  --json FILE        write the result document\n"
-           "\n"
-           "The rows are split over the ranks (at least one row each).\n");
-}
+enum { O_GRID, O_ITER, O_EVERY, O_CB, O_IMPL, O_DIR, O_KEEP, O_JSON };
+static const option_spec laplace_option_table[] = {
+    {"grid", 0, "N", "N×N unknowns (default 8001, the report's: 0.5 GB)", O_GRID},
+    {"iterations", 0, "K", "Jacobi sweeps (default 100)", O_ITER},
+    {"checkpoint-every", 0, "C",
+     "checkpoint every C sweeps and after the last\n(default: only after the last)", O_EVERY},
+    {"cb", 0, "MODE",
+     "collective buffering for the checkpoint write:\nenable, disable or automatic "
+     "(romio_cb_write; default\nautomatic).  A ROMIO hint: under Open MPI give\n--mpiio-impl romio",
+     O_CB},
+    {"mpiio-impl", 0, "I", MPIIO_IMPL_HELP, O_IMPL},
+    {"dir", 0, "DIR", "where the checkpoint goes (required)", O_DIR},
+    {"keep", 0, NULL, "keep the checkpoint (default: removed after the check)", O_KEEP},
+    {"json", 0, "FILE", "write the result document", O_JSON},
+};
+static const command_spec laplace_command_spec = {
+    "laplace", "usage: mpirun -np P pario-engine laplace --dir DIR [options]\n",
+    "The rows are split over the ranks (at least one row each).", laplace_option_table,
+    sizeof laplace_option_table / sizeof laplace_option_table[0]};
 
-static int whole(const char *opt, const char *text, long lo, long hi)
+static void set_option(void *ctx, int id, const char *opt, const char *v)
 {
-    char *end;
-    long v = strtol(text, &end, 10);
-    if (*end || !*text || v < lo || v > hi)
-        fail_usage("--%s '%s' must be a whole number from %ld to %ld", opt, text, lo, hi);
-    return (int)v;
+    laplace_options *o = ctx;
+    static const char *const cb_modes[] = {"enable", "disable", "automatic", NULL};
+    switch (id) {
+    case O_GRID: o->grid = (int)option_whole(opt, v, 3, 100000); break;
+    case O_ITER: o->iterations = (int)option_whole(opt, v, 1, 10000000); break;
+    case O_EVERY: o->every = (int)option_whole(opt, v, 1, 10000000); break;
+    case O_CB: o->cb = cb_modes[option_choice(opt, v, cb_modes)]; break;
+    case O_IMPL: mpiio_impl_option(&o->mpi, v); break;
+    case O_DIR: option_path(opt, v, o->dir, sizeof o->dir); break;
+    case O_KEEP: o->keep = true; break;
+    case O_JSON: o->json = option_output(opt, v); break;
+    }
 }
 
 static void parse(int argc, char **argv, int rank, laplace_options *o)
 {
-    enum { O_GRID = 1000, O_ITER, O_EVERY, O_CB, O_IMPL, O_DIR, O_KEEP, O_JSON, O_HELP };
-    static const struct option opts[] = {
-        {"grid", required_argument, 0, O_GRID}, {"iterations", required_argument, 0, O_ITER},
-        {"checkpoint-every", required_argument, 0, O_EVERY}, {"cb", required_argument, 0, O_CB},
-        {"mpiio-impl", required_argument, 0, O_IMPL},
-        {"dir", required_argument, 0, O_DIR},   {"keep", no_argument, 0, O_KEEP},
-        {"json", required_argument, 0, O_JSON}, {"help", no_argument, 0, O_HELP},
-        {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->grid = 8001;
     o->iterations = 100;
     o->cb = "automatic";
-    opterr = 0;
-    optind = 1;
-    int c, which = 0;
-    char why[512];
-    while ((c = getopt_long(argc, argv, ":", opts, &which)) != -1) {
-        if (optarg && optarg[0] == '-' && optarg[1] == '-')
-            fail_usage("--%s needs a value: see pario-engine laplace --help", opts[which].name);
-        switch (c) {
-        case O_GRID: o->grid = whole("grid", optarg, 3, 100000); break;
-        case O_ITER: o->iterations = whole("iterations", optarg, 1, 10000000); break;
-        case O_EVERY: o->every = whole("checkpoint-every", optarg, 1, 10000000); break;
-        case O_CB:
-            if (strcmp(optarg, "enable") && strcmp(optarg, "disable") && strcmp(optarg, "automatic"))
-                fail_usage("--cb '%s' is unknown: use enable, disable or automatic", optarg);
-            o->cb = optarg;
-            break;
-        case O_IMPL:
-            if (mpiio_impl_parse(&o->mpi, optarg, why, sizeof why))
-                fail_usage("%s", why);
-            break;
-        case O_DIR: snprintf(o->dir, sizeof o->dir, "%s", optarg); break;
-        case O_KEEP: o->keep = true; break;
-        case O_JSON: o->json = optarg; break;
-        case O_HELP:
-            if (rank == 0)
-                usage();
-            fail_exit(0, 0, "%s", "");
-        case ':': fail_usage("%s needs a value: see pario-engine laplace --help", argv[optind - 1]);
-        default: fail_usage("unknown option '%s': see pario-engine laplace --help", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        fail_usage("unexpected argument '%s': see pario-engine laplace --help", argv[optind]);
+    options_parse(&laplace_command_spec, argc, argv, rank, set_option, o);
     if (!o->every || o->every > o->iterations)
         o->every = o->iterations;
     if (o->iterations / o->every + 1 > MAX_CHECKPOINTS)
         fail_usage("--checkpoint-every %d makes more than %d checkpoints: checkpoint less often",
                    o->every, MAX_CHECKPOINTS);
     fail_unless_target_dir(o->dir, "where the checkpoint goes");
-    char hint[64];
+    char hint[64], why[512];
     snprintf(hint, sizeof hint, "romio_cb_write=%s", o->cb);
     if (mpiio_hint_add(&o->mpi, hint, why, sizeof why))
         fail_usage("%s", why);

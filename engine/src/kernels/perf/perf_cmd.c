@@ -8,7 +8,6 @@
  * figure the best of the repeats (5, as perf), bandwidth =
  * size × ranks / best time in MiB/s.  Unlike perf, pario checks what it
  * read against what it wrote (untimed) and removes the file it created. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include "../../util/mpi_fail.h"
 #include "../../util/mpi_file.h"
 #include "../../util/mpiio_env.h"
+#include "../../util/options.h"
 #include "../../util/pattern.h"
 #include "../../util/result_doc.h"
 #include "../../util/sizes.h"
@@ -41,70 +41,51 @@ typedef struct perf_pass {
     double best_write, best_read;
 } perf_pass;
 
-static void usage(void)
+enum { O_DIR, O_SIZE, O_REPEATS, O_SYNC, O_IMPL, O_KEEP, O_JSON };
+static const option_spec perf_option_table[] = {
+    {"dir", 0, "DIR", "where the shared file goes (required)", O_DIR},
+    {"size", 0, "S", "bytes per rank (default 4m, perf's; at most 1g)", O_SIZE},
+    {"repeats", 0, "N", "repetitions, the best is reported (default 5, perf's)", O_REPEATS},
+    {"sync", 0, "MODE", "no, yes or both (default): MPI_File_sync inside the\ntimed write", O_SYNC},
+    {"mpiio-impl", 0, "I", MPIIO_IMPL_HELP, O_IMPL},
+    {"keep", 0, NULL, "keep the file (default: removed)", O_KEEP},
+    {"json", 0, "FILE", "write the result document", O_JSON},
+};
+static const command_spec perf_command_spec = {
+    "perf", "usage: mpirun -np P pario-engine perf --dir DIR [options]\n", NULL, perf_option_table,
+    sizeof perf_option_table / sizeof perf_option_table[0]};
+
+static void set_option(void *ctx, int id, const char *opt, const char *v)
 {
-    printf("usage: mpirun -np P pario-engine perf --dir DIR [options]\n"
-           "\n"
-           "  --dir DIR        where the shared file goes (required)\n"
-           "  --size S         bytes per rank (default 4m, perf's; at most 1g)\n"
-           "  --repeats N      repetitions, the best is reported (default 5, perf's)\n"
-           "  --sync MODE      no, yes or both (default): MPI_File_sync inside the\n"
-           "                   timed write\n"
-           "  --keep           keep the file (default: removed)\n"
-           "  --json FILE      write the result document\n");
+    perf_options *o = ctx;
+    static const char *const sync_modes[] = {"no", "yes", "both", NULL};
+    switch (id) {
+    case O_DIR: option_path(opt, v, o->dir, sizeof o->dir); break;
+    case O_SIZE:
+        o->size = option_size_in(opt, v, 8, 1u << 30);
+        if (o->size % 8)
+            fail_usage("%s '%s' is not a multiple of 8 bytes: give e.g. 4m", opt, v);
+        break;
+    case O_REPEATS: o->repeats = (int)option_whole(opt, v, 1, PERF_MAX_REPEATS); break;
+    case O_SYNC: {
+        const int m = option_choice(opt, v, sync_modes);
+        o->pass[0] = m != 1; /* without sync: no, both */
+        o->pass[1] = m != 0; /* with sync: yes, both */
+        break;
+    }
+    case O_IMPL: mpiio_impl_option(&o->mpi, v); break;
+    case O_KEEP: o->keep = true; break;
+    case O_JSON: o->json = option_output(opt, v); break;
+    }
 }
 
 static void parse(int argc, char **argv, int rank, perf_options *o)
 {
-    enum { O_DIR = 1000, O_SIZE, O_REPEATS, O_SYNC, O_KEEP, O_JSON, O_HELP };
-    static const struct option opts[] = {
-        {"dir", required_argument, 0, O_DIR},         {"size", required_argument, 0, O_SIZE},
-        {"repeats", required_argument, 0, O_REPEATS}, {"sync", required_argument, 0, O_SYNC},
-        {"keep", no_argument, 0, O_KEEP},             {"json", required_argument, 0, O_JSON},
-        {"help", no_argument, 0, O_HELP},             {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->size = 4u << 20;
     o->repeats = 5;
     o->pass[0] = o->pass[1] = true;
-    opterr = 0;
-    optind = 1;
-    int c, which = 0;
-    const char *why;
-    uint64_t v;
-    while ((c = getopt_long(argc, argv, ":", opts, &which)) != -1) {
-        if (optarg && optarg[0] == '-' && optarg[1] == '-')
-            fail_usage("--%s needs a value: see pario-engine perf --help", opts[which].name);
-        switch (c) {
-        case O_DIR: snprintf(o->dir, sizeof o->dir, "%s", optarg); break;
-        case O_SIZE:
-            if (size_parse(optarg, &o->size, &why) != 0)
-                fail_usage("--size '%s' %s: give bytes per rank such as 4m", optarg, why);
-            if (o->size > (1u << 30) || o->size % 8)
-                fail_usage("--size '%s' must be a multiple of 8 bytes and at most 1g", optarg);
-            break;
-        case O_REPEATS:
-            if (count_parse(optarg, &v, &why) != 0 || v > PERF_MAX_REPEATS)
-                fail_usage("--repeats '%s' must be a whole number from 1 to %d", optarg, PERF_MAX_REPEATS);
-            o->repeats = (int)v;
-            break;
-        case O_SYNC:
-            if (strcmp(optarg, "no") && strcmp(optarg, "yes") && strcmp(optarg, "both"))
-                fail_usage("--sync '%s' is unknown: use no, yes or both", optarg);
-            o->pass[0] = strcmp(optarg, "yes") != 0;
-            o->pass[1] = strcmp(optarg, "no") != 0;
-            break;
-        case O_KEEP: o->keep = true; break;
-        case O_JSON: o->json = optarg; break;
-        case O_HELP:
-            if (rank == 0)
-                usage();
-            fail_exit(0, 0, "%s", "");
-        case ':': fail_usage("%s needs a value: see pario-engine perf --help", argv[optind - 1]);
-        default: fail_usage("unknown option '%s': see pario-engine perf --help", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        fail_usage("unexpected argument '%s': see pario-engine perf --help", argv[optind]);
+    options_parse(&perf_command_spec, argc, argv, rank, set_option, o);
     fail_unless_target_dir(o->dir, "where the shared file goes");
 }
 
