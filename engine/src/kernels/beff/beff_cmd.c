@@ -50,7 +50,7 @@ typedef struct beff_run {
     double seconds[M_N][BEFF_NPATTERNS];          /* open to close, max over ranks */
     uint64_t bytes[M_N][BEFF_NPATTERNS];          /* all ranks */
     char paths[BEFF_NPATTERNS][4300];
-    bool created[BEFF_NPATTERNS];
+    owned_file who[BEFF_NPATTERNS]; /* the file each pattern created: per-rank ones each rank's own */
     double share;
 } beff_run;
 
@@ -142,10 +142,10 @@ static void remove_ours(void *arg)
     beff_run *r = arg;
     MPI_Barrier(MPI_COMM_WORLD);
     for (int p = 0; p < BEFF_NPATTERNS; p++)
-        if (r->created[p] && (beff_patterns[p].per_rank_file || r->rank == 0)) {
+        if (beff_patterns[p].per_rank_file || r->rank == 0) {
             char mine[4400];
             snprintf(mine, sizeof mine, beff_patterns[p].per_rank_file ? "%s.%04d" : "%s", r->paths[p], r->rank);
-            unlink(mine);
+            remove_if_ours(mine, &r->who[p]); /* nothing when nothing was created */
         }
 }
 
@@ -157,15 +157,10 @@ static int open_pattern(beff_run *r, int p, int method, beff_file *f, mpi_why *w
     snprintf(path, sizeof path, pat->per_rank_file ? "%s.%04d" : "%s", r->paths[p], r->rank);
     int rc;
     if (method == M_WRITE) {
-        rc = mpi_file_create(comm, path, MPI_INFO_NULL, &f->fh, w);
-        int made = rc == MPI_SUCCESS;
-        MPI_Allreduce(MPI_IN_PLACE, &made, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        r->created[p] = made; /* per-rank files: each rank removes only its own (see remove_ours) */
-        if (pat->per_rank_file)
-            r->created[p] = rc == MPI_SUCCESS;
+        rc = mpi_file_create(comm, path, MPI_INFO_NULL, &f->fh, &r->who[p], w);
     } else {
         rc = mpi_file_reopen(comm, path, method == M_READ ? MPI_MODE_RDONLY : MPI_MODE_RDWR, MPI_INFO_NULL,
-                             &f->fh, w);
+                             &f->fh, &r->who[p], w);
     }
     f->open = rc == MPI_SUCCESS;
     return rc;

@@ -279,10 +279,11 @@ int bonnie_command(int argc, char **argv)
     choose_size(&r);
     char path[4200];
     snprintf(path, sizeof path, "%s/pario-bonnie.%ld.%ld", r.o.dir, (long)getpid(), (long)time(NULL));
-    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    static owned_file who;
+    int fd = create_exclusive(path, O_RDWR, &who);
     if (fd < 0)
-        fail_usage("cannot create %s: %s: check the directory's permissions", path, strerror(errno));
-    r.s = (bonnie_setup){.fd = fd, .path = path, .size = r.o.size, .chunk = r.o.chunk,
+        fail_usage("cannot create %s: %s: check the directory's permissions", path, strerror(-fd));
+    r.s = (bonnie_setup){.fd = fd, .path = path, .who = &who, .size = r.o.size, .chunk = r.o.chunk,
                          .seeks = r.o.seeks, .seek_procs = r.o.seek_procs, .evict = r.o.evict};
     char sz[32], ck[32];
     size_format(r.o.size, sz, sizeof sz);
@@ -296,9 +297,9 @@ int bonnie_command(int argc, char **argv)
         e = bonnie_run_test(&r.s, run_order[i], &r.m[run_order[i]], &what);
         if (e) {
             close(fd);
-            unlink(path); /* created by this run (O_EXCL) */
+            remove_if_ours(path, &who); /* created by this run, if the name still holds it */
             fail_exit(EXIT_RUN_FAILED, 1, "bonnie %s: %s %s: %s", bonnie_test_name(run_order[i]),
-                      what, path, strerror(e));
+                      what, path, owned_file_reason(e));
         }
     }
     close(fd);
@@ -313,7 +314,7 @@ int bonnie_command(int argc, char **argv)
     if (r.o.keep)
         printf("  kept %s\n", path);
     else
-        unlink(path);
+        remove_if_ours(path, &who);
     if (!r.data_ok)
         fail_exit(EXIT_RUN_FAILED, 1, "bonnie: the file's data was wrong: %s", r.data_why);
     printf("  data checked: every chunk stamp and the byte sum as written\n");

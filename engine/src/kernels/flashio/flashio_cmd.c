@@ -73,15 +73,15 @@ static void parse(int argc, char **argv, int rank, flashio_options *o)
 typedef struct flashio_run {
     char paths[FLASH_NFILES][4300];
     int created[FLASH_NFILES]; /* agreed by all ranks */
+    owned_file who[FLASH_NFILES]; /* rank 0's note of each: the only files removed */
     double seconds[FLASH_NFILES]; /* maximum over ranks */
     unsigned long long bytes[FLASH_NFILES]; /* sum over ranks */
 } flashio_run;
 
-static void remove_created(const flashio_run *r, int rank)
+static void remove_created(flashio_run *r, int rank)
 {
     for (int f = 0; f < FLASH_NFILES && rank == 0; f++)
-        if (r->created[f])
-            unlink(r->paths[f]); /* created by this run (H5F_ACC_EXCL) */
+        remove_if_ours(r->paths[f], &r->who[f]); /* created by this run (H5F_ACC_EXCL) */
 }
 
 static void save_json(const flashio_options *o, int nranks, const flash_mesh *m, const flashio_run *r,
@@ -155,6 +155,7 @@ int flashio_command(int argc, char **argv)
         snprintf(r.paths[f], sizeof r.paths[f], "%s%s", base, flash_file_suffix(f));
         flash_write_result w;
         flash_write_file(&m, f, r.paths[f], o.collective, MPI_COMM_WORLD, &w);
+        r.who[f] = w.who;
         int made = w.created;
         MPI_Allreduce(&made, &r.created[f], 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         int failed = w.why[0] ? rank : nranks, first;
@@ -173,7 +174,7 @@ int flashio_command(int argc, char **argv)
     char why[512] = "";
     int ok = 1;
     for (int f = 0; f < FLASH_NFILES && rank == 0 && ok; f++)
-        ok = flash_check_file(r.paths[f], f, o.nxb, m.total, why, sizeof why);
+        ok = flash_check_file(r.paths[f], &r.who[f], f, o.nxb, m.total, why, sizeof why);
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!ok) {
         remove_created(&r, rank);

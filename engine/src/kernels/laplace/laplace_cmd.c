@@ -14,6 +14,7 @@
  * own state (untimed); `pario-engine verify-laplace` recomputes the grid
  * serially and compares the file exactly. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,7 +107,8 @@ static void parse(int argc, char **argv, int rank, laplace_options *o)
 
 typedef struct laplace_state {
     char path[4200];
-    bool created;
+    bool created; /* by this run: a failure after it is not a bad --dir */
+    owned_file who; /* which file that is: the only one reopened, read or removed */
     int rank;
 } laplace_state;
 
@@ -114,8 +116,8 @@ static void remove_ours(void *arg)
 {
     laplace_state *s = arg;
     MPI_Barrier(MPI_COMM_WORLD);
-    if (s->created && s->rank == 0)
-        unlink(s->path);
+    if (s->rank == 0)
+        remove_if_ours(s->path, &s->who);
 }
 
 static void halo(laplace_block *b, int rank, int nranks)
@@ -137,7 +139,7 @@ static double write_checkpoint(const laplace_options *o, laplace_state *s, const
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     proc_io before, after;
-    if (mpi_file_reopen(MPI_COMM_WORLD, s->path, MPI_MODE_WRONLY, info, &fh, w) == MPI_SUCCESS) {
+    if (mpi_file_reopen(MPI_COMM_WORLD, s->path, MPI_MODE_WRONLY, info, &fh, &s->who, w) == MPI_SUCCESS) {
         const MPI_Offset disp = (MPI_Offset)b->row0 * b->n * (MPI_Offset)sizeof(double);
         mpi_failed(MPI_File_set_view(fh, disp, MPI_DOUBLE, MPI_DOUBLE, "native", info), w,
                    "setting the view of %s", s->path);
@@ -164,10 +166,14 @@ static double write_checkpoint(const laplace_options *o, laplace_state *s, const
 /* Untimed: my rows as the file holds them against my own state. */
 static void check_rows(const laplace_state *s, const laplace_block *b, mpi_why *w)
 {
-    FILE *f = fopen(s->path, "rb");
+    const int fd = open_ours(s->path, O_RDONLY, &s->who); /* never through a planted symlink */
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (fd >= 0 && !f)
+        close(fd);
     double *row = malloc(sizeof(double) * (size_t)b->n);
     if (!f || !row) {
-        mpi_why_set(w, "reading %s back: %s", s->path, strerror(errno));
+        mpi_why_set(w, "reading %s back: the file %s", s->path,
+                    fd < 0 ? owned_file_reason(-fd) : strerror(errno));
     } else {
         for (int i = 0; i < b->rows && !w->text[0]; i++) {
             if (fseeko(f, ((off_t)(b->row0 + i) * b->n) * (off_t)sizeof(double), SEEK_SET) != 0 ||
@@ -272,7 +278,7 @@ int laplace_command(int argc, char **argv)
 
     mpi_file_unique_path(MPI_COMM_WORLD, o.dir, "pario-laplace", ".chk", s.path, sizeof s.path);
     MPI_File fh;
-    if (mpi_file_create(MPI_COMM_WORLD, s.path, info, &fh, &w) == MPI_SUCCESS) {
+    if (mpi_file_create(MPI_COMM_WORLD, s.path, info, &fh, &s.who, &w) == MPI_SUCCESS) {
         s.created = true;
         mpi_failed(MPI_File_close(&fh), &w, "closing %s", s.path);
     }
@@ -327,7 +333,7 @@ int laplace_command(int argc, char **argv)
         if (o.keep)
             printf("  kept %s\n", s.path);
         else
-            unlink(s.path); /* created by this run (MPI_MODE_EXCL) */
+            remove_if_ours(s.path, &s.who); /* created by this run (MPI_MODE_EXCL) */
     }
     free(per_rank);
     free(cp);

@@ -91,7 +91,8 @@ static void parse(int argc, char **argv, int rank, perf_options *o)
 
 typedef struct perf_state {
     char path[4200];
-    bool created; /* only then is it ours to delete */
+    bool created; /* by this run: a failure after it is not a bad --dir */
+    owned_file who; /* which file that is: the only one reopened or removed */
     int rank;
 } perf_state;
 
@@ -99,8 +100,8 @@ static void remove_ours(void *arg)
 {
     perf_state *s = arg;
     MPI_Barrier(MPI_COMM_WORLD); /* every rank has closed it */
-    if (s->created && s->rank == 0)
-        unlink(s->path);
+    if (s->rank == 0)
+        remove_if_ours(s->path, &s->who);
 }
 
 /* One repetition: timed write (and sync), close, reopen, timed read. */
@@ -109,7 +110,7 @@ static void one_repeat(const perf_options *o, perf_state *s, bool sync, const vo
 {
     const MPI_Offset at = (MPI_Offset)s->rank * (MPI_Offset)o->size;
     MPI_File fh;
-    if (mpi_file_reopen(MPI_COMM_WORLD, s->path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh, w) == MPI_SUCCESS) {
+    if (mpi_file_reopen(MPI_COMM_WORLD, s->path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh, &s->who, w) == MPI_SUCCESS) {
         mpi_failed(MPI_File_seek(fh, at, MPI_SEEK_SET), w, "seeking in %s", s->path);
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Status st;
@@ -131,7 +132,7 @@ static void one_repeat(const perf_options *o, perf_state *s, bool sync, const vo
     memset(rbuf, 0, o->size);
     MPI_Status st;
     int got = -1;
-    if (mpi_file_reopen(MPI_COMM_WORLD, s->path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh, w) == MPI_SUCCESS) {
+    if (mpi_file_reopen(MPI_COMM_WORLD, s->path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh, &s->who, w) == MPI_SUCCESS) {
         mpi_failed(MPI_File_seek(fh, at, MPI_SEEK_SET), w, "seeking in %s", s->path);
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
@@ -222,7 +223,7 @@ int perf_command(int argc, char **argv)
     }
     mpi_file_unique_path(MPI_COMM_WORLD, o.dir, "pario-perf", NULL, s.path, sizeof s.path);
     MPI_File fh;
-    if (mpi_file_create(MPI_COMM_WORLD, s.path, MPI_INFO_NULL, &fh, &w) == MPI_SUCCESS) {
+    if (mpi_file_create(MPI_COMM_WORLD, s.path, MPI_INFO_NULL, &fh, &s.who, &w) == MPI_SUCCESS) {
         s.created = true;
         mpi_failed(MPI_File_close(&fh), &w, "closing %s", s.path);
     }
@@ -269,7 +270,7 @@ int perf_command(int argc, char **argv)
         if (o.keep)
             printf("  kept %s\n", s.path);
         else
-            unlink(s.path); /* created by this run (MPI_MODE_EXCL) */
+            remove_if_ours(s.path, &s.who); /* created by this run (MPI_MODE_EXCL) */
         if (o.json)
             save_json(&o, nranks, pass);
     }
