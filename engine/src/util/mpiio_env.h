@@ -60,6 +60,7 @@ const char *mpiio_impl_parse(mpiio_settings *s, const char *text, char *why, siz
 void mpiio_impl_option(mpiio_settings *s, const char *text);
 #define MPIIO_IMPL_HELP \
     "romio | ompio: Open MPI's MPI-IO implementation\n(default: ompio, or what OMPI_MCA_io names)"
+#define MPIIO_IMPL_ROW(id) {"mpiio-impl", 0, "I", MPIIO_IMPL_HELP, id} /* an option_spec */
 
 /* --aggregators N: a whole number of at least 1 (else one line, exit 2). */
 int mpiio_aggregators_parse(const char *text);

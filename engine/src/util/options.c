@@ -117,13 +117,21 @@ void options_parse(const command_spec *cmd, int argc, char **argv, int rank, opt
                    argv[optind], cmd->name);
 }
 
-uint64_t option_size(const char *opt, const char *text)
+/* text through parse (size_parse or count_parse), or the line naming why
+ * and what to give instead. */
+static uint64_t parsed(const char *opt, const char *text,
+                       int (*parse)(const char *, uint64_t *, const char **), const char *instead)
 {
     uint64_t v;
     const char *why;
-    if (size_parse(text, &v, &why) != 0)
-        fail_usage("%s '%s' %s: give a size such as 4k, 1m or 2g", opt, text, why);
+    if (parse(text, &v, &why) != 0)
+        fail_usage("%s '%s' %s: give %s", opt, text, why, instead);
     return v;
+}
+
+uint64_t option_size(const char *opt, const char *text)
+{
+    return parsed(opt, text, size_parse, "a size such as 4k, 1m or 2g");
 }
 
 uint64_t option_size_in(const char *opt, const char *text, uint64_t lo, uint64_t hi)
@@ -140,11 +148,7 @@ uint64_t option_size_in(const char *opt, const char *text, uint64_t lo, uint64_t
 
 uint64_t option_count(const char *opt, const char *text)
 {
-    uint64_t v;
-    const char *why;
-    if (count_parse(text, &v, &why) != 0)
-        fail_usage("%s '%s' %s: give a whole number of at least 1", opt, text, why);
-    return v;
+    return parsed(opt, text, count_parse, "a whole number of at least 1");
 }
 
 long option_whole(const char *opt, const char *text, long lo, long hi)

@@ -35,6 +35,14 @@ typedef struct command_spec {
     size_t noptions;
 } command_spec;
 
+/* A command_spec over a table of option_spec rows. */
+#define COMMAND_SPEC(name, synopsis, epilogue, table) \
+    {name, synopsis, epilogue, table, sizeof table / sizeof table[0]}
+
+/* The rows every kernel has, in one wording. */
+#define OPTION_JSON_ROW(id) {"json", 0, "FILE", "write the result document (pario.result/1)", id}
+#define OPTION_KEEP_ROW(what, id) {"keep", 0, NULL, "keep " what " (default: removed)", id}
+
 /* Called once per option, in command-line order: opt as the user wrote it
  * ("--grid", "-T"), value NULL for a flag. */
 typedef void (*option_setter)(void *ctx, int id, const char *opt, const char *value);

@@ -64,13 +64,14 @@ static const option_spec beff_option_table[] = {
      O_MEM},
     {"max-chunk", 0, "SIZE", "MPART itself (at most 1g); chunks above it are left out", O_MAXCHUNK},
     {"no-shared", 0, NULL, "leave out pattern 1 (shared file pointer)", O_NOSHARED},
-    {"mpiio-impl", 0, "I", MPIIO_IMPL_HELP, O_IMPL},
-    {"keep", 0, NULL, "keep the files (default: removed)", O_KEEP},
-    {"json", 0, "FILE", "write the result document", O_JSON},
+    MPIIO_IMPL_ROW(O_IMPL),
+    OPTION_KEEP_ROW("the files", O_KEEP),
+    OPTION_JSON_ROW(O_JSON),
 };
-static const command_spec beff_command_spec = {
-    "beff", "usage: mpirun -np P pario-engine beff --dir DIR -T SECONDS [options]\n", NULL,
-    beff_option_table, sizeof beff_option_table / sizeof beff_option_table[0]};
+static const command_spec beff_command_spec =
+    COMMAND_SPEC("beff",
+                 "usage: mpirun -np P pario-engine beff --dir DIR -T SECONDS [options]\n",
+                 NULL, beff_option_table);
 
 static void set_option(void *ctx, int id, const char *opt, const char *v)
 {

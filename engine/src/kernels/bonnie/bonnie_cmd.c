@@ -84,13 +84,12 @@ static const option_spec bonnie_option_table[] = {
      "bonnie (default: putc, rewrite, block write, getc, block\nread, seeks) or bonnie++ (block "
      "write before rewrite)",
      O_ORDER},
-    {"keep", 0, NULL, "keep the file (default: removed)", O_KEEP},
-    {"json", 0, "FILE", "write the result document", O_JSON},
+    OPTION_KEEP_ROW("the file", O_KEEP),
+    OPTION_JSON_ROW(O_JSON),
 };
-static const command_spec bonnie_command_spec = {
-    "bonnie", "usage: pario-engine bonnie --dir DIR [options]\n",
-    "One process; run it without mpirun or with one rank.", bonnie_option_table,
-    sizeof bonnie_option_table / sizeof bonnie_option_table[0]};
+static const command_spec bonnie_command_spec =
+    COMMAND_SPEC("bonnie", "usage: pario-engine bonnie --dir DIR [options]\n",
+    "One process; run it without mpirun or with one rank.", bonnie_option_table);
 
 static void set_option(void *ctx, int id, const char *opt, const char *v)
 {

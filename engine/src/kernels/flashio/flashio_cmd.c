@@ -38,13 +38,14 @@ static const option_spec flashio_option_table[] = {
      "independent (default, as on SGI and Chiba City) or\ncollective: the HDF5 transfer of the "
      "block data",
      O_TRANSFER},
-    {"mpiio-impl", 0, "I", MPIIO_IMPL_HELP, O_IMPL},
-    {"keep", 0, NULL, "keep the files (default: removed after the check)", O_KEEP},
-    {"json", 0, "FILE", "write the result document", O_JSON},
+    MPIIO_IMPL_ROW(O_IMPL),
+    OPTION_KEEP_ROW("the files", O_KEEP),
+    OPTION_JSON_ROW(O_JSON),
 };
-static const command_spec flashio_command_spec = {
-    "flashio", "usage: mpirun -np P pario-engine flashio --dir DIR [options]\n", NULL,
-    flashio_option_table, sizeof flashio_option_table / sizeof flashio_option_table[0]};
+static const command_spec flashio_command_spec =
+    COMMAND_SPEC("flashio",
+                 "usage: mpirun -np P pario-engine flashio --dir DIR [options]\n",
+                 NULL, flashio_option_table);
 
 static void set_option(void *ctx, int id, const char *opt, const char *v)
 {

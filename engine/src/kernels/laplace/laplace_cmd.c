@@ -60,15 +60,14 @@ static const option_spec laplace_option_table[] = {
      "collective buffering for the checkpoint write:\nenable, disable or automatic "
      "(romio_cb_write; default\nautomatic).  A ROMIO hint: under Open MPI give\n--mpiio-impl romio",
      O_CB},
-    {"mpiio-impl", 0, "I", MPIIO_IMPL_HELP, O_IMPL},
+    MPIIO_IMPL_ROW(O_IMPL),
     {"dir", 0, "DIR", "where the checkpoint goes (required)", O_DIR},
-    {"keep", 0, NULL, "keep the checkpoint (default: removed after the check)", O_KEEP},
-    {"json", 0, "FILE", "write the result document", O_JSON},
+    OPTION_KEEP_ROW("the checkpoint", O_KEEP),
+    OPTION_JSON_ROW(O_JSON),
 };
-static const command_spec laplace_command_spec = {
-    "laplace", "usage: mpirun -np P pario-engine laplace --dir DIR [options]\n",
-    "The rows are split over the ranks (at least one row each).", laplace_option_table,
-    sizeof laplace_option_table / sizeof laplace_option_table[0]};
+static const command_spec laplace_command_spec =
+    COMMAND_SPEC("laplace", "usage: mpirun -np P pario-engine laplace --dir DIR [options]\n",
+    "The rows are split over the ranks (at least one row each).", laplace_option_table);
 
 static void set_option(void *ctx, int id, const char *opt, const char *v)
 {

@@ -47,13 +47,14 @@ static const option_spec perf_option_table[] = {
     {"size", 0, "S", "bytes per rank (default 4m, perf's; at most 1g)", O_SIZE},
     {"repeats", 0, "N", "repetitions, the best is reported (default 5, perf's)", O_REPEATS},
     {"sync", 0, "MODE", "no, yes or both (default): MPI_File_sync inside the\ntimed write", O_SYNC},
-    {"mpiio-impl", 0, "I", MPIIO_IMPL_HELP, O_IMPL},
-    {"keep", 0, NULL, "keep the file (default: removed)", O_KEEP},
-    {"json", 0, "FILE", "write the result document", O_JSON},
+    MPIIO_IMPL_ROW(O_IMPL),
+    OPTION_KEEP_ROW("the file", O_KEEP),
+    OPTION_JSON_ROW(O_JSON),
 };
-static const command_spec perf_command_spec = {
-    "perf", "usage: mpirun -np P pario-engine perf --dir DIR [options]\n", NULL, perf_option_table,
-    sizeof perf_option_table / sizeof perf_option_table[0]};
+static const command_spec perf_command_spec =
+    COMMAND_SPEC("perf",
+                 "usage: mpirun -np P pario-engine perf --dir DIR [options]\n",
+                 NULL, perf_option_table);
 
 static void set_option(void *ctx, int id, const char *opt, const char *v)
 {

@@ -24,17 +24,15 @@ static const option_spec probe_option_table[] = {
      "(default 1)",
      O_SERVERS},
     {"name", 0, "NAME", "base of the probe's file names (default unique)", O_NAME},
-    {"json", 0, "FILE", "write the result document (pario.result/1)", O_JSON},
+    OPTION_JSON_ROW(O_JSON),
 };
-static const command_spec probe_command_spec = {
-    "probe",
-    "usage: mpirun -np P pario-engine probe --dir DIR [options]\n"
+static const command_spec probe_command_spec =
+    COMMAND_SPEC("probe", "usage: mpirun -np P pario-engine probe --dir DIR [options]\n"
     "\n"
     "Measures the component rates of the path from a rank's memory to the\n"
     "storage behind DIR and the peak they predict (the CFS report's Tables 1-3).\n",
     "Predicted peak (per direction) = min(one stream's rate x --servers,\n"
-    "all ranks' memory copy rate): the slowest component times its parallelism.",
-    probe_option_table, sizeof probe_option_table / sizeof probe_option_table[0]};
+    "all ranks' memory copy rate): the slowest component times its parallelism.", probe_option_table);
 
 static void set_option(void *ctx, int id, const char *opt, const char *v)
 {
