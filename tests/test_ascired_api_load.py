@@ -8,7 +8,9 @@ Also every new TOML key's bad inputs: one line, exit 2, nothing stored."""
 import json
 import os
 import re
+import signal
 import sqlite3
+import subprocess
 import sys
 
 import pytest
@@ -115,6 +117,32 @@ def test_stripe_directories_of_the_user_stay_and_links_are_refused(shm_dir, tmp_
               "--size", "2m", db=db2)
     assert r.returncode == 2 and "is not a directory" in r.stderr and not db2.exists()
     assert (shm_dir / "stripe-1").read_text() == "a file\n"
+
+
+def test_sigkill_of_pario_mid_striped_point_leaves_no_part_and_no_stripe_dir(shm_dir, tmp_path):
+    from test_front_end_faults import pario_background, wait_for
+
+    def engines():
+        out = subprocess.run(["pgrep", "-f", f"pario-engine io --stripe-dirs {shm_dir}/stripe-0"],
+                             capture_output=True, text=True).stdout
+        return [int(p) for p in out.split()]
+
+    run = pario_background("run", "ascired-api", "--quick", "--dir", shm_dir, "--tests", "striped-posix",
+                           "--blocks", "4k", "--size", "64m", "--iterations", "200", db=tmp_path / "r.sqlite")
+    try:
+        parts = lambda: [f for d in ("stripe-0", "stripe-1") if (shm_dir / d).is_dir()
+                         for f in os.listdir(shm_dir / d)]
+        assert wait_for(lambda: len(parts()) == 2, 60), "the striped point never started"
+        run.send_signal(signal.SIGKILL)
+        run.wait(timeout=10)
+        assert wait_for(lambda: not engines(), 30), "ranks outlived pario"
+        # the watchdog removed both parts, then the two directories pario had made
+        assert wait_for(lambda: os.listdir(shm_dir) == [], 10), os.listdir(shm_dir)
+    finally:
+        if run.poll() is None:
+            run.kill()
+        for pid in engines():
+            os.kill(pid, signal.SIGKILL)
 
 
 # --- ascired-load: Figure 3 --------------------------------------------------
