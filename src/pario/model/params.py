@@ -29,6 +29,9 @@ PARAMS = {p.name: p for p in [
     Param("network.link_rate", "rate", "B/s",
           "bandwidth of one node's link into the network (each compute node and each I/O node "
           "has one); a message holds the links at both of its ends for size / rate"),
+    Param("network.token_latency", "time", "s",
+          "time a grouped run's token takes from one rank to the next (one message between "
+          "compute nodes)"),
     Param("network.backplane_rate", "rate", "B/s",
           "aggregate bandwidth of the fabric that every message also crosses (0 = unlimited)"),
     # The client library on a compute node.
@@ -77,6 +80,11 @@ PARAMS = {p.name: p for p in [
     Param("disk.overhead", "time", "s",
           "fixed cost of one disk transfer (positioning, controller): a transfer of s bytes "
           "takes overhead + s / rate, so small transfers are slower"),
+    Param("disk.write_rate", "rate", "B/s",
+          "media rate of one disk or RAID for long writes (disk.rate is for reads)"),
+    Param("disk.write_overhead", "time", "s",
+          "fixed cost of one disk write transfer: a write of s bytes takes "
+          "write_overhead + s / write_rate"),
     # Service agents (ASCI Red's fyods).
     Param("agent.ranks_per_agent", "count", "ranks",
           "ranks served by one service agent when agent.count is 0 (0 = no agents: ranks talk "

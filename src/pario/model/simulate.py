@@ -50,12 +50,15 @@ class Simulation:
         self.unit = m["stripe.unit"]
         self.stripes = m["stripe.count"]
         self.lat = m["network.latency"]
+        self.token_lat = m["network.token_latency"]
         self.link_rate = m["network.link_rate"]
         self.bp_rate = m["network.backplane_rate"]
         self.mem_rate = m["io_node.memory_rate"]
         self.post = m["io_node.request_overhead"]
         self.disk_rate = m["disk.rate"]
         self.disk_overhead = m["disk.overhead"]
+        self.disk_write_rate = m["disk.write_rate"]
+        self.disk_write_overhead = m["disk.write_overhead"]
         self.outstanding = m["client.outstanding"]
         self.call_overhead = m["client.call_overhead"]
 
@@ -92,8 +95,11 @@ class Simulation:
     def disk_of(self, f, u):
         return (f + u) % self.stripes
 
-    def disk_transfer(self, disk, nbytes):
+    def disk_transfer(self, disk, nbytes, write=False):
         """Completion time of a transfer of `nbytes` queued on `disk` now."""
+        if write:
+            return self.disks[disk].reserve(self.env.now, self.disk_write_overhead
+                                            + nbytes / self.disk_write_rate)
         return self.disks[disk].reserve(self.env.now, self.disk_overhead + nbytes / self.disk_rate)
 
     def _move(self, ion, rank, nbytes, arrival):
@@ -162,7 +168,7 @@ class Simulation:
         if ion.cache is not None:
             yield from ion.cache.write(f, u, d, self.file_units)
         else:
-            yield env.timeout(self.disk_transfer(d, nbytes) - env.now)
+            yield env.timeout(self.disk_transfer(d, nbytes, write=True) - env.now)
         if self.post:
             ion.cpu.reserve(env.now, self.post)
         if door is not None:
@@ -249,7 +255,7 @@ class Simulation:
         for i, k in visits:
             m = members[i]
             if holder is not None and holder != m:
-                yield env.timeout(self.lat)  # the token's message
+                yield env.timeout(self.token_lat)  # the token's message
             holder = m
             if first[m] is None:
                 first[m] = env.now
