@@ -77,7 +77,7 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
     assert all(e["source"] for e in flat.values())
     # the measured ones name the probe run and its table row
     for key in ("disk.rate", "disk.overhead", "disk.write_rate", "disk.write_overhead",
-                "network.link_rate", "network.token_latency", "file.open_close_read",
+                "agent.copy_rate", "network.token_latency", "file.open_close_read",
                 "file.open_close_write"):
         assert "probe run 1" in flat[key]["source"] and "Table" in flat[key]["source"], key
     assert "4 KiB calls" in flat["disk.write_rate"]["source"]
@@ -99,6 +99,7 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
         else:  # more calls took less time: noise, said so
             assert "noise" in m.sources[over]
     assert m["stripe.count"] == 1 and m["io_node.cache"] == 0 and m["agent.count"] == 0
+    assert m["network.link_rate"] == 0  # no network: one host
 
 
 def _write(tmp_path, text):

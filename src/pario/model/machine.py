@@ -69,7 +69,7 @@ def check_relations(values, where):
         problems.append("stripe.count must be between 1 and io_node.count x io_node.disks")
     if v["stripe.unit"] <= 0:
         problems.append("stripe.unit must be more than 0")
-    for rate in ("network.link_rate", "disk.rate", "disk.write_rate"):
+    for rate in ("disk.rate", "disk.write_rate"):
         if v[rate] <= 0:
             problems.append(f"{rate} must be more than 0")
     if v["io_node.cache"]:

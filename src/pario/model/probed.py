@@ -6,9 +6,8 @@ every parameter's value comes from one of its measured rows, or from what
 a local file system is (one server, no network, no service agents), and
 its source says which.  The model of a local file system:
 
-* a rank reaches the file system by a system call, not a message; the
-  "links" move data as fast as every rank's memory copies together (Table 2)
-  and bind only beyond that;
+* a rank reaches the file system by a system call, not a message: no
+  network (network.link_rate 0);
 * behind it one "disk" per storage unit (--servers) that serves one call at
   a time: a transfer of s bytes costs overhead + s / rate, fitted from the
   probe's one storage stream at several call sizes.  That includes the
@@ -24,7 +23,9 @@ its source says which.  The model of a local file system:
   kept out, as the CFS presets run (eviction on, fsync on), so write-back
   at fsync and the kernel's read-ahead are inside these costs;
 * no block cache of the model's own (the page cache is what the probe's
-  streams and the presets keep out of the way), no service agents;
+  streams and the presets keep out of the way), no service agents but
+  collective MPI-IO's aggregators, which copy every call's data through
+  their buffer at the memory copy rate of Table 2;
 * a call is a system call, not a message (network.latency 0); a grouped
   run's token is an MPI message: network.token_latency is half the probe's
   4 KiB request/reply round trip between the nearest ranks.
@@ -126,12 +127,10 @@ def machine_from_probe(store, run_id, overrides=()):
         f"{table2} 'request/reply 4 KiB, nearest rank': half the best round trip "
         f"({rr['round_trip_seconds']['best'] * 1e6:.2f} us), one message of a grouped run's token"
         if rr else f"{where}: one rank, no request/reply measured (no token to pass)")
-    put("network.link_rate", _rate(mem_all),
-        f"{table2} 'memory copy, all ranks at once': no link between a rank and the kernel; the "
-        "copy of a call's data is inside the fitted disk costs (one file's data pass one call at a "
-        "time), so the system-call boundary is taken to move data as fast as every rank's copies "
-        "together and binds only beyond them")
-    put("network.backplane_rate", "0", "no fabric: the ranks' copies together are the links' limit")
+    put("network.link_rate", "0", "no network: the ranks and the file system share this host's "
+                                  "memory; a call's copy between the rank's buffer and the page cache "
+                                  "is inside the fitted disk costs")
+    put("network.backplane_rate", "0", "no network")
     put("client.outstanding", 1, "a read or write system call is synchronous: one transfer at a time per rank")
     put("client.call_overhead", "0s", "in disk.overhead and disk.write_overhead: the fitted cost of one call")
     put("file.open_close_read", _time(oc_read), f"{table3} 'open / read a byte / close', best")
@@ -175,7 +174,12 @@ def machine_from_probe(store, run_id, overrides=()):
                                                   "cache is part of it")
     put("agent.ranks_per_agent", 0, "no service agents: ranks call the kernel directly")
     put("agent.count", 0, "no service agents")
-    put("agent.overhead", "0s", "no service agents")
+    put("agent.overhead", "0s", "no service agents; collective MPI-IO's aggregators, which act as "
+                                "agents, cost their copy (agent.copy_rate)")
+    mem_rank = min(c["memory_copy"]["per_rank_best_mib_per_s"]) * MIB
+    put("agent.copy_rate", _rate(mem_rank),
+        f"{table2} 'memory copy, slowest rank' (all ranks copying at once): a collective "
+        "MPI-IO aggregator copies every call's data through its collective buffer")
     put("agent.mode", "masync", "no service agents, so no shared-file token")
     put("agent.munix_overhead", 0, "no service agents")
 

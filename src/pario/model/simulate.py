@@ -79,6 +79,15 @@ class Simulation:
 
         rpa = m["agent.ranks_per_agent"]
         self.n_agents = m["agent.count"] or (math.ceil(P / rpa) if rpa else 0)
+        # Collective MPI-IO's aggregators (--aggregators with --collective)
+        # do the I/O for every rank, as the fyods did for the compute
+        # nodes (the ascired-servers preset's mapping): they are the job's
+        # service agents, whatever the machine's default.
+        options = list(getattr(point, "options", []))
+        self.aggregating = bool(getattr(point, "aggregators", 0)) and "--collective" in options
+        if self.aggregating:
+            self.n_agents = point.aggregators
+        self.agent_copy = m["agent.copy_rate"]
         # A shared file under munix is one token between agents (ASCI Red
         # report, section 2.6); with one agent there is no one to serialise.
         self.munix = m["agent.mode"] == "munix"
@@ -104,6 +113,8 @@ class Simulation:
 
     def _move(self, ion, rank, nbytes, arrival):
         """A message of `nbytes` between an I/O node and a rank."""
+        if not self.link_rate:  # no network: ranks and server share one host's memory
+            return arrival
         t = nbytes / self.link_rate
         if self.backplane is None:  # the common case, kept cheap: both ends at once
             a, b = ion.link, self.rank_links[rank]
@@ -210,7 +221,9 @@ class Simulation:
             yield agent.acquire()
         began = env.now  # the call's own time, without waiting for its agent
         if agent is not None:
-            yield env.timeout(self.machine["agent.overhead"])
+            # the RPC, and the copy through the agent's own buffer if it has one
+            held = self.machine["agent.overhead"] + (nbytes / self.agent_copy if self.agent_copy else 0.0)
+            yield env.timeout(held)
             if not self.sync:
                 agent.release()
         token = self.file_token if self.file_token_needed else None
