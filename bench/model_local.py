@@ -11,8 +11,9 @@ round's probe (`pario model P --quick --machine probe:RUN`).  Every point's
 measured figure is the median over the rounds of its best trial (pario's
 figure); its predicted figure is the median over the rounds of the
 predictions.  The table prints both, their ratio, the bound the model names,
-and the share of points within 25 %; then the share per round, which shows
-how much of the miss is the machine's own noise.
+and the share of points within 25 %; then the share per round, and the
+machine's own noise: how often one round's measurement lies within 25 % of
+the median of the other rounds' (a bound on what any prediction can reach).
 
   .venv/bin/python bench/model_local.py --rounds 3 --dir /var/tmp
 
@@ -98,6 +99,7 @@ def report(db, presets, rounds):
     store = Store(db, create=False)
     total_in = total = 0
     per_round = [[0, 0] for _ in rounds]
+    noise = [0, 0]  # one round's measurement against the median of the others
     for p in presets:
         points = {}  # label -> {"m": [...], "p": [...], "bound": ...}
         for i, got in enumerate(rounds):
@@ -123,6 +125,11 @@ def report(db, presets, rounds):
             inside += ok
             print(f"{label:<{w}}  {m:>9.1f}  {q:>9.1f}  {ratio:>9.2f}  {'yes' if ok else 'no':>6}  "
                   f"{e['bound']:<7} [{', '.join(f'{x:.0f}' for x in e['m'])}]")
+            for i, x in enumerate(e["m"]):
+                others = e["m"][:i] + e["m"][i + 1:]
+                if others and x:
+                    noise[0] += abs(statistics.median(others) / x - 1) <= TOLERANCE
+                    noise[1] += 1
         print(f"{p}: {inside} of {len(points)} points ({inside / len(points):.0%}) within "
               f"{TOLERANCE:.0%}")
         total_in += inside
@@ -131,6 +138,10 @@ def report(db, presets, rounds):
           "(medians over rounds)")
     print("each round on its own (that round's probe against that round's measurement): "
           + ", ".join(f"{a / b:.0%} of {b}" for a, b in per_round))
+    if noise[1]:
+        print(f"the machine's own noise: a round's measurement lies within {TOLERANCE:.0%} of the "
+              f"median of the other rounds' for {noise[0]} of {noise[1]} point-rounds "
+              f"({noise[0] / noise[1]:.0%}): how well one measurement here predicts the next")
     store.close()
 
 
