@@ -201,3 +201,34 @@ def test_probe_machine_needs_an_existing_database(tmp_path):
     r = pario("model", "cfs", "--machine", "probe:1", db=tmp_path / "none.sqlite")
     assert r.returncode == 2 and "no results database" in r.stderr
     assert not (tmp_path / "none.sqlite").exists()
+
+
+def test_collective_aggregators_are_agents_that_copy():
+    """--aggregators N with --collective: N agents; a copy rate slows each
+    call by size / rate on its agent; independent MPI-IO has no agents."""
+    from pario.model import load_machine, predict_point
+    from pario.studies.io import IoPoint
+
+    def point(aggregators, options):
+        return IoPoint("t", "t", "partitioned", ["write"], 4, 1 << 20, 16 << 20, api="mpiio",
+                       iterations=1, options=options, aggregators=aggregators)
+
+    # one disk behind one server, no cache, no network, no fixed costs
+    base = ["network.link_rate=0", "network.latency=0s", "io_node.cache=0", "stripe.unit=1g",
+            "stripe.count=1", "io_node.count=1", "io_node.memory_rate=0", "io_node.request_overhead=0s",
+            "file.open_close_write=0s", "disk.write_overhead=0s", "disk.write_rate=1000MB/s"]
+    plain = load_machine("ipsc860", base)
+    copying = load_machine("ipsc860", base + ["agent.copy_rate=1000MB/s"])
+    coll = ["--collective", "--mpiio-impl", "romio"]
+    one = predict_point(point(1, coll), copying)["phases"][0]
+    assert one["iterations"][0]["model"]["counters"]["agents"] == 1
+    assert one["explanation"]["bound"] == "agent"
+    # one agent holds each call for its copy and its disk write: 2 x 1 ms per MiB
+    assert one["summary"]["best_mib_per_s"] == pytest.approx(500, rel=0.02)
+    four = predict_point(point(4, coll), copying)["phases"][0]
+    assert four["iterations"][0]["model"]["counters"]["agents"] == 4
+    assert four["summary"]["best_mib_per_s"] > one["summary"]["best_mib_per_s"] * 1.5
+    indep = predict_point(point(0, ["--mpiio-impl", "romio"]), copying)["phases"][0]
+    assert indep["iterations"][0]["model"]["counters"]["agents"] == 0
+    no_copy = predict_point(point(1, coll), plain)["phases"][0]
+    assert no_copy["summary"]["best_mib_per_s"] == pytest.approx(1000, rel=0.02)
