@@ -99,13 +99,14 @@ def fio_rate(path, rw, block, depth, size, cpus=None):
 
 
 def median_table(title, unit, rows, rounds, run_round):
-    """rows: labels; run_round(label) -> {tool: value}; tools alternate inside a round."""
+    """rows: labels; run_round(label, peer_first) -> {tool: value}, pario's first; odd rounds
+    run the peer first (the second tool meets the first one's freed pages and writeback)."""
     print(f"\n{title}; median of {rounds} rounds, {unit}")
     header = None
     for label in rows:
         samples = {}
-        for _ in range(rounds):
-            for tool, value in run_round(label).items():
+        for r in range(rounds):
+            for tool, value in run_round(label, r % 2 == 1).items():
                 samples.setdefault(tool, []).append(value)
         tools = list(samples)
         if header is None:
@@ -158,15 +159,18 @@ def bench_uring(pario, disk, rounds, rand_size, seq_size, placement):
           f"transparent huge pages (its --direct default) or, '4k pages', on ordinary pages as fio's "
           f"are.  Placement: {where}; the disk's interrupts were served on CPU {disk_irq_cpus()}.")
 
-    def one_round(label):
+    def one_round(label, peer_first):
         rw, block, depth, extra = cases[label]
         size = rand_size if block == 4096 else seq_size
         layout = "random" if rw == "randread" else "partitioned"
         phase = "write" if rw == "write" else "read"
+        if peer_first:
+            theirs = fio_rate(fio_file, rw, block, depth, size, cpus)
         mine = pario.rate(disk, "--api", "uring", "--queue-depth", depth, "--direct", "--layout", layout,
                           "--block", engine_size(block), "--size", engine_size(size), "--phases", phase,
                           *extra, phase=phase, unbound=unbound)
-        theirs = fio_rate(fio_file, rw, block, depth, size, cpus)
+        if not peer_first:
+            theirs = fio_rate(fio_file, rw, block, depth, size, cpus)
         scale = MiB / block if block == 4096 else 1  # IOPS for 4 KiB, MiB/s otherwise
         return {"pario uring": mine * scale, "fio io_uring": theirs * scale}
 
@@ -243,12 +247,16 @@ def bench_memcpy(pario, shm, rounds, size):
           "1 MiB buffer, on one core, best of 3")
     source = FileBytes(shm, size)
     try:
-        def one_round(label):
+        def one_round(label, peer_first):
             args, unbound = MEMCPY_VARIANTS[label]
+            if peer_first:
+                theirs = memcpy_rate(source)
             mine = pario.rate(shm, *args, "--layout", "partitioned", "--block", "1m",
                               "--size", engine_size(size), "--phases", "read", phase="read",
                               iterations=3, unbound=unbound)
-            return {"pario": mine, "memcpy": memcpy_rate(source)}
+            if not peer_first:
+                theirs = memcpy_rate(source)
+            return {"pario": mine, "memcpy": theirs}
 
         median_table(f"one rank reading {format_size(size)} on {shm} in 1 MiB requests vs memcpy "
                      f"of the same bytes", "MiB/s", list(MEMCPY_VARIANTS), rounds, one_round)
@@ -261,7 +269,7 @@ def bench_stdio(pario, disk, rounds, size):
     print("\nrows: pario --api stdio at 4 KiB requests with a 1 MiB against an 8 KiB stream buffer "
           "(setvbuf), best of 3 iterations: the buffer sets how many system calls the bytes take")
 
-    def one_round(label):
+    def one_round(label, _):
         phase, extra = cases[label]
         got = {}
         for buf in ("8k", "1m"):
