@@ -51,9 +51,14 @@ def test_per_rank_token_keeps_at_most_g_ranks_in_their_share(shm_dir, run_io):
 
 
 def test_ungrouped_ranks_do_overlap(shm_dir, run_io):
-    """The check above can fail: without grouping, regions do overlap."""
-    r = run_io(4, "--dir", shm_dir, "--layout", "partitioned", "--block", "64k", "--size", "16m",
-               "--iterations", 1, "--phases", "read")
-    it = r.phase("read")["iterations"][0]
-    regions = [(rk["io_first_seconds"], rk["io_last_seconds"]) for rk in it["ranks"]]
-    assert max_overlap(regions) >= 2
+    """The check above can fail: without grouping, regions do overlap.
+
+    Two ranks on the two cores, each with 32 MiB to read, in up to three
+    iterations: under a heavily loaded machine the scheduler may run one
+    rank's whole share inside one time slice, so one overlapping iteration
+    is the claim, not every one."""
+    r = run_io(2, "--dir", shm_dir, "--layout", "partitioned", "--block", "64k", "--size", "64m",
+               "--iterations", 3, "--phases", "read")
+    overlaps = [max_overlap([(rk["io_first_seconds"], rk["io_last_seconds"]) for rk in it["ranks"]])
+                for it in r.phase("read")["iterations"]]
+    assert max(overlaps) == 2

@@ -7,6 +7,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -135,3 +136,32 @@ def _reap(pid):
 def run(argv, timeout=30, **kw):
     return subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
                           stdin=subprocess.DEVNULL, **kw)
+
+
+def remove_if_empty(directory):
+    """rmdir, only when nothing is left in it: the directory may have been
+    given by hand and hold the user's files."""
+    try:
+        Path(directory).rmdir()
+    except OSError:
+        pass
+
+
+def service_main(argv, name, make, started):
+    """`python -m tests.services.NAME start|stop DIRECTORY` for every service:
+    make(directory) builds the service, started(service) prints how to use it.
+    Errors are the one line ServiceError carries, exit 1; bad words exit 2."""
+    if len(argv) != 3 or argv[1] not in ("start", "stop"):
+        print(f"usage: {argv[0]} start|stop DIRECTORY", file=sys.stderr)
+        return 2
+    service = make(argv[2])
+    try:
+        if argv[1] == "start":
+            service.start()
+            started(service)
+        else:
+            service.stop()
+    except ServiceError as exc:
+        print(f"{name}: error: {exc}", file=sys.stderr)
+        return 1
+    return 0

@@ -30,8 +30,8 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: python3 tests/services/gluster.py
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     __package__ = "services"
-from .common import (Processes, ServiceError, program, require_free_port, require_programs, require_root,
-                     run, wait_until)
+from .common import (Processes, ServiceError, program, remove_if_empty, require_free_port,
+                     require_programs, require_root, run, service_main, wait_until)
 
 PACKAGES = ["glusterfs-server", "glusterfs-client"]
 PORT = 24007            # glusterd's port: clients and bricks ask it for volume files
@@ -203,10 +203,7 @@ class GlusterVolumes:
             shutil.rmtree(self.dir / name, ignore_errors=True)
         for name in ("glusterd.vol", "hosts-line-added"):
             (self.dir / name).unlink(missing_ok=True)
-        try:
-            self.dir.rmdir()
-        except OSError:
-            pass
+        remove_if_empty(self.dir)
         lock = getattr(self, "_lock", None)
         if lock:
             lock.close()  # releases the machine lock
@@ -225,28 +222,14 @@ class GlusterVolumes:
             if str(self.dir) in cmdline or f"shd/{volume}" in cmdline:
                 self.procs.kill(pid)
         for d in (RUN_DIR / "vols" / volume, RUN_DIR / "shd" / volume):
-            try:
-                d.rmdir()  # only if glusterd left it empty
-            except OSError:
-                pass
+            remove_if_empty(d)  # only if glusterd left it empty
 
 
 def main(argv):
-    if len(argv) != 3 or argv[1] not in ("start", "stop"):
-        print(f"usage: {argv[0]} start|stop DIRECTORY", file=sys.stderr)
-        return 2
-    service = GlusterVolumes(argv[2])
-    try:
-        if argv[1] == "start":
-            service.start()
-            for name, point in service.mounts.items():
-                print(f"{name}: {service.volume(name)} mounted on {point}")
-        else:
-            service.stop()
-    except ServiceError as exc:
-        print(f"gluster: error: {exc}", file=sys.stderr)
-        return 1
-    return 0
+    def started(service):
+        for name, point in service.mounts.items():
+            print(f"{name}: {service.volume(name)} mounted on {point}")
+    return service_main(argv, "gluster", GlusterVolumes, started)
 
 
 if __name__ == "__main__":

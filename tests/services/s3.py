@@ -17,7 +17,8 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: python3 tests/services/s3.py
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     __package__ = "services"
-from .common import Processes, ServiceError, free_port, require_free_port, wait_until
+from .common import (Processes, ServiceError, free_port, remove_if_empty, require_free_port,
+                     service_main, wait_until)
 
 BUCKET = "pario-test"
 # moto checks no signature, but it guesses the service from the
@@ -98,29 +99,15 @@ class S3Server:
         self.procs.stop()
         for name in ("endpoint", "moto.log"):
             (self.dir / name).unlink(missing_ok=True)
-        try:
-            self.dir.rmdir()
-        except OSError:
-            pass
+        remove_if_empty(self.dir)
 
 
 def main(argv):
-    if len(argv) != 3 or argv[1] not in ("start", "stop"):
-        print(f"usage: {argv[0]} start|stop DIRECTORY", file=sys.stderr)
-        return 2
-    server = S3Server(argv[2])
-    try:
-        if argv[1] == "start":
-            server.start()
-            print(f"--s3-endpoint {server.endpoint} --s3-bucket {BUCKET}  "
-                  f"(AWS_ACCESS_KEY_ID={CREDENTIALS['AWS_ACCESS_KEY_ID']} "
-                  f"AWS_SECRET_ACCESS_KEY={CREDENTIALS['AWS_SECRET_ACCESS_KEY']})")
-        else:
-            server.stop()
-    except ServiceError as exc:
-        print(f"s3: error: {exc}", file=sys.stderr)
-        return 1
-    return 0
+    def started(service):
+        print(f"--s3-endpoint {service.endpoint} --s3-bucket {BUCKET}  "
+              f"(AWS_ACCESS_KEY_ID={CREDENTIALS['AWS_ACCESS_KEY_ID']} "
+              f"AWS_SECRET_ACCESS_KEY={CREDENTIALS['AWS_SECRET_ACCESS_KEY']})")
+    return service_main(argv, "s3", S3Server, started)
 
 
 if __name__ == "__main__":

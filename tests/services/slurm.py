@@ -22,8 +22,8 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: python3 tests/services/slurm.py
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     __package__ = "services"
-from .common import (Processes, ServiceError, free_port, program, require_free_port,
-                                   require_programs, require_root, run, wait_until)
+from .common import (Processes, ServiceError, free_port, program, remove_if_empty, require_free_port,
+                     require_programs, require_root, run, service_main, wait_until)
 
 PACKAGES = ["slurm-wlm", "munge"]
 NODE = "pario1"
@@ -146,27 +146,13 @@ class SlurmCluster:
             shutil.rmtree(self.dir / name, ignore_errors=True)
         for name in ("slurm.conf", "slurmctld.pid", "slurmd.pid"):
             (self.dir / name).unlink(missing_ok=True)
-        try:
-            self.dir.rmdir()
-        except OSError:
-            pass
+        remove_if_empty(self.dir)
 
 
 def main(argv):
-    if len(argv) != 3 or argv[1] not in ("start", "stop"):
-        print(f"usage: {argv[0]} start|stop DIRECTORY", file=sys.stderr)
-        return 2
-    cluster = SlurmCluster(argv[2])
-    try:
-        if argv[1] == "start":
-            cluster.start()
-            print(f"export SLURM_CONF={cluster.conf}")
-        else:
-            cluster.stop()
-    except ServiceError as exc:
-        print(f"slurm: error: {exc}", file=sys.stderr)
-        return 1
-    return 0
+    def started(service):
+        print(f"export SLURM_CONF={service.conf}")
+    return service_main(argv, "slurm", SlurmCluster, started)
 
 
 if __name__ == "__main__":
