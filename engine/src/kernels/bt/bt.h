@@ -88,9 +88,11 @@ typedef struct bt_problem {
     void *comm;     /* MPI_Comm * */
     double *cprime; /* pipelined line solves: C' of every stored point */
     double *scratch; /* Jacobians and C' of one line, for the solves */
-    double *face_out, *face_in; /* pipelined solves: one stage's faces out, one row in */
+    double *face_out, *face_in; /* pipelined solves: every stage's faces out, one row in */
+    double *face_back;          /* the backward sweep's faces out (inside face_out's block) */
     void *requests; /* MPI_Request, for the face and halo messages */
-    void *layer;    /* MPI_Datatype per cell and axis: one stored layer, for the halo */
+    void *layer;    /* MPI_Datatype per cell and axis: halo_layers stored layers */
+    int halo_layers; /* 2: both ghost layers in one message; 1: one per round */
     /* derived constants (set_constants) */
     double dnm1, t1, t2, tt1; /* 1/(n-1), 1/dnm1^2 etc. shared by x, y, z since the grid is cubic */
     double *u, *rhs, *forcing;

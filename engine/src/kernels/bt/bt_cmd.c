@@ -245,6 +245,11 @@ static void parse(int argc, char **argv, int rank, bt_options *o)
     }
 }
 
+/* NPB BTIO's "BTIO -- statistics" block. */
+typedef struct npb_io {
+    double seconds, percent, mbytes, mb_per_s;
+} npb_io;
+
 /* What one BT run measured and found: everything the result document
  * needs beyond the options. */
 typedef struct bt_outcome {
@@ -257,6 +262,7 @@ typedef struct bt_outcome {
     double tt, mops, r_io, worst;
     int dumps;
     const double *dump_seconds;
+    npb_io npb;
     uint64_t bytes;
     bool verified, ok, file_checked, file_ok;
     const double *xcr, *xce, *file_xce;
@@ -298,6 +304,14 @@ static void save_json(const bt_options *o, const bt_outcome *r)
     json_int(&j, "dumps", r->dumps);
     json_uint(&j, "bytes_written", r->bytes);
     json_double(&j, "r_io_bytes_per_s", r->r_io);
+    /* NPB BTIO's own figures (NPB 3.3.1/3.4.0 rule: harmonic mean over
+     * ranks of each rank's write-and-close time) */
+    json_double(&j, "npb_io_seconds", o->io ? r->npb.seconds : NAN);
+    json_double(&j, "npb_io_percent", o->io ? r->npb.percent : NAN);
+    json_double(&j, "npb_mbytes_written", o->io ? r->npb.mbytes : NAN);
+    json_double(&j, "npb_io_mb_per_s", o->io ? r->npb.mb_per_s : NAN);
+    json_string(&j, "npb_io_rule", o->io ? "NPB 3.3.1/3.4.0: 1/mean over ranks of 1/(rank's write + close "
+                                           "seconds); MB = 1e6 bytes" : NULL);
     json_array_begin(&j, "dump_seconds");
     for (int d = 0; d < r->dumps; d++)
         json_double(&j, NULL, r->dump_seconds[d]);
@@ -407,6 +421,36 @@ static bool final_dump_matches(const bt_class *cls, const double last[5], const 
     return ok;
 }
 
+static double dumps_seconds_sum(const double *dump_seconds, int dumps)
+{
+    double t = 0;
+    for (int d = 0; d < dumps; d++)
+        t += dump_seconds[d];
+    return t;
+}
+
+/* NPB BTIO's I/O figures as NPB 3.3.1 and 3.4.0 print them (§2.6; NPB
+ * 3.4.3 sums per-rank rates instead).  Each rank's I/O time t_p covers
+ * its dump writes and the close (NPB's timer 2); the printed time is the
+ * harmonic mean over ranks, 1 / mean(1 / t_p); the percentage is of the
+ * slowest rank's total time; MB are 1e6 bytes of 40 N^3 per dump. */
+static npb_io npb_io_figures(bool io, double my_io, double tt, double bytes, MPI_Comm comm)
+{
+    npb_io r = {0};
+    double inv = my_io > 0 ? 1.0 / my_io : 0, sum = 0;
+    int nranks;
+    MPI_Comm_size(comm, &nranks);
+    MPI_Allreduce(&inv, &sum, 1, MPI_DOUBLE, MPI_SUM, comm);
+    if (!io)
+        return r;
+    const double mean_inv = sum / nranks;
+    r.seconds = mean_inv > 0 ? 1.0 / mean_inv : 0;
+    r.percent = tt > 0 ? r.seconds * 100.0 / tt : 0;
+    r.mbytes = bytes * 1e-6;
+    r.mb_per_s = r.mbytes * mean_inv;
+    return r;
+}
+
 int bt_command(int argc, char **argv)
 {
     int rank, nranks;
@@ -491,8 +535,11 @@ int bt_command(int argc, char **argv)
     }
     if (o.overlap)
         io_err = overlap_finish(&writer); /* the last dump is on its way */
+    double close_seconds = 0;
     if (o.io) { /* the transfers are complete when the file is closed */
+        double t = clock_now();
         int e = o.mode->close(&io);
+        close_seconds = clock_now() - t;
         if (!io_err)
             io_err = e;
     }
@@ -500,6 +547,9 @@ int bt_command(int argc, char **argv)
     MPI_Allreduce(&my_time, &tt, 1, MPI_DOUBLE, MPI_MAX, comm); /* as NPB: the slowest rank */
     if (o.io)
         stop_on_io_error(&o, &io, io_err, comm);
+    const npb_io npb = npb_io_figures(o.io, dumps_seconds_sum(dump_seconds, dumps) + close_seconds,
+                                      tt, 40.0 * cls->grid * cls->grid * (double)cls->grid * dumps,
+                                      comm);
 
     double xcr[5], xce[5], worst = 0;
     bt_residual_norm(&p, xcr);
@@ -575,6 +625,13 @@ int bt_command(int argc, char **argv)
         if (o.tc > 0)
             printf(", T_C %.3f s, zeta %.4f", o.tc, tt / o.tc - 1.0);
         printf("\n");
+        /* NPB BTIO's statistics block, in its words (3.3.1/3.4.0 rule) */
+        printf("  BTIO -- statistics (NPB 3.4.0 rule):\n"
+               "    I/O timing in seconds   : %14.2f\n"
+               "    I/O timing percentage   : %14.2f\n"
+               "    Total data written (MB) : %14.2f\n"
+               "    I/O data rate  (MB/sec) : %14.2f\n",
+               npb.seconds, npb.percent, npb.mbytes, npb.mb_per_s);
     }
     printf("  %-4s %22s %22s %22s %22s\n", "m", "residual xcr", "reference", "error xce", "reference");
     for (int m = 0; m < 5; m++)
@@ -597,7 +654,7 @@ int bt_command(int argc, char **argv)
         save_json(&o, &(bt_outcome){.nranks = nranks, .layout = layout, .cells_per_rank = p.ncells, .node_ranks = busiest[0],
                                     .node_cores = -busiest[1], .fs = fs, .steps = steps, .tt = tt, .mops = mops,
                                     .r_io = r_io, .worst = worst, .dumps = dumps,
-                                    .dump_seconds = dump_seconds, .bytes = bytes,
+                                    .dump_seconds = dump_seconds, .npb = npb, .bytes = bytes,
                                     .verified = verify, .ok = ok, .file_checked = file_checked,
                                     .file_ok = file_ok, .xcr = xcr, .xce = xce,
                                     .file_xce = file_xce, .path = path});

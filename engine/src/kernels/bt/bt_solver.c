@@ -170,13 +170,14 @@ int bt_problem_init(bt_problem *p, int n, double dt, bt_layout layout, void *com
     size_t pts = (size_t)p->points;
     if (pipelined) { /* C' of every owned point, kept between the pipelined sweeps */
         p->cprime = malloc(sizeof(double) * 25 * pts);
-        p->face_out = malloc(sizeof(double) * 30 * face * (size_t)p->ncells);
+        p->face_out = malloc(sizeof(double) * 35 * face * (size_t)p->ncells);
+        p->face_back = p->face_out + 30 * face * (size_t)p->ncells;
         p->face_in = malloc(sizeof(double) * 30 * (size_t)n);
         if (!p->cprime || !p->face_out || !p->face_in)
             return -1;
     }
     /* face rows in flight (one per row per stage) or halo messages (four per cell and axis) */
-    size_t nreq = (size_t)p->ncells * ((size_t)n + 12);
+    size_t nreq = (size_t)p->ncells * (2 * (size_t)n + 12);
     p->requests = malloc(sizeof(MPI_Request) * nreq);
     p->layer = malloc(sizeof(MPI_Datatype) * 3 * (size_t)p->ncells);
     p->scratch = malloc(sizeof(double) * 25 * 3 * (size_t)(n + 2)); /* F, N, C' of one line */
@@ -192,14 +193,20 @@ int bt_problem_init(bt_problem *p, int n, double dt, bt_layout layout, void *com
     if (!p->requests || !p->layer || !p->scratch || !p->u || !p->rhs || !p->forcing || !p->rho_i ||
         !p->us || !p->vs || !p->ws || !p->square || !p->qs)
         return -1;
-    /* one stored layer of a cell across an axis, ghost rims included (the
-     * neighbour along that axis has the same extent in the other two) */
+    /* the halo's unit: one stored layer of a cell across an axis, or two
+     * when no cell anywhere is thinner (ghost rims included: the neighbour
+     * along that axis has the same extent in the other two) */
+    p->halo_layers = 2;
+    for (int a = 0; a < 3; a++)
+        if (grid[a] > 1 && bt_smallest_cell(n, grid[a]) < 2)
+            p->halo_layers = 1;
+    const int L = p->halo_layers;
     MPI_Datatype *layer = p->layer;
     for (int ci = 0; ci < p->ncells; ci++) {
         const int *d = p->cells[ci].dim;
-        MPI_Type_vector(d[1] * d[2], 5, 5 * d[0], MPI_DOUBLE, &layer[3 * ci]);
-        MPI_Type_vector(d[2], 5 * d[0], 5 * d[0] * d[1], MPI_DOUBLE, &layer[3 * ci + 1]);
-        MPI_Type_contiguous(5 * d[0] * d[1], MPI_DOUBLE, &layer[3 * ci + 2]);
+        MPI_Type_vector(d[1] * d[2], 5 * L, 5 * d[0], MPI_DOUBLE, &layer[3 * ci]);
+        MPI_Type_vector(d[2], 5 * d[0] * L, 5 * d[0] * d[1], MPI_DOUBLE, &layer[3 * ci + 1]);
+        MPI_Type_contiguous(5 * d[0] * d[1] * L, MPI_DOUBLE, &layer[3 * ci + 2]);
         for (int a = 0; a < 3; a++)
             MPI_Type_commit(&layer[3 * ci + a]);
     }
@@ -361,10 +368,10 @@ void bt_exact_rhs(bt_problem *p)
     free(q);
 }
 
-/* Two ghost layers on every face that has a neighbouring cell, in two
- * rounds of one layer: the second round sends the layer one further in,
- * which for a slab of one plane is what the first round brought from the
- * other side, so thin slabs work.  Edge and corner ghosts are not needed
+/* Two ghost layers on every face that has a neighbouring cell: both in one
+ * message when every cell is at least two points thick, else in two rounds
+ * of one layer, the second sending the layer one further in, which for a
+ * slab of one plane is what the first round brought from the other side.  Edge and corner ghosts are not needed
  * (every stencil runs along one axis). */
 static void exchange_halo(bt_problem *p)
 {
@@ -377,7 +384,8 @@ static void exchange_halo(bt_problem *p)
     bt_layout_grid(p->layout, p->nranks, grid);
     const int all_cells = grid[0] * grid[1] * grid[2];
     const long base_tag = 8L * (p->n + 1); /* above the line solves' tags */
-    for (int round = 1; round <= 2; round++) {
+    const int layers = p->halo_layers, rounds = layers == 2 ? 1 : 2;
+    for (int round = 1; round <= rounds; round++) {
         int nreq = 0;
         for (int ci = 0; ci < p->ncells; ci++) {
             const bt_cell *c = &p->cells[ci];
@@ -390,17 +398,22 @@ static void exchange_halo(bt_problem *p)
                 const long id_prev = 2 * id - id_next;
 #define LAYER(x) (&p->u[5 * (c->base + ((long)(x) - lo + 2) * s)])
 #define TAG(cell, face) ((int)(base_tag + ((round - 1) * 6 + 2 * a + (face)) * (long)all_cells + (cell)))
+                /* first layer of each transfer: both at once, or one per round */
+                const int from_prev = layers == 2 ? lo - 2 : lo - round,
+                          to_prev = layers == 2 ? lo : lo + round - 1,
+                          from_next = layers == 2 ? hi : hi + round - 1,
+                          to_next = layers == 2 ? hi - 2 : hi - round;
                 if (c->prev[a] >= 0) {
-                    MPI_Irecv(LAYER(lo - round), 1, layer[3 * ci + a], c->prev[a], TAG(id, 0), comm,
+                    MPI_Irecv(LAYER(from_prev), 1, layer[3 * ci + a], c->prev[a], TAG(id, 0), comm,
                               &req[nreq++]);
-                    MPI_Isend(LAYER(lo + round - 1), 1, layer[3 * ci + a], c->prev[a],
-                              TAG(id_prev, 1), comm, &req[nreq++]);
+                    MPI_Isend(LAYER(to_prev), 1, layer[3 * ci + a], c->prev[a], TAG(id_prev, 1), comm,
+                              &req[nreq++]);
                 }
                 if (c->next[a] >= 0) {
-                    MPI_Irecv(LAYER(hi + round - 1), 1, layer[3 * ci + a], c->next[a], TAG(id, 1),
-                              comm, &req[nreq++]);
-                    MPI_Isend(LAYER(hi - round), 1, layer[3 * ci + a], c->next[a], TAG(id_next, 0),
-                              comm, &req[nreq++]);
+                    MPI_Irecv(LAYER(from_next), 1, layer[3 * ci + a], c->next[a], TAG(id, 1), comm,
+                              &req[nreq++]);
+                    MPI_Isend(LAYER(to_next), 1, layer[3 * ci + a], c->next[a], TAG(id_next, 0), comm,
+                              &req[nreq++]);
                 }
 #undef LAYER
 #undef TAG
@@ -494,8 +507,12 @@ static void line_solve(bt_problem *p, int axis)
     block *F = (block *)p->scratch, *N = F + (n + 2), *Cl = N + (n + 2);
 #define CPRIME(q) ((block *)&p->cprime[25 * (q)])
 #define TAG(phase, row) ((2 * axis + (phase)) * (n + 1) + (row))
-    int nreq = 0;
-    double *out = p->face_out;
+    /* forward sends are complete at the end of the forward sweep; the
+     * solution sent back is received only in the other rank's backward
+     * sweep, so those requests are completed at the end of it */
+    int nreq = 0, nback = 0;
+    MPI_Request *back_req = req + (size_t)p->ncells * n;
+    double *out = p->face_out, *back = p->face_back;
     for (int st = 0; st < p->ncells; st++) {
         const bt_cell *c = &p->cells[p->stage[axis][st]];
         const int f = first_interior(c, axis), l = last_interior(c, axis, n);
@@ -503,7 +520,9 @@ static void line_solve(bt_problem *p, int axis)
         const int c0 = first_interior(c, ia), c1_ = last_interior(c, ia, n);
         if (f > l || b0 > b1 || c0 > c1_)
             continue;
-        const bool from_prev = f > 1, to_next = l < n - 2, local = !from_prev && !to_next;
+        /* the last cell of a line back-substitutes at once, C' still in
+         * cache, and hands the solution of its first point back */
+        const bool from_prev = f > 1, to_next = l < n - 2, at_once = !to_next;
         const long st_ = stride_of(c, axis);
         const int width = c1_ - c0 + 1;
         for (int b = b0; b <= b1; b++) {
@@ -522,7 +541,7 @@ static void line_solve(bt_problem *p, int axis)
                     block A, B;
                     const long q = first + s * st_;
                     double *r = &p->rhs[5 * q];
-                    block *C = local ? &Cl[s] : CPRIME(q);
+                    block *C = at_once ? &Cl[s] : CPRIME(q);
                     bt_build_row(F[s - 1], N[s - 1], N[s], F[s + 1], N[s + 1], t1, t2, diag, A, B, *C);
                     if (f + s - 1 == 1) /* point 0 is a boundary: r = 0, C' = 0 there */
                         bt_solve_block(B, *C, r);
@@ -538,21 +557,27 @@ static void line_solve(bt_problem *p, int axis)
                     memcpy(o, CPRIME(q), 25 * sizeof(double));
                     memcpy(o + 25, &p->rhs[5 * q], 5 * sizeof(double));
                 }
-                if (local) /* the last interior point is next to the boundary: r = 0 there */
+                if (at_once) { /* the last interior point is next to the boundary: r = 0 there */
                     for (int s = l - f; s >= 1; s--) {
                         double *r = &p->rhs[5 * (first + s * st_)];
                         bt_back_substitute(Cl[s], r + 5 * st_, r);
                     }
+                    if (from_prev)
+                        memcpy(&back[5 * (cc - c0)], &p->rhs[5 * (first + st_)], 5 * sizeof(double));
+                }
             }
             if (to_next) {
                 MPI_Isend(out, 30 * width, MPI_DOUBLE, c->next[axis], TAG(0, b), comm, &req[nreq++]);
                 out += 30 * width;
             }
+            if (at_once && from_prev) {
+                MPI_Isend(back, 5 * width, MPI_DOUBLE, c->prev[axis], TAG(1, b), comm, &back_req[nback++]);
+                back += 5 * width;
+            }
         }
     }
     bt_wait_all(nreq, req);
     nreq = 0;
-    out = p->face_out;
     for (int st = p->ncells - 1; st >= 0; st--) {
         const bt_cell *c = &p->cells[p->stage[axis][st]];
         const int f = first_interior(c, axis), l = last_interior(c, axis, n);
@@ -561,14 +586,13 @@ static void line_solve(bt_problem *p, int axis)
         if (f > l || b0 > b1 || c0 > c1_)
             continue;
         const bool from_prev = f > 1, to_next = l < n - 2;
-        if (!from_prev && !to_next)
+        if (!to_next)
             continue; /* solved above */
         const long st_ = stride_of(c, axis);
         const int width = c1_ - c0 + 1;
         for (int b = b0; b <= b1; b++) {
-            if (to_next)
-                MPI_Recv(p->face_in, 5 * width, MPI_DOUBLE, c->next[axis], TAG(1, b), comm,
-                         MPI_STATUS_IGNORE);
+            MPI_Recv(p->face_in, 5 * width, MPI_DOUBLE, c->next[axis], TAG(1, b), comm,
+                     MPI_STATUS_IGNORE);
             for (int cc = c0; cc <= c1_; cc++) {
                 int i0, j0, k0;
                 line_point(axis, f, b, cc, &i0, &j0, &k0);
@@ -578,20 +602,19 @@ static void line_solve(bt_problem *p, int axis)
                     double *r = &p->rhs[5 * q];
                     if (s < l - f)
                         bt_back_substitute(*CPRIME(q), r + 5 * st_, r);
-                    else if (to_next)
+                    else /* the point after lives in the next cell */
                         bt_back_substitute(*CPRIME(q), &p->face_in[5 * (cc - c0)], r);
-                    /* point n-2: the point after is the boundary, r = 0 there */
                 }
                 if (from_prev)
-                    memcpy(&out[5 * (cc - c0)], &p->rhs[5 * first], 5 * sizeof(double));
+                    memcpy(&back[5 * (cc - c0)], &p->rhs[5 * first], 5 * sizeof(double));
             }
             if (from_prev) {
-                MPI_Isend(out, 5 * width, MPI_DOUBLE, c->prev[axis], TAG(1, b), comm, &req[nreq++]);
-                out += 5 * width;
+                MPI_Isend(back, 5 * width, MPI_DOUBLE, c->prev[axis], TAG(1, b), comm, &back_req[nback++]);
+                back += 5 * width;
             }
         }
     }
-    bt_wait_all(nreq, req);
+    bt_wait_all(nback, back_req);
 #undef CPRIME
 #undef TAG
 }
