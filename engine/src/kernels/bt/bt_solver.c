@@ -215,7 +215,7 @@ int bt_problem_init(bt_problem *p, int n, double dt, bt_layout layout, void *com
 
 void bt_problem_free(bt_problem *p)
 {
-    if (p->layer && p->u) /* the types were made once everything was allocated */
+    if (p->layer && p->halo_layers) /* set just before the types are made */
         for (int t = 0; t < 3 * p->ncells; t++)
             MPI_Type_free(&((MPI_Datatype *)p->layer)[t]);
     free(p->layer);

@@ -358,6 +358,8 @@ static int serial_open(btio_ctx *c, const bt_problem *p)
         c->from = malloc(sizeof(MPI_Datatype) * (size_t)c->nranks);
         c->pending = malloc(sizeof(MPI_Request) * (size_t)c->nranks);
         bt_cell *cells = malloc(sizeof(bt_cell) * (size_t)p->n);
+        for (int r = 0; c->from && r < c->nranks; r++)
+            c->from[r] = MPI_DATATYPE_NULL; /* closing after a failure frees only what was made */
         if (!c->gathered || !c->from || !c->pending || !cells)
             e = ENOMEM;
         else if ((c->fd = open_ours(c->path, O_WRONLY, &c->mine)) < 0) {
@@ -394,7 +396,8 @@ static int serial_close(btio_ctx *c)
     int e = fd_close(c);
     if (c->from)
         for (int r = 0; r < c->nranks; r++)
-            MPI_Type_free(&c->from[r]);
+            if (c->from[r] != MPI_DATATYPE_NULL)
+                MPI_Type_free(&c->from[r]);
     free(c->gathered);
     free(c->from);
     free(c->pending);
