@@ -76,9 +76,11 @@ def compare_files(npb, pario, rel=1e-10, near_zero=1e-14):
     big = np.abs(a) > near_zero
     worst_rel = float((diff[big] / np.abs(a[big])).max()) if big.any() else 0.0
     identical = int(np.count_nonzero(diff == 0))
+    near_zero_only = int(np.count_nonzero((diff > rel * np.abs(a)) & (diff <= near_zero)))
     text = (f"{a.size} values ({a.size * 8} bytes): {identical} bit-identical, largest relative "
-            f"difference {worst_rel:.2e}, largest absolute {float(diff.max()):.2e}; "
-            f"{bad} outside 1e-10 relative / 1e-14 absolute")
+            f"difference {worst_rel:.2e} (values above {near_zero:g}), largest absolute "
+            f"{float(diff.max()):.2e}; {near_zero_only} beyond {rel:g} relative but within "
+            f"{near_zero:g} absolute (near zero); {bad} outside both")
     return text, bad == 0
 
 
