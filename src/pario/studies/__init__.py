@@ -60,6 +60,7 @@ _MODULES = ("io", "bt", "probe",   # one line per kind: the module in this packa
             "laplace",
             "flashio",
             "beff",
+            "btio",
             "suite")
 DEFAULT_KIND = "io"       # a preset without `kind` (the CFS-style studies)
 
