@@ -25,7 +25,7 @@ from .rundirs import RunDirs
 from .store import Store, check_db_path
 from .terminal import print_figure
 from .studies import kind_of, refuse_foreign_options
-from .watchdog import Watchdog, point_files, remove_point_files
+from .watchdog import Watchdog, names_in_use, remove_point_files
 
 # `pario run` exit status (README): 0 every point ok, 2 bad invocation or
 # environment (nothing run), 3 some points failed, 130 stopped by a signal.
@@ -104,8 +104,7 @@ def run_experiment(args, out=None):
                 # its engine created and removes exactly those.
                 name = f"pario-{tag}-run{run_id}-point{i}"
                 subdirs = _subdirs(p)
-                if point_files(directory, name, subdirs) or any(
-                        os.path.lexists(directory / d / name) for d in ["", *subdirs]):
+                if names_in_use(directory, name, subdirs):
                     raise UsageError(f"{directory}/{name} already exists: pario will not touch a "
                                      "file it did not create; remove it or use another --dir")
                 engine_argv = [engine, *p.engine_args(directory, json_path, earlier)]

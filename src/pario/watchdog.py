@@ -8,9 +8,10 @@ clean if pario vanishes:
 
     scratch PATH            a directory of pario's own, removed at the end
     point PGID DIR NAME     the launcher's process group and the files its
-                            engine creates (DIR/NAME, DIR/NAME.<digits>,
-                            and the same in DIR's subdirectories named
-                            after NAME, NUL-separated: a striped file's parts)
+                            engine creates (DIR/NAME, DIR/NAME.<suffix>,
+                            DIR/NAME_<suffix>, and the same in DIR's
+                            subdirectories named after NAME, NUL-separated:
+                            a striped file's parts; see point_files)
     clear                   the point ended; pario cleaned up itself
     made PATH               a directory pario created (a stripe target):
                             removed at the end if still empty
@@ -80,31 +81,46 @@ def _package_root():
 
 
 def point_files(directory, name, subdirs=()):
-    """The file(s) a point's engine creates: NAME, or NAME.<digits>, in
-    the directory and in the given subdirectories of it (a striped file's
-    parts); regular files only (a symlink at such a name is not pario's)."""
+    """The file(s) a point's engine creates: NAME, or NAME followed by '.'
+    or '_' and a suffix (the engine's --name rule: NAME.0003, NAME.t2.0001,
+    NAME.chk, NAME_hdf5_chk_0000), in the directory and in the given
+    subdirectories of it (a striped file's parts); regular files only (a
+    symlink at such a name is not pario's).  The name is the run's own
+    (run_tag) and the runner refuses to start a point while any entry of
+    that name exists, so what matches was created by the point's engine."""
+    return [f for f in names_in_use(directory, name, subdirs) if _regular(f)]
+
+
+def names_in_use(directory, name, subdirs=()):
+    """Every entry, of any type (a symlink too), at a name the point's
+    engine could create."""
     found = []
     for d in [Path(directory), *(Path(directory) / s for s in subdirs)]:
-        found += _files_in(d, name)
+        found += _entries(d, name)
     return found
 
 
-def _files_in(d, name):
-    found = []
+def _entries(d, name):
     try:
-        candidates = [d / name, *d.glob(name + ".*")]
+        with os.scandir(d) as it:
+            return [Path(e.path) for e in it if _is_point_name(e.name, name)]
     except OSError:
-        return found
-    for f in candidates:
-        if f.name != name and not f.name[len(name) + 1:].isdigit():
-            continue
-        try:
-            if f.is_symlink() or not f.is_file():
-                continue
-        except OSError:
-            continue
-        found.append(f)
-    return found
+        return []
+
+
+def _is_point_name(entry, name):
+    if entry == name:
+        return True
+    rest = entry[len(name):]
+    return (entry.startswith(name) and rest[0] in "._" and len(rest) > 1
+            and all(c.isalnum() or c in "._" for c in rest[1:]))
+
+
+def _regular(f):
+    try:
+        return not f.is_symlink() and f.is_file()
+    except OSError:
+        return False
 
 
 def remove_point_files(directory, name, subdirs=()):

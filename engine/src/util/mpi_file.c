@@ -1,5 +1,7 @@
 #include "mpi_file.h"
 
+#include "run_files.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,12 +9,12 @@
 #include <time.h>
 #include <unistd.h>
 
-void mpi_file_unique_path(MPI_Comm comm, const char *dir, const char *prefix, const char *suffix,
-                          char *out, size_t len)
+void mpi_file_unique_path(MPI_Comm comm, const char *dir, const char *name, const char *prefix,
+                          const char *suffix, char *out, size_t len)
 {
     long stamp[2] = {(long)getpid(), (long)time(NULL)};
     MPI_Bcast(stamp, 2, MPI_LONG, 0, comm);
-    snprintf(out, len, "%s/%s.%ld.%ld%s", dir, prefix, stamp[0], stamp[1], suffix ? suffix : "");
+    run_file_base(dir, name, prefix, stamp, suffix, out, len);
 }
 
 int mpi_file_create(MPI_Comm comm, const char *path, MPI_Info info, MPI_File *fh, owned_file *who,

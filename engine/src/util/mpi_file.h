@@ -13,9 +13,11 @@
 #include "mpi_fail.h"
 #include "safe_file.h"
 
-/* DIR/PREFIX.<pid>.<time>[SUFFIX], the same on every rank (collective). */
-void mpi_file_unique_path(MPI_Comm comm, const char *dir, const char *prefix, const char *suffix,
-                          char *out, size_t len);
+/* DIR/NAME[SUFFIX] when name (--name) is given, else
+ * DIR/PREFIX.<pid>.<time>[SUFFIX], the same on every rank (collective;
+ * run_files.h). */
+void mpi_file_unique_path(MPI_Comm comm, const char *dir, const char *name, const char *prefix,
+                          const char *suffix, char *out, size_t len);
 
 /* Collective: create path exclusively and open it read-write, and note
  * on every rank which file that is (who), so it is the only file later

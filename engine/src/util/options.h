@@ -42,6 +42,10 @@ typedef struct command_spec {
 /* The rows every kernel has, in one wording. */
 #define OPTION_JSON_ROW(id) {"json", 0, "FILE", "write the result document (pario.result/1)", id}
 #define OPTION_KEEP_ROW(what, id) {"keep", 0, NULL, "keep " what " (default: removed)", id}
+/* --name: the base of the kernel's file names (run_files.h); read it with
+ * option_file_name into a char[RUN_NAME_MAX]. */
+#define OPTION_NAME_ROW(prefix, id) \
+    {"name", 0, "NAME", "base of the file names in DIR (default: a unique\n" prefix ".* name)", id}
 
 /* Called once per option, in command-line order: opt as the user wrote it
  * ("--grid", "-T"), value NULL for a flag. */

@@ -5,8 +5,10 @@ Each of those kinds runs one engine command per point.  A preset's
 [[test]] carries the command's settings (`chunk`, `sizes`, `cb`, ...), its
 rank counts (`ranks`, else [sweep] ranks) and the report's figure number
 (`figure`); a `quick` table inside a test replaces any of its keys under
---quick.  The engine names and removes its own files (O_EXCL, MPI's
-EXCL), so these points take no --name."""
+--quick.  Every kernel takes --name (the base of its file names) and
+creates its files exclusively (O_EXCL, MPI's EXCL): the runner gives each
+point a name of the run's own, so that a point it has to kill (Ctrl-C,
+SIGTERM, kill -9 of pario) leaves nothing behind (pario.watchdog)."""
 
 import os
 from dataclasses import dataclass, field
@@ -39,7 +41,7 @@ class KernelPoint:
         return [*self.args, "--dir", str(directory), "--json", str(json_path)]
 
     def takes_name(self):
-        return False   # the engine makes unique names itself and removes what it made
+        return True    # the runner's name, so it knows this point's files if it must kill it
 
     def label(self):
         shown = " ".join(f"{k}={v}" for k, v in self.settings.items() if k != "figure")

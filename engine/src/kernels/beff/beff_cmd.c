@@ -22,6 +22,7 @@
 #include "../../util/mpi_file.h"
 #include "../../util/mpiio_env.h"
 #include "../../util/options.h"
+#include "../../util/run_files.h"
 #include "../../util/result_doc.h"
 #include "../../util/sizes.h"
 #include "beff.h"
@@ -34,6 +35,7 @@ static const char *method_names[M_N] = {"write", "rewrite", "read"};
 
 typedef struct beff_options {
     char dir[4096];
+    char name[RUN_NAME_MAX]; /* --name, or "": a unique name */
     double seconds;           /* -T */
     uint64_t mem_per_pe, max_chunk;
     bool no_shared, keep;
@@ -54,7 +56,7 @@ typedef struct beff_run {
     double share;
 } beff_run;
 
-enum { O_DIR, O_TIME, O_MEM, O_MAXCHUNK, O_NOSHARED, O_IMPL, O_KEEP, O_JSON };
+enum { O_DIR, O_TIME, O_MEM, O_MAXCHUNK, O_NOSHARED, O_IMPL, O_NAME, O_KEEP, O_JSON };
 static const option_spec beff_option_table[] = {
     {"dir", 0, "DIR", "where the files go (required)", O_DIR},
     {"time", 'T', "S", "scheduled time in seconds for the whole run (default 60)", O_TIME},
@@ -65,6 +67,7 @@ static const option_spec beff_option_table[] = {
     {"max-chunk", 0, "SIZE", "MPART itself (at most 1g); chunks above it are left out", O_MAXCHUNK},
     {"no-shared", 0, NULL, "leave out pattern 1 (shared file pointer)", O_NOSHARED},
     MPIIO_IMPL_ROW(O_IMPL),
+    OPTION_NAME_ROW("pario-beff", O_NAME),
     OPTION_KEEP_ROW("the files", O_KEEP),
     OPTION_JSON_ROW(O_JSON),
 };
@@ -88,6 +91,7 @@ static void set_option(void *ctx, int id, const char *opt, const char *v)
     case O_MAXCHUNK: o->max_chunk = option_size_in(opt, v, 1, 1u << 30); break;
     case O_NOSHARED: o->no_shared = true; break;
     case O_IMPL: mpiio_impl_option(&o->mpi, v); break;
+    case O_NAME: option_file_name(opt, v, o->name, sizeof o->name); break;
     case O_KEEP: o->keep = true; break;
     case O_JSON: o->json = option_output(opt, v); break;
     }
@@ -338,7 +342,7 @@ int beff_command(int argc, char **argv)
             buf[i] = (char)(i * 131 + 7);
     mpi_stop_if_failed(&w, MPI_COMM_WORLD, NULL, NULL);
     char base[4200];
-    mpi_file_unique_path(MPI_COMM_WORLD, r.o.dir, "pario-beff", NULL, base, sizeof base);
+    mpi_file_unique_path(MPI_COMM_WORLD, r.o.dir, r.o.name, "pario-beff", NULL, base, sizeof base);
     for (int p = 0; p < BEFF_NPATTERNS; p++)
         snprintf(r.paths[p], sizeof r.paths[p], "%s.t%d", base, p);
 

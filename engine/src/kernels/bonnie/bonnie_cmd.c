@@ -19,6 +19,7 @@
 #include "../../util/fsinfo.h"
 #include "../../util/json.h"
 #include "../../util/options.h"
+#include "../../util/run_files.h"
 #include "../../util/result_doc.h"
 #include "../../util/sizes.h"
 #include "bonnie.h"
@@ -28,6 +29,7 @@
 
 typedef struct bonnie_options {
     char dir[4096];
+    char name[RUN_NAME_MAX]; /* --name, or "": a unique name */
     uint64_t size, chunk;
     bool size_given, evict, keep;
     int order;          /* index into order_names and run_orders */
@@ -66,7 +68,7 @@ static void warn(bonnie_run *r, const char *fmt, ...)
     va_end(ap);
 }
 
-enum { O_DIR, O_SIZE, O_CHUNK, O_SEEKS, O_PROCS, O_EVICT, O_ORDER, O_KEEP, O_JSON };
+enum { O_DIR, O_SIZE, O_CHUNK, O_SEEKS, O_PROCS, O_EVICT, O_ORDER, O_NAME, O_KEEP, O_JSON };
 static const option_spec bonnie_option_table[] = {
     {"dir", 0, "DIR", "directory on the file system to measure (required)", O_DIR},
     {"size", 0, "S",
@@ -84,6 +86,7 @@ static const option_spec bonnie_option_table[] = {
      "bonnie (default: putc, rewrite, block write, getc, block\nread, seeks) or bonnie++ (block "
      "write before rewrite)",
      O_ORDER},
+    OPTION_NAME_ROW("pario-bonnie", O_NAME),
     OPTION_KEEP_ROW("the file", O_KEEP),
     OPTION_JSON_ROW(O_JSON),
 };
@@ -105,6 +108,7 @@ static void set_option(void *ctx, int id, const char *opt, const char *v)
     case O_PROCS: o->seek_procs = (int)option_whole(opt, v, 1, 64); break;
     case O_EVICT: o->evict = true; break;
     case O_ORDER: o->order = option_choice(opt, v, order_names); break;
+    case O_NAME: option_file_name(opt, v, o->name, sizeof o->name); break;
     case O_KEEP: o->keep = true; break;
     case O_JSON: o->json = option_output(opt, v); break;
     }
@@ -277,7 +281,8 @@ int bonnie_command(int argc, char **argv)
         fail_usage("cannot examine --dir %s: %s", r.o.dir, strerror(e));
     choose_size(&r);
     char path[4200];
-    snprintf(path, sizeof path, "%s/pario-bonnie.%ld.%ld", r.o.dir, (long)getpid(), (long)time(NULL));
+    const long stamp[2] = {(long)getpid(), (long)time(NULL)};
+    run_file_base(r.o.dir, r.o.name, "pario-bonnie", stamp, NULL, path, sizeof path);
     static owned_file who;
     int fd = create_exclusive(path, O_RDWR, &who);
     if (fd < 0)

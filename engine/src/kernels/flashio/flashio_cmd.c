@@ -17,6 +17,7 @@
 #include "../../util/mpi_file.h"
 #include "../../util/mpiio_env.h"
 #include "../../util/options.h"
+#include "../../util/run_files.h"
 #include "../../util/result_doc.h"
 #include "flashio.h"
 
@@ -24,11 +25,12 @@ typedef struct flashio_options {
     int nxb, blocks;
     bool collective, keep;
     char dir[4096];
+    char name[RUN_NAME_MAX]; /* --name, or "": a unique name */
     const char *json;
     mpiio_settings mpi; /* which MPI-IO runs, recorded in the result */
 } flashio_options;
 
-enum { O_DIR, O_NXB, O_BLOCKS, O_TRANSFER, O_IMPL, O_KEEP, O_JSON };
+enum { O_DIR, O_NXB, O_BLOCKS, O_TRANSFER, O_IMPL, O_NAME, O_KEEP, O_JSON };
 static const option_spec flashio_option_table[] = {
     {"dir", 0, "DIR", "where the three files go (required)", O_DIR},
     {"nxb", 0, "N", "zones per block edge (default 8, the original's;\n16 is the PnetCDF port's)", O_NXB},
@@ -39,6 +41,7 @@ static const option_spec flashio_option_table[] = {
      "block data",
      O_TRANSFER},
     MPIIO_IMPL_ROW(O_IMPL),
+    OPTION_NAME_ROW("pario-flashio", O_NAME),
     OPTION_KEEP_ROW("the files", O_KEEP),
     OPTION_JSON_ROW(O_JSON),
 };
@@ -57,6 +60,7 @@ static void set_option(void *ctx, int id, const char *opt, const char *v)
     case O_BLOCKS: o->blocks = (int)option_whole(opt, v, 1, 100000); break;
     case O_TRANSFER: o->collective = option_choice(opt, v, transfers) == 1; break;
     case O_IMPL: mpiio_impl_option(&o->mpi, v); break;
+    case O_NAME: option_file_name(opt, v, o->name, sizeof o->name); break;
     case O_KEEP: o->keep = true; break;
     case O_JSON: o->json = option_output(opt, v); break;
     }
@@ -151,7 +155,7 @@ int flashio_command(int argc, char **argv)
                   "give fewer --blocks or a smaller --nxb", o.blocks + 2, o.nxb);
     static flashio_run r;
     char base[4200];
-    mpi_file_unique_path(MPI_COMM_WORLD, o.dir, "pario-flashio", "_", base, sizeof base);
+    mpi_file_unique_path(MPI_COMM_WORLD, o.dir, o.name, "pario-flashio", "_", base, sizeof base);
     for (int f = 0; f < FLASH_NFILES; f++) {
         snprintf(r.paths[f], sizeof r.paths[f], "%s%s", base, flash_file_suffix(f));
         flash_write_result w;

@@ -28,6 +28,7 @@
 #include "../../util/mpi_file.h"
 #include "../../util/mpiio_env.h"
 #include "../../util/options.h"
+#include "../../util/run_files.h"
 #include "../../util/proc_io.h"
 #include "../../util/result_doc.h"
 #include "laplace.h"
@@ -38,6 +39,7 @@ typedef struct laplace_options {
     int grid, iterations, every;
     const char *cb; /* enable, disable, automatic */
     char dir[4096];
+    char name[RUN_NAME_MAX]; /* --name, or "": a unique name */
     bool keep;
     const char *json;
     mpiio_settings mpi; /* --mpiio-impl, and romio_cb_write from --cb */
@@ -50,7 +52,7 @@ typedef struct checkpoint {
     int writers; /* ranks that issued write system calls in the write */
 } checkpoint;
 
-enum { O_GRID, O_ITER, O_EVERY, O_CB, O_IMPL, O_DIR, O_KEEP, O_JSON };
+enum { O_GRID, O_ITER, O_EVERY, O_CB, O_IMPL, O_DIR, O_NAME, O_KEEP, O_JSON };
 static const option_spec laplace_option_table[] = {
     {"grid", 0, "N", "N×N unknowns (default 8001, the report's: 0.5 GB)", O_GRID},
     {"iterations", 0, "K", "Jacobi sweeps (default 100)", O_ITER},
@@ -62,6 +64,7 @@ static const option_spec laplace_option_table[] = {
      O_CB},
     MPIIO_IMPL_ROW(O_IMPL),
     {"dir", 0, "DIR", "where the checkpoint goes (required)", O_DIR},
+    OPTION_NAME_ROW("pario-laplace", O_NAME),
     OPTION_KEEP_ROW("the checkpoint", O_KEEP),
     OPTION_JSON_ROW(O_JSON),
 };
@@ -80,6 +83,7 @@ static void set_option(void *ctx, int id, const char *opt, const char *v)
     case O_CB: o->cb = cb_modes[option_choice(opt, v, cb_modes)]; break;
     case O_IMPL: mpiio_impl_option(&o->mpi, v); break;
     case O_DIR: option_path(opt, v, o->dir, sizeof o->dir); break;
+    case O_NAME: option_file_name(opt, v, o->name, sizeof o->name); break;
     case O_KEEP: o->keep = true; break;
     case O_JSON: o->json = option_output(opt, v); break;
     }
@@ -275,7 +279,7 @@ int laplace_command(int argc, char **argv)
     MPI_Type_vector(rows, o.grid, o.grid + 2, MPI_DOUBLE, &mine);
     MPI_Type_commit(&mine);
 
-    mpi_file_unique_path(MPI_COMM_WORLD, o.dir, "pario-laplace", ".chk", s.path, sizeof s.path);
+    mpi_file_unique_path(MPI_COMM_WORLD, o.dir, o.name, "pario-laplace", ".chk", s.path, sizeof s.path);
     MPI_File fh;
     if (mpi_file_create(MPI_COMM_WORLD, s.path, info, &fh, &s.who, &w) == MPI_SUCCESS) {
         s.created = true;

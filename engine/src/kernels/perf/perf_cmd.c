@@ -20,6 +20,7 @@
 #include "../../util/mpi_file.h"
 #include "../../util/mpiio_env.h"
 #include "../../util/options.h"
+#include "../../util/run_files.h"
 #include "../../util/pattern.h"
 #include "../../util/result_doc.h"
 #include "../../util/sizes.h"
@@ -28,6 +29,7 @@
 
 typedef struct perf_options {
     char dir[4096];
+    char name[RUN_NAME_MAX]; /* --name, or "": a unique name */
     uint64_t size;
     int repeats;
     bool pass[2]; /* [0] without sync, [1] with sync */
@@ -41,13 +43,14 @@ typedef struct perf_pass {
     double best_write, best_read;
 } perf_pass;
 
-enum { O_DIR, O_SIZE, O_REPEATS, O_SYNC, O_IMPL, O_KEEP, O_JSON };
+enum { O_DIR, O_SIZE, O_REPEATS, O_SYNC, O_IMPL, O_NAME, O_KEEP, O_JSON };
 static const option_spec perf_option_table[] = {
     {"dir", 0, "DIR", "where the shared file goes (required)", O_DIR},
     {"size", 0, "S", "bytes per rank (default 4m, perf's; at most 1g)", O_SIZE},
     {"repeats", 0, "N", "repetitions, the best is reported (default 5, perf's)", O_REPEATS},
     {"sync", 0, "MODE", "no, yes or both (default): MPI_File_sync inside the\ntimed write", O_SYNC},
     MPIIO_IMPL_ROW(O_IMPL),
+    OPTION_NAME_ROW("pario-perf", O_NAME),
     OPTION_KEEP_ROW("the file", O_KEEP),
     OPTION_JSON_ROW(O_JSON),
 };
@@ -75,6 +78,7 @@ static void set_option(void *ctx, int id, const char *opt, const char *v)
         break;
     }
     case O_IMPL: mpiio_impl_option(&o->mpi, v); break;
+    case O_NAME: option_file_name(opt, v, o->name, sizeof o->name); break;
     case O_KEEP: o->keep = true; break;
     case O_JSON: o->json = option_output(opt, v); break;
     }
@@ -222,7 +226,7 @@ int perf_command(int argc, char **argv)
         uint64_t word = pattern_word(&key, (uint64_t)rank * o.size + i);
         memcpy(wbuf + i, &word, 8);
     }
-    mpi_file_unique_path(MPI_COMM_WORLD, o.dir, "pario-perf", NULL, s.path, sizeof s.path);
+    mpi_file_unique_path(MPI_COMM_WORLD, o.dir, o.name, "pario-perf", NULL, s.path, sizeof s.path);
     MPI_File fh;
     if (mpi_file_create(MPI_COMM_WORLD, s.path, MPI_INFO_NULL, &fh, &s.who, &w) == MPI_SUCCESS) {
         s.created = true;

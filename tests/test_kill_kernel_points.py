@@ -1,0 +1,80 @@
+"""A `pario run` of the SGI 750 suite's kernels stopped mid-point (SIGTERM
+to pario, or SIGKILL, after which only its watchdog is left) leaves none
+of the point's files behind, and touches no file of the user's in --dir,
+not even one named like a kernel's own default name.  Every kernel point
+gets a --name of the run's own (studies/kernel.py), so the runner and the
+watchdog know exactly which files are the point's."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT
+
+USER_FILES = {"notes.txt": b"the user's own\n",
+              "pario-beff.1.2.t0": b"named like beff's default, but the user's\n",
+              "pario-bonnie.1.2": b"named like bonnie's default, but the user's\n"}
+
+
+def wait_for(predicate, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.01)
+    return predicate()
+
+
+def pario_files(directory):
+    return sorted(set(os.listdir(directory)) - set(USER_FILES))
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+@pytest.mark.parametrize("test", ["beff", "bonnie"])
+def test_a_kernel_point_stopped_midway_leaves_nothing_of_pario_behind(shm_dir, tmp_path, test, sig):
+    for name, data in USER_FILES.items():
+        (shm_dir / name).write_bytes(data)
+    run = subprocess.Popen([sys.executable, "-m", "pario", "run", "sgi750", "--quick", "--tests", test,
+                            "--dir", str(shm_dir)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src"),
+                                           "PARIO_DB": str(tmp_path / "r.sqlite")})
+    try:
+        made = wait_for(lambda: pario_files(shm_dir), 60)
+        assert made, f"the point never created a file: {run.communicate(timeout=60)}"
+        assert all(n.startswith("pario-") and "-run1-point0" in n for n in made), made
+        run.send_signal(sig)
+        _, err = run.communicate(timeout=60)
+        assert wait_for(lambda: not pario_files(shm_dir), 15), pario_files(shm_dir)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    if sig == signal.SIGTERM:
+        assert run.returncode == 130 and "stopped by SIGTERM" in err, err
+    for name, data in USER_FILES.items():
+        assert (shm_dir / name).read_bytes() == data
+
+
+# kernel and the options that make its run tiny
+KERNELS = {"bonnie": ["--size", "1m"], "perf": ["--size", "1m"], "laplace": ["--grid", "10", "--iterations", "1"],
+           "flashio": ["--blocks", "1"], "beff": ["-T", "1"]}
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_every_kernel_takes_a_plain_name_and_never_overwrites_a_file_there(engine, shm_dir, kernel):
+    bad = subprocess.run([engine, kernel, "--dir", str(shm_dir), "--name", "a/b"], capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stderr.splitlines() == [
+        "pario-engine: error: --name 'a/b' must be a plain file name (no '/'), at most 200 characters"], bad.stderr
+    theirs = {n: f"{n}: someone else's\n" for n in ("n", "n.chk", "n_hdf5_chk_0000", "n.t0")}
+    for n, text in theirs.items():
+        (shm_dir / n).write_text(text)
+    p = subprocess.run([engine, kernel, "--dir", str(shm_dir), "--name", "n", *KERNELS[kernel]],
+                       capture_output=True, text=True, timeout=60)
+    lines = [line for line in p.stderr.splitlines() if line.startswith("pario-engine: error:")]
+    assert p.returncode != 0 and len(lines) == 1 and "exists" in lines[0], p.stderr
+    assert {f.name: f.read_text() for f in shm_dir.iterdir()} == theirs
