@@ -57,13 +57,16 @@ def test_bt_on_a_full_disk_ends_in_one_line_without_hanging(launcher, engine, fu
     assert os.listdir(full_fs) == []  # the partial file is removed
 
 
-@pytest.mark.parametrize("api", [[], ["--api", "mpiio"], ["--api", "mpiio", "--collective"]],
-                         ids=["posix", "mpiio", "mpiio-collective"])
+@pytest.mark.parametrize("api", [[], ["--api", "mpiio"], ["--api", "mpiio", "--collective"],
+                                 ["--api", "mpiio", "--mpiio-impl", "romio"],
+                                 ["--api", "mpiio", "--collective", "--mpiio-impl", "romio"]],
+                         ids=["posix", "mpiio", "mpiio-collective", "romio", "romio-collective"])
 def test_io_on_a_disk_that_fills_mid_run_ends_in_one_line(launcher, engine, full_fs, api):
     """The engine's up-front free-space check passes; another writer then
     takes the space between iterations.  Through MPI-IO, ompio prints its
     own line per failed write: held back, so pario's one line (naming the
-    library's cause, not a bare I/O error) is all the user sees."""
+    library's cause, not a bare I/O error, and the fix) is all the user
+    sees.  ROMIO returns a bare MPI_ERR_IO, the cause left in errno."""
     argv = launcher.command(2, [engine, "io", "--dir", str(full_fs), "--name", "run",
                                 "--block", "64k", "--size", "256k", "--phases", "write",
                                 "--iterations", "100000", *api])
@@ -87,6 +90,7 @@ def test_io_on_a_disk_that_fills_mid_run_ends_in_one_line(launcher, engine, full
     assert proc.returncode == 3
     lines = pario_lines(err)
     assert len(lines) == 1 and "No space left on device" in lines[0], err
+    assert lines[0].endswith(f"free space on {full_fs} or lower --size"), lines[0]   # and the fix
     assert "mca_" not in err and "pwrite" not in err, err  # no library line besides pario's
     assert os.listdir(full_fs) == []
 

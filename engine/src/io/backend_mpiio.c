@@ -214,10 +214,10 @@ static int mpiio_open_check(const backend_open_args *a)
 }
 
 /* All bytes moved, or why not: a short read means the file ended. */
-static int moved(int rc, const MPI_Status *st, size_t len, bool reading)
+static int moved(int rc, int sys, const MPI_Status *st, size_t len, bool reading)
 {
     if (rc != MPI_SUCCESS)
-        return mpiio_errno(rc);
+        return mpiio_errno_after(rc, sys);
     MPI_Count got = 0;
     MPI_Get_elements_x(st, MPI_BYTE, &got);
     if ((size_t)got == len)
@@ -244,10 +244,11 @@ static int mpiio_write_at(void *h, const void *buf, size_t len, uint64_t offset)
     int n;
     MPI_Datatype t;
     count_of(len, &n, &t);
+    errno = 0;
     int rc = f->cfg->calls == CALLS_COLLECTIVE_PER_CALL
                  ? MPI_File_write_at_all(f->fh, (MPI_Offset)offset, buf, n, t, &st)
                  : MPI_File_write_at(f->fh, (MPI_Offset)offset, buf, n, t, &st);
-    return library_reason(moved(rc, &st, len, false));
+    return library_reason(moved(rc, errno, &st, len, false));
 }
 
 static int mpiio_read_at(void *h, void *buf, size_t len, uint64_t offset)
@@ -257,10 +258,11 @@ static int mpiio_read_at(void *h, void *buf, size_t len, uint64_t offset)
     int n;
     MPI_Datatype t;
     count_of(len, &n, &t);
+    errno = 0;
     int rc = f->cfg->calls == CALLS_COLLECTIVE_PER_CALL
                  ? MPI_File_read_at_all(f->fh, (MPI_Offset)offset, buf, n, t, &st)
                  : MPI_File_read_at(f->fh, (MPI_Offset)offset, buf, n, t, &st);
-    return library_reason(moved(rc, &st, len, true));
+    return library_reason(moved(rc, errno, &st, len, true));
 }
 
 /* One slice of the rank's list: a view over its offsets, one collective
@@ -281,12 +283,14 @@ static int mpiio_transfer(void *h, const backend_transfer *t)
     const bool reading = t->mode == BACKEND_READ;
     int n = e || t->count == 0 ? 0 : 1;
     MPI_Datatype memtype = n ? v.memtype : MPI_BYTE;
+    errno = 0;
     rc = reading ? MPI_File_read_at_all(f->fh, 0, t->buf, n, memtype, &st)
                  : MPI_File_write_at_all(f->fh, 0, t->buf, n, memtype, &st);
+    const int sys = errno;
     if (!e && n)
-        e = moved(rc, &st, (size_t)t->count * t->block, reading);
+        e = moved(rc, sys, &st, (size_t)t->count * t->block, reading);
     else if (!e)
-        e = mpiio_errno(rc);
+        e = mpiio_errno_after(rc, sys);
     mpiio_observe_view(v.shape);
     mpiio_view_free(&v);
     return library_reason(e);
@@ -295,14 +299,18 @@ static int mpiio_transfer(void *h, const backend_transfer *t)
 static int mpiio_sync(void *h)
 {
     mpiio_file *f = h;
-    return library_reason(mpiio_errno(MPI_File_sync(f->fh))); /* collective over the file's ranks */
+    errno = 0;
+    int rc = MPI_File_sync(f->fh); /* collective over the file's ranks */
+    return library_reason(mpiio_errno_after(rc, errno));
 }
 
 static int mpiio_close(void *h)
 {
     mpiio_file *f = h;
     mpiio_probe_closing(&f->probe);
-    int e = library_reason(mpiio_errno(MPI_File_close(&f->fh)));
+    errno = 0;
+    int rc = MPI_File_close(&f->fh);
+    int e = library_reason(mpiio_errno_after(rc, errno));
     library_release();
     mpiio_probe_stop(&f->probe, f->comm, f->cfg->atomic);
     free(f);

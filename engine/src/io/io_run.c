@@ -161,8 +161,13 @@ static void agree_or_fail(io_ctx *c)
     MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->comm);
     if (first == c->nranks)
         return;
-    if (c->rank == first)
-        fprintf(stderr, "pario-engine: error: rank %d: %s\n", c->rank, c->err_msg);
+    if (c->rank == first) {
+        char fix[PATH_MAX + 64] = "";
+        if (c->err == ENOSPC || c->err == EDQUOT) /* the disk filled after the free-space check */
+            snprintf(fix, sizeof fix, ": free space on %s or lower --size",
+                     c->o->stripe.ntargets ? "the --stripe-dirs" : c->o->dir);
+        fprintf(stderr, "pario-engine: error: rank %d: %s%s\n", c->rank, c->err_msg, fix);
+    }
     fflush(stderr);
     background_stop(&c->bg);
     remove_own_files(c);

@@ -2,6 +2,7 @@
 
 #include "fail.h"
 #include "options.h"
+#include "stderr_capture.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -300,6 +301,24 @@ int mpiio_errno(int mpi_error)
     case MPI_ERR_FILE_IN_USE: return EBUSY;
     case MPI_ERR_AMODE: return EINVAL;
     case MPI_ERR_UNSUPPORTED_OPERATION: return ENOTSUP;
-    default: return EIO;
+    default: {
+        /* ROMIO (and ompio's collective path) give a full disk the class
+         * MPI_ERR_IO, with the system's reason only in the text ("Other
+         * I/O error No space left on device"): take the errno from it. */
+        char text[MPI_MAX_ERROR_STRING];
+        int n = 0;
+        if (MPI_Error_string(mpi_error, text, &n) != MPI_SUCCESS)
+            return EIO;
+        text[n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1] = '\0';
+        return stderr_capture_errno(text, EIO);
     }
+    }
+}
+
+int mpiio_errno_after(int mpi_error, int sys)
+{
+    int e = mpiio_errno(mpi_error);
+    if (e == EIO && (sys == ENOSPC || sys == EDQUOT || sys == EFBIG))
+        return sys;
+    return e;
 }

@@ -95,7 +95,15 @@ void mpiio_info_json(json *j, const char *key, MPI_Info info);
  * evidence of which implementation served the file. */
 void mpiio_loaded_components(char *out, size_t len);
 
-/* An MPI error code as the errno value the backend table speaks. */
+/* An MPI error code as the errno value the backend table speaks: by its
+ * class, else by the system's reason in the library's text (a full disk
+ * through ROMIO is MPI_ERR_IO "... No space left on device"), else EIO. */
 int mpiio_errno(int mpi_error);
+
+/* The same for a call made with errno cleared before it: sys is errno
+ * right after.  ROMIO under Open MPI returns a bare MPI_ERR_IO
+ * ("input/output error") for a full disk and leaves the system's ENOSPC
+ * in errno; a disk-space errno found there names the cause. */
+int mpiio_errno_after(int mpi_error, int sys);
 
 #endif
