@@ -190,11 +190,27 @@ def test_bt_io_refuses_with_one_line(engine, args, phrase):
     assert p.returncode == 2 and len(lines) == 1 and phrase in lines[0], p.stderr
 
 
-def test_verify_bt_refuses_wrong_size_file(engine, tmp_path):
-    f = tmp_path / "short"
-    f.write_bytes(b"\0" * 4000)
-    p = subprocess.run([engine, "verify-bt", str(f), "--class", "S"], capture_output=True, text=True)
-    assert p.returncode == 3 and "expected 829440" in p.stderr
+@pytest.mark.parametrize("bad,phrase", [
+    ("missing", "No such file or directory: give the file pario-engine bt --keep wrote"),
+    ("directory", "is a directory: give the solution file bt wrote"),
+    ("symlink", "is a symbolic link: pario reads only regular files; give the file itself"),
+    ("truncated", "has 4000 bytes, expected 829440 (12 dumps of class S): give the --class"),
+    ("per-rank missing", ".0000: No such file or directory"),
+])
+def test_verify_bt_calls_a_bad_file_bad_input_not_a_failed_verification(engine, tmp_path, bad, phrase):
+    """Exit 2 and one line with the fix; exit 3 is kept for numbers that fail."""
+    short = tmp_path / "short"
+    short.write_bytes(b"\0" * 4000)
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "link").symlink_to(short)
+    path = {"missing": tmp_path / "nope", "directory": tmp_path / "dir", "symlink": tmp_path / "link",
+            "truncated": short, "per-rank missing": tmp_path / "nope"}[bad]
+    extra = ["--ranks", "4"] if bad == "per-rank missing" else []
+    p = subprocess.run([engine, "verify-bt", str(path), "--class", "S", *extra], capture_output=True, text=True)
+    lines = p.stderr.splitlines()
+    assert p.returncode == 2 and len(lines) == 1 and lines[0].startswith("pario-engine: error: verify-bt: "), p.stderr
+    assert phrase in lines[0], lines[0]
+    assert short.read_bytes() == b"\0" * 4000
 
 
 def test_bt_explicit_grid_runs_unverified_and_converges(engine, tmp_path):

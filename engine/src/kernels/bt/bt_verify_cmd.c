@@ -5,15 +5,38 @@
  * interval 5 the mean error norm over dumps against BTIO's reference.
  * With --ranks P, FILE names per-rank (epio) files FILE.0000..: each dump
  * is reassembled from every rank's cell records first. */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../../util/fail.h"
 #include "bt.h"
 #include "btio.h"
+
+/* A file that is missing, not a regular file (a symlink is never
+ * followed) or not the size the class's dumps make is bad input: exit 2
+ * with what to give instead.  Exit 3 stays for a file whose numbers fail. */
+static void check_input(const char *path, unsigned long long want, char cls, int dumps)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        fail_usage("verify-bt: %s: %s: give the file pario-engine bt --keep wrote", path, strerror(errno));
+    if (S_ISLNK(st.st_mode))
+        fail_usage("verify-bt: %s is a symbolic link: pario reads only regular files; give the file itself",
+                   path);
+    if (S_ISDIR(st.st_mode))
+        fail_usage("verify-bt: %s is a directory: give the solution file bt wrote", path);
+    if (!S_ISREG(st.st_mode))
+        fail_usage("verify-bt: %s is not a regular file: give the solution file bt wrote", path);
+    if (want && (unsigned long long)st.st_size != want)
+        fail_usage("verify-bt: %s has %lld bytes, expected %llu (%d dumps of class %c): give the "
+                   "--class and --write-interval it was written with, or a complete file",
+                   path, (long long)st.st_size, want, dumps, cls);
+}
 
 int verify_bt_command(int argc, char **argv)
 {
@@ -88,6 +111,15 @@ int verify_bt_command(int argc, char **argv)
         fail_usage("--decomposition multipartition needs a square --ranks, not %d", ranks);
     const char *path = argv[optind];
     const int dumps = btio_dumps(cls->steps, interval);
+    if (ranks)
+        for (int r = 0; r < ranks; r++) {
+            char part[4200];
+            snprintf(part, sizeof part, "%s.%04d", path, r);
+            check_input(part, 0, cls->name, dumps);
+        }
+    else
+        check_input(path, 40ULL * cls->grid * cls->grid * cls->grid * (unsigned long long)dumps, cls->name,
+                    dumps);
     double xce[5], last[5];
     char why[512];
     int got = ranks ? btio_read_check_per_rank(path, cls->grid, (bt_layout)layout, ranks, dumps, xce,
