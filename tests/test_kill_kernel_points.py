@@ -78,3 +78,25 @@ def test_every_kernel_takes_a_plain_name_and_never_overwrites_a_file_there(engin
     lines = [line for line in p.stderr.splitlines() if line.startswith("pario-engine: error:")]
     assert p.returncode != 0 and len(lines) == 1 and "exists" in lines[0], p.stderr
     assert {f.name: f.read_text() for f in shm_dir.iterdir()} == theirs
+
+
+def test_already_exists_names_the_part_that_exists(engine, launcher, shm_dir):
+    """Not the base name nor the first stripe part: the file that is there
+    (epio's NAME.0001, a stripe's second part), which is left alone."""
+    s0, s1 = shm_dir / "s0", shm_dir / "s1"
+    s0.mkdir()
+    s1.mkdir()
+    (s1 / "x").write_text("theirs\n")
+    (shm_dir / "mp.0001").write_text("theirs\n")
+    cases = [
+        ([engine, "io", "--stripe-dirs", f"{s0},{s1}", "--stripe-unit", "64k", "--name", "x", "--size", "1m",
+          "--block", "64k"], f"{s1 / 'x'} already exists: pario never overwrites"),
+        (launcher.command(2, [engine, "bt", "--class", "S", "--io", "epio", "--dir", str(shm_dir), "--name", "mp"]),
+         f"cannot create {shm_dir / 'mp.0001'}: File exists: pario never overwrites"),
+    ]
+    for argv, phrase in cases:
+        p = subprocess.run(argv, capture_output=True, text=True, env=launcher.environment(), timeout=120)
+        lines = [line for line in p.stderr.splitlines() if line.startswith("pario-engine: error:")]
+        assert p.returncode == 2 and len(lines) == 1 and phrase in lines[0], p.stderr
+    assert sorted(str(f.relative_to(shm_dir)) for f in shm_dir.rglob("*") if f.is_file()) == ["mp.0001", "s1/x"]
+    assert (s1 / "x").read_text() == (shm_dir / "mp.0001").read_text() == "theirs\n"

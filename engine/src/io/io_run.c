@@ -179,8 +179,10 @@ static void agree_or_fail(io_ctx *c)
 static void check_paths_are_new(io_ctx *c)
 {
     int there = 0;
+    char p[PATH_MAX] = "";
     for (int t = 0; c->owns_file && t < c->nparts && there == 0; t++)
-        there = data_exists(c, c->write_parts[t]);
+        if ((there = data_exists(c, c->write_parts[t])) != 0)
+            snprintf(p, sizeof p, "%s", c->write_parts[t]); /* a stripe's part, not its first */
     /* the lowest rank with a clash or an unanswered question speaks; nothing
      * is removed on the way out, since nothing was created yet */
     int mine = there != 0 ? c->rank : c->nranks, first;
@@ -189,8 +191,7 @@ static void check_paths_are_new(io_ctx *c)
         return;
     int what = there;
     MPI_Bcast(&what, 1, MPI_INT, first, c->comm);
-    char p[PATH_MAX];
-    per_rank_path(c, first, p);
+    MPI_Bcast(p, PATH_MAX, MPI_CHAR, first, c->comm); /* the path that exists, as that rank sees it */
     if (what < 0)
         fail_usage("--api %s cannot look for %s in its store: %s: check the store's address "
                    "and bucket", c->o->api->name, p, strerror(-what));

@@ -491,13 +491,18 @@ int bt_command(int argc, char **argv)
             snprintf(path, sizeof path, "%s/%s", o.dir, o.name);
         else
             snprintf(path, sizeof path, "%s/btio.pario.%ld.%ld.out", o.dir, stamp[0], stamp[1]);
-        int e = btio_open(&io, o.mode, path, o.hints, &p), worst_e;
-        MPI_Allreduce(&e, &worst_e, 1, MPI_INT, MPI_MAX, comm);
-        if (worst_e) {
+        int e = btio_open(&io, o.mode, path, o.hints, &p);
+        int failed = e ? p.rank : p.nranks, first;
+        MPI_Allreduce(&failed, &first, 1, MPI_INT, MPI_MIN, comm);
+        if (first < p.nranks) {
             o.mode->close(&io);
             btio_remove(&io); /* what this run created before another rank failed */
-            fail_usage("--io %s: cannot create %s: %s", o.mode->name, path,
-                       io.why[0] ? io.why : strerror(worst_e));
+            /* the lowest failing rank names its own file: with --io epio
+             * the part that exists (NAME.0003), not the base name */
+            fail_exit(EXIT_USAGE, p.rank == first, "--io %s: cannot create %s: %s%s", o.mode->name,
+                      io.path, io.why[0] ? io.why : strerror(e),
+                      e == EEXIST ? ": pario never overwrites a file it did not create; remove it "
+                                    "or give another --name" : "");
         }
     }
     double *dump_seconds = calloc((size_t)dumps + 1, sizeof(double));
