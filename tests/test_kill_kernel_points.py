@@ -5,6 +5,7 @@ not even one named like a kernel's own default name.  Every kernel point
 gets a --name of the run's own (studies/kernel.py), so the runner and the
 watchdog know exactly which files are the point's."""
 
+import json
 import os
 import signal
 import subprocess
@@ -100,3 +101,21 @@ def test_already_exists_names_the_part_that_exists(engine, launcher, shm_dir):
         assert p.returncode == 2 and len(lines) == 1 and phrase in lines[0], p.stderr
     assert sorted(str(f.relative_to(shm_dir)) for f in shm_dir.rglob("*") if f.is_file()) == ["mp.0001", "s1/x"]
     assert (s1 / "x").read_text() == (shm_dir / "mp.0001").read_text() == "theirs\n"
+
+
+@pytest.mark.parametrize("impl", ["ompio", "romio"])
+def test_laplace_says_when_its_cb_hint_is_ignored(engine, shm_dir, tmp_path, impl):
+    """--cb sets a ROMIO hint: under OMPIO the user is told, on screen and in the result."""
+    out = tmp_path / "r.json"
+    p = subprocess.run([engine, "laplace", "--dir", str(shm_dir), "--grid", "50", "--iterations", "2", "--cb",
+                        "disable", "--mpiio-impl", impl, "--json", str(out)], capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 0, p.stderr
+    said = [line for line in p.stdout.splitlines() if line.startswith("warning: --cb sets romio_cb_write")]
+    warnings = json.loads(out.read_text())["warnings"]
+    if impl == "ompio":
+        assert len(said) == 1 and "OMPIO ignores it" in said[0] and "give --mpiio-impl romio" in said[0]
+        assert warnings == [said[0][len("warning: "):]]
+    else:
+        assert said == [] and warnings == []
+    assert os.listdir(shm_dir) == []

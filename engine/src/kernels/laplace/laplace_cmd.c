@@ -192,6 +192,16 @@ static void check_rows(const laplace_state *s, const laplace_block *b, mpi_why *
     free(row);
 }
 
+/* --cb is ROMIO's hint (romio_cb_write): under OMPIO it is ignored, which
+ * the user must hear, not only the result document. */
+static const char *cb_ignored(const laplace_options *o)
+{
+    if (strncmp(o->mpi.impl, "romio", 5) == 0 || strcmp(o->cb, "automatic") == 0)
+        return NULL;
+    return "--cb sets romio_cb_write, a ROMIO hint, and OMPIO ignores it (see "
+           "last_write_per_rank): give --mpiio-impl romio";
+}
+
 static void save_json(const laplace_options *o, int nranks, const checkpoint *cp, int ncp,
                       const long long *per_rank, double compute_s, double residual)
 {
@@ -242,9 +252,8 @@ static void save_json(const laplace_options *o, int nranks, const checkpoint *cp
     json_bool(&j, "ok", true);
     json_object_end(&j);
     json_array_begin(&j, "warnings");
-    if (strncmp(o->mpi.impl, "romio", 5) != 0 && strcmp(o->cb, "automatic") != 0)
-        json_string(&j, NULL, "--cb sets romio_cb_write, a ROMIO hint; this run's MPI-IO may ignore it "
-                              "(see last_write_per_rank): give --mpiio-impl romio");
+    if (cb_ignored(o))
+        json_string(&j, NULL, cb_ignored(o));
     json_array_end(&j);
     json_object_end(&j);
     int e = json_save(&j, o->json);
@@ -322,6 +331,8 @@ int laplace_command(int argc, char **argv)
         const double mib = (double)o.grid * o.grid * sizeof(double) / 1048576.0;
         printf("pario-engine laplace: %d×%d grid, %d sweeps, %d rank(s) in row blocks, cb %s on %s, %s\n",
                o.grid, o.grid, o.iterations, nranks, o.cb, o.mpi.impl, s.path);
+        if (cb_ignored(&o))
+            printf("warning: %s\n", cb_ignored(&o));
         printf("%10s %14s %10s %10s %8s\n", "iteration", "residual", "seconds", "MiB/s", "writers");
         for (int i = 0; i < ncp; i++)
             printf("%10d %14.6e %10.4f %10.1f %8d\n", cp[i].iteration, cp[i].residual, cp[i].seconds,
