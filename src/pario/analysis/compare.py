@@ -75,7 +75,9 @@ def _loose_key(p):
 
 
 def _shown(value):
-    return " ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+    if isinstance(value, (list, tuple)):
+        return " ".join(map(str, value)) or "-"
+    return "-" if value in ("", None) else str(value)
 
 
 def labeller(points):
