@@ -68,3 +68,23 @@ def test_one_line_per_test_with_its_parameters_and_the_fix():
         "leaving out 1 point(s) of test striped, which the model does not predict: stripe_targets=2: "
         "the model has no striping over several targets (each its own file system); give --tests "
         "without striped to leave it out, or measure it with 'pario run'"]
+
+
+def test_measurement_diagnoses_do_not_apply_to_predictions():
+    """A predicted phase of a few ms is no timer artefact: no short-phase
+    finding (the same document, unmarked, gets one)."""
+    from pario.analysis.diagnose import diagnose
+    from pario.analysis.measured import MeasuredPoint
+    from pario.model import predict_point
+
+    doc = predict_point(_point(phases=["write"], size=16 << 10, block=8 << 10, extra=[]),
+                        load_machine("ipsc860", ["file.open_close_write=0s", "disk.write_rate=1000MB/s",
+                                                 "disk.write_overhead=0s", "network.latency=0s"]))
+    assert doc["phases"][0]["iterations"][0]["seconds"] < 0.05
+
+    def rules(d):
+        rate = d["phases"][0]["summary"]["best_mib_per_s"]
+        return {f.rule for f in diagnose([MeasuredPoint("write", 1, "1 MiB", [rate], doc=d)])}
+
+    assert "short-phase" not in rules(doc)
+    assert "short-phase" in rules({**doc, "predicted": False})
