@@ -2,10 +2,13 @@
 """BT speed: pario's solver on class A (or another) at 1 and 4 ranks,
 verified against NPB's reference norms, with Mop/s per rank; with --npb
 PATH, an NPB BT binary you built yourself (e.g. NPB3.3-SER bt.A.x, gfortran
--O3) runs alternately beside it and the time ratio is printed.  Nothing here
-builds or ships NPB.
+-O3) runs alternately beside it and the time ratio is printed.  With
+--decompositions, every rank count runs pario's z slabs and NPB's
+multi-partition alternately (square counts) and prints multi-partition's
+time over the slabs'.  Nothing here builds or ships NPB.
 
     python bench/bt_speed.py [--class A] [--ranks 1,4] [--rounds 2] [--npb /path/to/bt.A.x]
+    python bench/bt_speed.py --class A --ranks 4 --rounds 5 --decompositions
 """
 
 import argparse
@@ -22,8 +25,9 @@ from pario.engine import engine_path  # noqa: E402
 from pario.launch import choose_launcher  # noqa: E402
 
 
-def pario_bt(launcher, engine, ranks, cls):
-    out = subprocess.run(launcher.command(ranks, [engine, "bt", "--class", cls]), capture_output=True,
+def pario_bt(launcher, engine, ranks, cls, decomposition=None):
+    extra = ["--decomposition", decomposition] if decomposition else []
+    out = subprocess.run(launcher.command(ranks, [engine, "bt", "--class", cls, *extra]), capture_output=True,
                          text=True, env=launcher.environment(), check=True).stdout
     if "verification SUCCESSFUL" not in out:
         sys.exit(f"bench: pario bt class {cls} on {ranks} ranks did not verify:\n{out}")
@@ -44,8 +48,12 @@ def main():
     ap.add_argument("--ranks", default="1,4")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--npb", help="an NPB BT binary of the same class, built by you")
+    ap.add_argument("--decompositions", action="store_true",
+                    help="slabs against multi-partition, alternating, at each (square) rank count")
     a = ap.parse_args()
     launcher, engine = choose_launcher(), engine_path()
+    if a.decompositions:
+        return compare_decompositions(launcher, engine, a)
     print(f"BT class {a.cls}: seconds (median of {a.rounds}), Mop/s total and per rank; all verified")
     npb_times = []
     for ranks in (int(r) for r in a.ranks.split(",")):
@@ -62,6 +70,25 @@ def main():
             n = statistics.median(npb_times)
             line += f"   NPB: {n:8.2f} s   pario/NPB time {t / n:.3f}"
         print(line, flush=True)
+
+
+def compare_decompositions(launcher, engine, a):
+    print(f"BT class {a.cls}: z slabs against NPB's multi-partition, alternating, {a.rounds} rounds; "
+          "seconds are medians, all runs verified")
+    for ranks in (int(r) for r in a.ranks.split(",")):
+        if round(ranks ** 0.5) ** 2 != ranks:
+            print(f"  {ranks} ranks: not a square count, multi-partition cannot run")
+            continue
+        times = {"slabs": [], "multipartition": []}
+        for i in range(a.rounds):
+            order = ("slabs", "multipartition") if i % 2 == 0 else ("multipartition", "slabs")
+            for d in order:
+                times[d].append(pario_bt(launcher, engine, ranks, a.cls, d)[0])
+        s, m = statistics.median(times["slabs"]), statistics.median(times["multipartition"])
+        print(f"  {ranks:>3} ranks: slabs {s:8.2f} s  multipartition {m:8.2f} s  "
+              f"multipartition/slabs {m / s:.3f}   (per round: "
+              + ", ".join(f"{x:.2f}/{y:.2f}" for x, y in zip(times["multipartition"], times["slabs"]))
+              + ")", flush=True)
 
 
 if __name__ == "__main__":

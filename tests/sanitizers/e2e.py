@@ -72,6 +72,12 @@ def main():
         (mpi(2, "bt", "--class", "S", "--steps", "6", "--io", "posix", "--dir", d, "--overlap"), 0),
         (mpi(2, "bt", "--grid", "8", "--steps", "6", "--dt", "0.01", "--io", "per-rank",
              "--dir", d, "--group", "1"), 0),
+        # NPB's multi-partition (2 cells per rank): its halo, pipelined solves and BTIO's
+        # datatypes (full's file view, serial's per-rank receive types, epio's records)
+        (mpi(4, "bt", "--class", "S", "--steps", "6", "--io", "full", "--dir", d), 0),
+        (mpi(4, "bt", "--class", "S", "--steps", "6", "--io", "serial", "--dir", d), 0),
+        (mpi(4, "bt", "--class", "S", "--io", "epio", "--dir", d), 0),
+        (mpi(3, "bt", "--class", "S", "--decomposition", "multipartition"), 2),
         ([engine, "bt", "--class", "S", "--json", f"{d}/none/x.json"], 2),
         ([engine, "verify-bt", str(bt_kept), "--class", "S"], 0),
         ([engine, "verify-bt", str(bt_kept), "--class", "W", "--quiet"], 3),

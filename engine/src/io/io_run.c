@@ -136,10 +136,7 @@ static void note_own_file(io_ctx *c)
         int e = c->mine[t].known ? owned_file_check(c->write_parts[t], &c->mine[t])
                                  : owned_file_note_path(c->write_parts[t], &c->mine[t]);
         if (e)
-            record_error(c, e,
-                         "%s was replaced during the run by %s pario did not create: left alone; "
-                         "keep other writers out of --dir",
-                         c->write_parts[t], e == ELOOP ? "a symlink" : "something");
+            record_error(c, e, "%s %s", c->write_parts[t], owned_file_reason(e));
     }
 }
 

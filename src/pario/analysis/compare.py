@@ -98,3 +98,33 @@ def _name(p):
 def regressions(compared, fail_below):
     """Points slower than the noise and below the ratio a site accepts."""
     return [c for c in compared if c.verdict == SLOWER and c.ratio < fail_below]
+
+
+# A prediction counts as right when it lies within this fraction of the
+# measured rate (issue 12: "within 25 %").
+TOLERANCE = 0.25
+
+
+@dataclass
+class PredictedPoint:
+    label: str
+    measured: object     # MeasuredPoint of the measured run
+    predicted: object    # MeasuredPoint of the predicted run
+    ratio: float         # predicted / measured (best of each)
+    within: bool         # |ratio - 1| <= TOLERANCE
+    bound: str           # what the model says bounded the point
+
+
+def against_prediction(measured, predicted):
+    """Each measured point beside the model's prediction of it, in the
+    measured run's order; plus the labels of points only one run has."""
+    pairs, only_m, only_p = match(measured, predicted)
+    order = {id(p): i for i, p in enumerate(measured)}
+    pairs.sort(key=lambda ab: order[id(ab[0])])
+    out = []
+    for m, p in pairs:
+        ratio = p.best / m.best if m.best > 0 else float("inf")
+        why = p.phase_doc().get("explanation") or {}
+        out.append(PredictedPoint(_name(m), m, p, ratio, abs(ratio - 1) <= TOLERANCE,
+                                  why.get("bound", "")))
+    return out, [_name(p) for p in only_m], [_name(p) for p in only_p]

@@ -13,7 +13,13 @@
   range every pairing of trials gives beside it.
 * Tables shaped like the report's Tables 2-6, one per write method: N,
   processors, T_C (s), T_T (s), R_IO (bytes/s, from the report's formula
-  5 w N^3 N_S / (I_W T_T) with the printed T_T), zeta to three decimals.
+  5 w N^3 N_S / (I_W T_T) with the printed T_T), zeta to three decimals;
+  beside them NPB BTIO's own statistics of the best T_T run, as NPB
+  3.3.1/3.4.0 print them (REFERENCE-FACTS 2.6): I/O time (the harmonic
+  mean over ranks of each rank's write-and-close time), its percentage of
+  T_T, MB written (1e6 bytes) and MB/s.
+* The engine decomposes as NPB does on square rank counts (multi-partition)
+  and in z slabs otherwise; the records say which.
 * Figures: T_C and T_T against processors (the report's Figure 2),
   R_IO in MiB/s (Figure 4), zeta with the 0.1 NAS considers acceptable
   (Figure 5), one colour per method on all of them; and for a test with
@@ -29,10 +35,38 @@ from . import Kind, Option, csv_list, positive_int
 from .io import int_list, select_tests, sweep_of
 
 GRID = {"S": 12, "W": 24, "A": 64, "B": 102, "C": 162}
-MODES = ("posix", "independent", "collective", "serial", "per-rank")
+MODES = ("posix", "fortran", "independent", "collective", "serial", "per-rank")
 GROUPABLE = ("posix", "independent", "per-rank")   # the engine's --group takes these
 _NONE = "T_C (no I/O)"
 ACCEPTABLE_ZETA = 0.1   # "an overhead of 10% (0.1) to be acceptable" (the report, section 5)
+
+
+# NPB BTIO's "BTIO -- statistics" block, as the engine measures it
+# (REFERENCE-FACTS 2.6, NPB 3.3.1/3.4.0's rule); shared with the btio kind.
+NPB_IO_QUANTITIES = {"npb_io_s": Quantity("NPB I/O time", "s", "min", ".2f"),
+                     "npb_io_pct": Quantity("NPB I/O percentage", "%", "min", ".2f"),
+                     "npb_mb": Quantity("NPB total data written", "MB", "max", ".2f"),
+                     "npb_mbps": Quantity("NPB I/O data rate", "MB/s", "max", ".2f")}
+NPB_IO_HEAD = f"{'I/O (secs)':>10} {'I/O %':>7} {'MB':>9} {'MB/sec':>9}"
+NPB_IO_NOTE = ("NPB BTIO's statistics (NPB 3.3.1/3.4.0 rule): I/O secs = 1/mean over ranks of "
+               "1/(rank's write + close time); I/O % of T_T; MB = 1e6 bytes written; MB/sec = MB / I/O secs")
+
+
+def npb_io_values(result):
+    """NPB's I/O figures of a result document ({} without I/O)."""
+    io = result.get("io", {})
+    if io.get("npb_io_seconds") is None:
+        return {"npb_io_s": [], "npb_io_pct": [], "npb_mb": [], "npb_mbps": []}
+    return {"npb_io_s": [io["npb_io_seconds"]], "npb_io_pct": [io["npb_io_percent"]],
+            "npb_mb": [io["npb_mbytes_written"]], "npb_mbps": [io["npb_io_mb_per_s"]]}
+
+
+def npb_io_row(values):
+    """The four NPB columns of a record, as NPB prints them (two decimals)."""
+    if not values.get("npb_io_s"):
+        return ""
+    return (f"{values['npb_io_s'][0]:>10.2f} {values['npb_io_pct'][0]:>7.2f} "
+            f"{values['npb_mb'][0]:>9.2f} {values['npb_mbps'][0]:>9.2f}")
 
 
 def report_interval(grid):
@@ -137,10 +171,12 @@ class BtKind(Kind):
               "N": Param("N"), "io": Param("io"),
               "method": Param("write method", order=(_NONE, *MODES, "posix+overlap", "per-rank+overlap")),
               "test": Param("test"), "interval": Param("I_W"),
-              "group": Param("write group size", str, "log2"), "trial": Param("round")}
+              "group": Param("write group size", str, "log2"), "trial": Param("round"),
+              "decomposition": Param("decomposition")}
     quantities = {"t_t": Quantity("time", "s", "min", ".4g"),
                   "r_io": Quantity("R_IO", "bytes/s", "max", ".1f"),
-                  "zeta": Quantity("zeta", "", "min", ".3f")}
+                  "zeta": Quantity("zeta", "", "min", ".3f"),
+                  **NPB_IO_QUANTITIES}
 
     def check(self, preset, path):
         for i, t in enumerate(preset["test"], 1):
@@ -215,8 +251,10 @@ class BtKind(Kind):
                         "method": _method(p["io"], p.get("overlap"), p.get("group", 0)),
                         "interval": p.get("write_interval") or None, "group": p.get("group", 0),
                         "trial": point["params"].get("trial", 1),
+                        "decomposition": p.get("decomposition", "slabs"),
                         "memory_backed": result.get("target", {}).get("memory_backed")},
-                       {"t_t": [result["t_t_seconds"]], "r_io": [], "zeta": []})]
+                       {"t_t": [result["t_t_seconds"]], "r_io": [], "zeta": [],
+                        **npb_io_values(result)})]
 
     def finish(self, records):
         """R_IO by the report's formula, and zeta against the best T_C of
@@ -284,7 +322,8 @@ class BtKind(Kind):
             lines = [f"\nNHT-1, write method {m} ({'; '.join(tests)}): the report's Tables 2-6, "
                      f"best of {trials} verified runs; the file is synced before it is closed"]
             head = (f"{'N':>5} {'No. Proc.':>9} {'I_W':>4} {'T_C (secs)':>11} {'T_T (secs)':>11} "
-                    f"{'R_IO (bytes/sec)':>17} {'zeta':>7}   {'zeta range':<17} {'runs':>4}")
+                    f"{'R_IO (bytes/sec)':>17} {'zeta':>7}   {'zeta range':<17} {'runs':>4}   "
+                    f"{NPB_IO_HEAD}")
             lines.append(head)
             negative = False
             for (cls, ranks) in sorted(rows, key=lambda k: ("SWABC".index(k[0]), k[1])):
@@ -292,6 +331,7 @@ class BtKind(Kind):
                 tts = [r.values["t_t"][0] for r in group]
                 tcs = tc.get((cls, ranks), [])
                 first = group[0].params
+                best = min(group, key=lambda r: r.values["t_t"][0])
                 t_t = float(_fmt4(min(tts)))      # what is printed is what the formulas use
                 rate = r_io(first["N"], first["steps"], first["interval"], t_t)
                 if tcs:
@@ -305,9 +345,10 @@ class BtKind(Kind):
                     tc_text, zeta_text, range_text = "-", "-", "-"
                 lines.append(f"{first['N']:>5} {ranks:>9} {first['interval']:>4} {tc_text:>11} "
                              f"{_fmt4(min(tts)):>11} {rate:>17.0f} {zeta_text:>7}   {range_text:<17} "
-                             f"{len(tts)}/{len(tcs)}".rstrip())
+                             f"{f'{len(tts)}/{len(tcs)}':>4}   {npb_io_row(best.values)}".rstrip())
             lines.append("  R_IO = 5 w N^3 N_S / (I_W T_T), w = 8 bytes; zeta = T_T / T_C - 1, both best; "
                          "zeta range: every pairing of T_T and T_C runs; runs: T_T/T_C")
+            lines.append(f"  {NPB_IO_NOTE} (of the best T_T run)")
             if negative:
                 lines.append("  note: a negative zeta means the best T_T fell inside the noise of T_C: "
                              "read it with its range; a larger class (A, B) shows the I/O cost")

@@ -1,5 +1,6 @@
 """Kind `suite`: several kinds of the SGI 750 suite in one run, as the
-report characterises a cluster (bonnie, perf, Laplace, FLASH-IO, b_eff_io).
+report characterises a cluster (bonnie, perf, NAS btio, Laplace, FLASH-IO,
+b_eff_io).
 
 Each [[test]] names its `study` (a kind of the suite) and carries that
 kind's test keys; planning, records, tables and figures are the study's
@@ -10,7 +11,7 @@ from ..errors import UsageError
 from . import Kind, kinds
 from .io import select_tests
 
-STUDIES = ("bonnie", "perf", "laplace", "flashio", "beff")
+STUDIES = ("bonnie", "perf", "laplace", "flashio", "beff", "btio")
 
 
 def _study(name):

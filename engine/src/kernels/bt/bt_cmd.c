@@ -36,6 +36,7 @@ typedef struct bt_options {
     long steps;
     bool io;            /* any mode but none */
     const btio_mode *mode;
+    int layout;         /* bt_layout, or -1: the default for the rank count */
     MPI_Info hints;     /* --hint key=value, for the MPI-IO modes */
     int nhints;
     int interval;       /* I_W */
@@ -56,11 +57,16 @@ static void bt_usage(void)
            "  --steps N            run N steps instead of the class's (no verification)\n"
            "  --grid N --dt DT     another problem size or time step (with --steps, in\n"
            "                       place of --class; not verified)\n"
-           "  --io MODE            none (default); posix (pwrite per row), independent\n"
-           "                       (MPI_File_write_at per row), collective (one\n"
-           "                       MPI_File_write_at_all per dump), serial (gather to\n"
-           "                       rank 0): one serial-order (BTIO) file; per-rank: one\n"
-           "                       file per rank, not serial order\n"
+           "  --decomposition D    multipartition (NPB's: a square rank count, p cells\n"
+           "                       per rank) or slabs (z slabs, any rank count up to\n"
+           "                       the grid); default multipartition on square counts\n"
+           "  --io MODE            none (default); posix (pwrite per row), fortran (one\n"
+           "                       40-byte record per point), independent or simple\n"
+           "                       (MPI_File_write_at per row), collective or full (one\n"
+           "                       MPI_File_write_at_all per dump through a file view),\n"
+           "                       serial (gather to rank 0): one serial-order (BTIO)\n"
+           "                       file; per-rank or epio: one file per rank, one\n"
+           "                       Fortran record per cell and dump\n"
            "  --hint KEY=VALUE     MPI-IO hint (independent, collective); repeatable\n"
            "  --group G            at most G ranks write at once, the report's grouped\n"
            "                       writing (posix, independent, per-rank)\n"
@@ -73,12 +79,13 @@ static void bt_usage(void)
            "  --tc SECONDS         T_C of the same run without I/O, for zeta\n"
            "  --json FILE          write the result document\n"
            "\n"
-           "Any rank count up to the grid size (z slabs).\n");
+           "Any rank count up to the grid size (z slabs); square counts whose cells keep\n"
+           "at least 3 points per side (multipartition).\n");
 }
 
 static void parse(int argc, char **argv, int rank, bt_options *o)
 {
-    enum { O_CLASS = 1000, O_STEPS, O_IO, O_INTERVAL, O_DIR, O_KEEP, O_TC, O_JSON, O_HINT, O_OVERLAP, O_NAME, O_GROUP, O_GRID, O_DT, O_HELP };
+    enum { O_CLASS = 1000, O_STEPS, O_IO, O_INTERVAL, O_DIR, O_KEEP, O_TC, O_JSON, O_HINT, O_OVERLAP, O_NAME, O_GROUP, O_GRID, O_DT, O_DECOMP, O_HELP };
     static const struct option opts[] = {
         {"class", required_argument, 0, O_CLASS},  {"steps", required_argument, 0, O_STEPS},
         {"io", required_argument, 0, O_IO},        {"write-interval", required_argument, 0, O_INTERVAL},
@@ -87,11 +94,13 @@ static void parse(int argc, char **argv, int rank, bt_options *o)
         {"hint", required_argument, 0, O_HINT},    {"overlap", no_argument, 0, O_OVERLAP},
         {"name", required_argument, 0, O_NAME},   {"group", required_argument, 0, O_GROUP},
         {"grid", required_argument, 0, O_GRID},   {"dt", required_argument, 0, O_DT},
+        {"decomposition", required_argument, 0, O_DECOMP},
         {"help", no_argument, 0, O_HELP},          {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     MPI_Info_create(&o->hints);
     o->steps = -1;
     o->interval = 5;
+    o->layout = -1;
     bool interval_given = false;
     opterr = 0;
     optind = 1;
@@ -115,8 +124,16 @@ static void parse(int argc, char **argv, int rank, bt_options *o)
             o->mode = btio_mode_find(optarg);
             o->io = o->mode != NULL;
             if (!o->mode && strcmp(optarg, "none") != 0)
-                fail_usage("--io '%s' is unknown: use none, posix, independent, collective, "
-                           "per-rank or serial", optarg);
+                fail_usage("--io '%s' is unknown: use none, posix, fortran, independent (simple), "
+                           "collective (full), per-rank (epio) or serial", optarg);
+            break;
+        case O_DECOMP:
+            if (!strcmp(optarg, "multipartition"))
+                o->layout = BT_MULTIPARTITION;
+            else if (!strcmp(optarg, "slabs"))
+                o->layout = BT_SLABS;
+            else
+                fail_usage("--decomposition '%s' is unknown: use multipartition or slabs", optarg);
             break;
         case O_HINT: {
             const char *eq = strchr(optarg, '=');
@@ -228,16 +245,24 @@ static void parse(int argc, char **argv, int rank, bt_options *o)
     }
 }
 
+/* NPB BTIO's "BTIO -- statistics" block. */
+typedef struct npb_io {
+    double seconds, percent, mbytes, mb_per_s;
+} npb_io;
+
 /* What one BT run measured and found: everything the result document
  * needs beyond the options. */
 typedef struct bt_outcome {
     int nranks;
+    bt_layout layout;
+    int cells_per_rank;
     int node_ranks, node_cores; /* the busiest node: ranks on it, its cores */
     fs_facts fs;                /* where the file went (with an --io mode) */
     long steps;
     double tt, mops, r_io, worst;
     int dumps;
     const double *dump_seconds;
+    npb_io npb;
     uint64_t bytes;
     bool verified, ok, file_checked, file_ok;
     const double *xcr, *xce, *file_xce;
@@ -257,6 +282,8 @@ static void save_json(const bt_options *o, const bt_outcome *r)
     json_int(&j, "steps", r->steps);
     json_double(&j, "dt", o->cls->dt);
     json_int(&j, "ranks", r->nranks);
+    json_string(&j, "decomposition", bt_layout_name(r->layout));
+    json_int(&j, "cells_per_rank", r->cells_per_rank);
     json_string(&j, "io", o->io ? o->mode->name : "none");
     json_int(&j, "write_interval", o->io ? o->interval : 0);
     json_bool(&j, "serial_order", !o->io || o->mode->serial_order);
@@ -277,6 +304,14 @@ static void save_json(const bt_options *o, const bt_outcome *r)
     json_int(&j, "dumps", r->dumps);
     json_uint(&j, "bytes_written", r->bytes);
     json_double(&j, "r_io_bytes_per_s", r->r_io);
+    /* NPB BTIO's own figures (NPB 3.3.1/3.4.0 rule: harmonic mean over
+     * ranks of each rank's write-and-close time) */
+    json_double(&j, "npb_io_seconds", o->io ? r->npb.seconds : NAN);
+    json_double(&j, "npb_io_percent", o->io ? r->npb.percent : NAN);
+    json_double(&j, "npb_mbytes_written", o->io ? r->npb.mbytes : NAN);
+    json_double(&j, "npb_io_mb_per_s", o->io ? r->npb.mb_per_s : NAN);
+    json_string(&j, "npb_io_rule", o->io ? "NPB 3.3.1/3.4.0: 1/mean over ranks of 1/(rank's write + close "
+                                           "seconds); MB = 1e6 bytes" : NULL);
     json_array_begin(&j, "dump_seconds");
     for (int d = 0; d < r->dumps; d++)
         json_double(&j, NULL, r->dump_seconds[d]);
@@ -386,6 +421,36 @@ static bool final_dump_matches(const bt_class *cls, const double last[5], const 
     return ok;
 }
 
+static double dumps_seconds_sum(const double *dump_seconds, int dumps)
+{
+    double t = 0;
+    for (int d = 0; d < dumps; d++)
+        t += dump_seconds[d];
+    return t;
+}
+
+/* NPB BTIO's I/O figures as NPB 3.3.1 and 3.4.0 print them (§2.6; NPB
+ * 3.4.3 sums per-rank rates instead).  Each rank's I/O time t_p covers
+ * its dump writes and the close (NPB's timer 2); the printed time is the
+ * harmonic mean over ranks, 1 / mean(1 / t_p); the percentage is of the
+ * slowest rank's total time; MB are 1e6 bytes of 40 N^3 per dump. */
+static npb_io npb_io_figures(bool io, double my_io, double tt, double bytes, MPI_Comm comm)
+{
+    npb_io r = {0};
+    double inv = my_io > 0 ? 1.0 / my_io : 0, sum = 0;
+    int nranks;
+    MPI_Comm_size(comm, &nranks);
+    MPI_Allreduce(&inv, &sum, 1, MPI_DOUBLE, MPI_SUM, comm);
+    if (!io)
+        return r;
+    const double mean_inv = sum / nranks;
+    r.seconds = mean_inv > 0 ? 1.0 / mean_inv : 0;
+    r.percent = tt > 0 ? r.seconds * 100.0 / tt : 0;
+    r.mbytes = bytes * 1e-6;
+    r.mb_per_s = r.mbytes * mean_inv;
+    return r;
+}
+
 int bt_command(int argc, char **argv)
 {
     int rank, nranks;
@@ -394,19 +459,28 @@ int bt_command(int argc, char **argv)
     bt_options o;
     parse(argc, argv, rank, &o);
     const bt_class *cls = o.cls;
-    if (nranks > cls->grid)
+    int grid[3];
+    const bt_layout layout = o.layout >= 0 ? (bt_layout)o.layout
+                             : bt_layout_grid(BT_MULTIPARTITION, nranks, grid) ? BT_MULTIPARTITION
+                                                                              : BT_SLABS;
+    if (!bt_layout_grid(layout, nranks, grid))
+        fail_usage("--decomposition multipartition needs a square rank count and %d ranks were "
+                   "started: use 1, 4, 9, 16... ranks or --decomposition slabs", nranks);
+    if (layout == BT_SLABS && nranks > cls->grid)
         fail_usage("class %c has %d planes and %d ranks were started: use at most %d ranks",
                    cls->name, cls->grid, nranks, cls->grid);
-    /* z slabs: the first grid %% P ranks get one plane more */
-    const int base = cls->grid / nranks, extra = cls->grid % nranks;
-    const int nk = base + (rank < extra), k0 = rank * base + (rank < extra ? rank : extra);
+    if (layout == BT_MULTIPARTITION && bt_smallest_cell(cls->grid, grid[0]) < 3)
+        fail_usage("class %c (grid %d) on %d ranks gives multi-partition cells of %d points, under "
+                   "NPB's minimum of 3: use at most %d ranks or --decomposition slabs", cls->name,
+                   cls->grid, nranks, bt_smallest_cell(cls->grid, grid[0]),
+                   (cls->grid / 3) * (cls->grid / 3));
     MPI_Comm comm = MPI_COMM_WORLD;
     const bool verify = cls->name != '-' && (o.steps < 0 || o.steps == cls->steps);
     const long steps = o.steps < 0 ? cls->steps : o.steps;
     const int dumps = o.io ? btio_dumps((int)steps, o.interval) : 0;
 
     bt_problem p;
-    if (bt_problem_init(&p, cls->grid, cls->dt, k0, nk, &comm) != 0)
+    if (bt_problem_init(&p, cls->grid, cls->dt, layout, &comm) != 0)
         fail_usage("cannot allocate class %c (grid %d^3)", cls->name, cls->grid);
     char path[4200] = "";
     btio_ctx io;
@@ -461,8 +535,11 @@ int bt_command(int argc, char **argv)
     }
     if (o.overlap)
         io_err = overlap_finish(&writer); /* the last dump is on its way */
+    double close_seconds = 0;
     if (o.io) { /* the transfers are complete when the file is closed */
+        double t = clock_now();
         int e = o.mode->close(&io);
+        close_seconds = clock_now() - t;
         if (!io_err)
             io_err = e;
     }
@@ -470,6 +547,9 @@ int bt_command(int argc, char **argv)
     MPI_Allreduce(&my_time, &tt, 1, MPI_DOUBLE, MPI_MAX, comm); /* as NPB: the slowest rank */
     if (o.io)
         stop_on_io_error(&o, &io, io_err, comm);
+    const npb_io npb = npb_io_figures(o.io, dumps_seconds_sum(dump_seconds, dumps) + close_seconds,
+                                      tt, 40.0 * cls->grid * cls->grid * (double)cls->grid * dumps,
+                                      comm);
 
     double xcr[5], xce[5], worst = 0;
     bt_residual_norm(&p, xcr);
@@ -488,9 +568,13 @@ int bt_command(int argc, char **argv)
     double file_xce[5] = {0}, last_xce[5] = {0}, file_worst = 0;
     bool file_checked = false, file_ok = false;
     char why[512] = "";
-    if (o.io && verify && rank == 0 && o.mode->serial_order) {
-        file_checked = true;
-        if (btio_read_check(path, cls->grid, dumps, file_xce, last_xce, NULL, why, sizeof why) == 0)
+    if (o.io && verify && rank == 0) {
+        file_checked = true; /* per-rank files: the dumps reassembled from every rank's cells */
+        int got = o.mode->serial_order
+                      ? btio_read_check(path, cls->grid, dumps, file_xce, last_xce, NULL, why, sizeof why)
+                      : btio_read_check_per_rank(path, cls->grid, layout, nranks, dumps, file_xce,
+                                                 last_xce, NULL, why, sizeof why);
+        if (got == 0)
             file_ok = final_dump_matches(cls, last_xce, xce, &file_worst) &&
                       (o.interval != 5 || btio_matches(cls, file_xce, &file_worst));
     }
@@ -526,8 +610,13 @@ int bt_command(int argc, char **argv)
         return failed ? EXIT_RUN_FAILED : 0;
     }
 
-    printf("pario-engine bt: class %c, grid %d^3, %ld steps, dt %g, %d rank(s) in z slabs, io %s\n",
-           cls->name, cls->grid, steps, cls->dt, nranks, o.io ? o.mode->name : "none");
+    if (layout == BT_SLABS)
+        printf("pario-engine bt: class %c, grid %d^3, %ld steps, dt %g, %d rank(s) in z slabs, io %s\n",
+               cls->name, cls->grid, steps, cls->dt, nranks, o.io ? o.mode->name : "none");
+    else
+        printf("pario-engine bt: class %c, grid %d^3, %ld steps, dt %g, %d rank(s) in multi-partition "
+               "(%d cells each of a %d^3 cell grid), io %s\n", cls->name, cls->grid, steps, cls->dt,
+               nranks, p.ncells, grid[0], o.io ? o.mode->name : "none");
     printf("  T_T %.3f s, %.1f Mop/s (%.1f Mop/s per rank)\n", tt, mops, mops / nranks);
     if (o.io) {
         printf("  %d dumps every %d steps%s, %llu bytes, R_IO %.1f MB/s", dumps, o.interval,
@@ -536,6 +625,13 @@ int bt_command(int argc, char **argv)
         if (o.tc > 0)
             printf(", T_C %.3f s, zeta %.4f", o.tc, tt / o.tc - 1.0);
         printf("\n");
+        /* NPB BTIO's statistics block, in its words (3.3.1/3.4.0 rule) */
+        printf("  BTIO -- statistics (NPB 3.4.0 rule):\n"
+               "    I/O timing in seconds   : %14.2f\n"
+               "    I/O timing percentage   : %14.2f\n"
+               "    Total data written (MB) : %14.2f\n"
+               "    I/O data rate  (MB/sec) : %14.2f\n",
+               npb.seconds, npb.percent, npb.mbytes, npb.mb_per_s);
     }
     printf("  %-4s %22s %22s %22s %22s\n", "m", "residual xcr", "reference", "error xce", "reference");
     for (int m = 0; m < 5; m++)
@@ -549,18 +645,16 @@ int bt_command(int argc, char **argv)
     if (why[0])
         printf("  file check FAILED: %s\n", why);
     else if (file_checked)
-        printf("  file check %s: %d dumps; the last is the verified solution%s, largest relative "
+        printf("  file check %s: %d dumps%s; the last is the verified solution%s, largest relative "
                "difference %.2e\n",
                file_ok ? "SUCCESSFUL" : "UNSUCCESSFUL", dumps,
-               o.interval == 5 ? "; mean error over dumps vs BTIO reference" : "", file_worst);
-    else if (o.io && verify && !o.mode->serial_order)
-        printf("  %d dumps in one file per rank: not the serial order, so not checked\n", dumps);
+               o.mode->serial_order ? "" : " reassembled from every rank's file", o.interval == 5 ? "; mean error over dumps vs BTIO reference" : "", file_worst);
 
     if (o.json && !failed)
-        save_json(&o, &(bt_outcome){.nranks = nranks, .node_ranks = busiest[0],
+        save_json(&o, &(bt_outcome){.nranks = nranks, .layout = layout, .cells_per_rank = p.ncells, .node_ranks = busiest[0],
                                     .node_cores = -busiest[1], .fs = fs, .steps = steps, .tt = tt, .mops = mops,
                                     .r_io = r_io, .worst = worst, .dumps = dumps,
-                                    .dump_seconds = dump_seconds, .bytes = bytes,
+                                    .dump_seconds = dump_seconds, .npb = npb, .bytes = bytes,
                                     .verified = verify, .ok = ok, .file_checked = file_checked,
                                     .file_ok = file_ok, .xcr = xcr, .xce = xce,
                                     .file_xce = file_xce, .path = path});

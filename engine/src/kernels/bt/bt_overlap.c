@@ -33,7 +33,7 @@ static void *writer_main(void *arg)
 
 static size_t stored_doubles(const bt_problem *p)
 {
-    return 5u * (size_t)p->n * p->n * (size_t)(p->nk + 4);
+    return 5u * (size_t)p->points;
 }
 
 int overlap_start(overlap_writer *w, btio_ctx *io, const bt_problem *p, double *dump_seconds)

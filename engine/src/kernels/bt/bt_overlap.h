@@ -19,7 +19,7 @@ typedef struct overlap_writer {
     bool busy, stop;
     int dump, err;
     btio_ctx *io;
-    bt_problem snapshot; /* shares n, k0, nk with the solver; u is a copy */
+    bt_problem snapshot; /* shares n and the cells with the solver; u is a copy */
     double *dump_seconds;
 } overlap_writer;
 

@@ -2,7 +2,9 @@
  * program.  One process reads the solution file sequentially, prints the
  * diagonal u(m,i,i,i) of every dump, and checks the last dump (the final
  * solution, at any write interval) against NPB's error norm, and with
- * interval 5 the mean error norm over dumps against BTIO's reference. */
+ * interval 5 the mean error norm over dumps against BTIO's reference.
+ * With --ranks P, FILE names per-rank (epio) files FILE.0000..: each dump
+ * is reassembled from every rank's cell records first. */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,15 +17,18 @@
 
 int verify_bt_command(int argc, char **argv)
 {
-    enum { O_CLASS = 1000, O_INTERVAL, O_QUIET, O_HELP };
+    enum { O_CLASS = 1000, O_INTERVAL, O_QUIET, O_RANKS, O_DECOMP, O_HELP };
     static const struct option opts[] = {{"class", required_argument, 0, O_CLASS},
                                          {"write-interval", required_argument, 0, O_INTERVAL},
                                          {"quiet", no_argument, 0, O_QUIET},
+                                         {"ranks", required_argument, 0, O_RANKS},
+                                         {"decomposition", required_argument, 0, O_DECOMP},
                                          {"help", no_argument, 0, O_HELP},
                                          {0, 0, 0, 0}};
     const bt_class *cls = NULL;
     int interval = 5;
     bool quiet = false;
+    int ranks = 0, layout = -1;
     opterr = 0;
     optind = 1;
     int c, which = 0;
@@ -44,8 +49,27 @@ int verify_bt_command(int argc, char **argv)
             break;
         }
         case O_QUIET: quiet = true; break;
+        case O_RANKS: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v <= 0 || v > 1 << 20)
+                fail_usage("--ranks '%s' must be the number of ranks that wrote the per-rank files", optarg);
+            ranks = (int)v;
+            break;
+        }
+        case O_DECOMP:
+            if (!strcmp(optarg, "multipartition"))
+                layout = BT_MULTIPARTITION;
+            else if (!strcmp(optarg, "slabs"))
+                layout = BT_SLABS;
+            else
+                fail_usage("--decomposition '%s' is unknown: use multipartition or slabs", optarg);
+            break;
         case O_HELP:
-            printf("usage: pario-engine verify-bt FILE --class C [--write-interval I] [--quiet]\n");
+            printf("usage: pario-engine verify-bt FILE --class C [--write-interval I] [--quiet]\n"
+                   "       pario-engine verify-bt BASE --ranks P [--decomposition D] --class C ...\n"
+                   "         (per-rank files BASE.0000..; D as bt ran: default multipartition on\n"
+                   "         a square P, else slabs)\n");
             return 0;
         case ':': fail_usage("%s needs a value: see pario-engine verify-bt --help", argv[optind - 1]);
         default: fail_usage("unknown option '%s': see pario-engine verify-bt --help", argv[optind - 1]);
@@ -55,11 +79,22 @@ int verify_bt_command(int argc, char **argv)
         fail_usage("name exactly one FILE: pario-engine verify-bt FILE --class C");
     if (!cls)
         fail_usage("--class is required: use S, W, A, B or C");
+    if (layout >= 0 && !ranks)
+        fail_usage("--decomposition says how per-rank files were cut: give --ranks P with it");
+    int grid[3];
+    if (ranks && layout < 0) /* bt's own default */
+        layout = bt_layout_grid(BT_MULTIPARTITION, ranks, grid) ? BT_MULTIPARTITION : BT_SLABS;
+    if (ranks && !bt_layout_grid((bt_layout)layout, ranks, grid))
+        fail_usage("--decomposition multipartition needs a square --ranks, not %d", ranks);
     const char *path = argv[optind];
     const int dumps = btio_dumps(cls->steps, interval);
     double xce[5], last[5];
     char why[512];
-    if (btio_read_check(path, cls->grid, dumps, xce, last, quiet ? NULL : stdout, why, sizeof why) != 0) {
+    int got = ranks ? btio_read_check_per_rank(path, cls->grid, (bt_layout)layout, ranks, dumps, xce,
+                                               last, quiet ? NULL : stdout, why, sizeof why)
+                    : btio_read_check(path, cls->grid, dumps, xce, last, quiet ? NULL : stdout, why,
+                                      sizeof why);
+    if (got != 0) {
         fprintf(stderr, "pario-engine: verify-bt: %s\n", why);
         return EXIT_RUN_FAILED;
     }

@@ -12,13 +12,19 @@
 #include "../../util/stderr_capture.h"
 #include "bt.h"
 
-/* How BT writes its dumps: one table of modes, like the io backends.
- *   posix       pwrite per (j,k) row from every rank
- *   independent MPI_File_write_at per row (NPB "simple")
- *   collective  one MPI_File_write_at_all per dump (NPB "full"; a z slab
- *               is one contiguous range of each dump)
- *   per-rank    one file per rank, slab after slab (NPB "epio"): NOT the
- *               serial order, so verify-bt cannot read it
+/* How BT writes its dumps: one table of modes, like the io backends.  A
+ * mode works on the rank's cells (bt_cells.c), so the same code writes z
+ * slabs and NPB's multi-partition; every shared-file mode writes the same
+ * bytes (§2.3's layout) whatever the decomposition and rank count.
+ *   posix       pwrite per (cell, j, k) row from every rank
+ *   fortran     pwrite per point: NPB "fortran"'s 40-byte direct-access
+ *               records, record point + dump N^3
+ *   independent MPI_File_write_at per (cell, j, k) row (NPB "simple")
+ *   collective  one MPI_File_write_at_all per dump through a file view of
+ *               the rank's cells (NPB "full")
+ *   per-rank    one file per rank, per dump one Fortran record per cell
+ *               (NPB "epio"): not the serial order; btio_read_check
+ *               reassembles the dumps from every rank's file
  *   serial      gather to rank 0, which writes (a single writer) */
 typedef struct btio_ctx {
     const struct btio_mode *mode;
@@ -29,7 +35,12 @@ typedef struct btio_ctx {
     MPI_Comm comm;
     int rank, nranks;
     double *gathered; /* serial: rank 0's whole dump */
-    int *counts, *displs;
+    MPI_Datatype *from; /* serial, rank 0: where each rank's points go in a dump */
+    MPI_Request *pending;
+    MPI_Datatype point, filetype, memtype; /* collective: etype, view, u's cell interiors */
+    uint64_t local_points; /* collective: etypes this rank writes per dump */
+    char *record;          /* per-rank: one framed cell record */
+    uint64_t epio_dump_bytes; /* per-rank: one dump's records */
     owned_file mine;  /* the file this run created: the only one it removes */
     char why[512];    /* an MPI-IO failure in the library's words, else "" */
     stderr_capture library; /* MPI-IO modes: what the library prints */
@@ -37,8 +48,11 @@ typedef struct btio_ctx {
 
 typedef struct btio_mode {
     const char *name;
+    const char *npb;   /* NPB BTIO's subtype name for the same thing, or NULL */
     bool serial_order;
+    int record_points; /* posix family: points per pwrite, 0 = a whole row */
     int (*open)(btio_ctx *c, const bt_problem *p);
+    int (*view)(btio_ctx *c, const bt_problem *p); /* MPI-IO: set the file view after open */
     int (*write_dump)(btio_ctx *c, const bt_problem *p, int dump);
     int (*close)(btio_ctx *c);
 } btio_mode;
@@ -58,6 +72,13 @@ int btio_open(btio_ctx *c, const btio_mode *m, const char *base, MPI_Info info,
  * there.  Returns 0, or -1 with why set. */
 int btio_read_check(const char *path, int n, int dumps, double xce_mean[5], double xce_last[5],
                     FILE *diag, char *why, size_t why_len);
+
+/* The same for per-rank (epio) files base.RRRR written by `nranks` ranks
+ * in `layout`: each dump is put back together from every rank's cell
+ * records (the record markers checked) before its norm is taken. */
+int btio_read_check_per_rank(const char *base, int n, bt_layout layout, int nranks, int dumps,
+                             double xce_mean[5], double xce_last[5], FILE *diag, char *why,
+                             size_t why_len);
 
 /* Remove the file(s) this run created (rank 0 the shared file, every rank
  * its own per-rank file), only while the name still names them. */
