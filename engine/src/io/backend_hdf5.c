@@ -25,6 +25,7 @@
 
 #include "../util/fail.h"
 #include "backend.h"
+#include "library_lines.h"
 #include "io_options.h"
 #include "../util/mpiio_env.h"
 #include "mpiio_observe.h"
@@ -138,6 +139,7 @@ static void hdf5_config_check(const void *cfg, const backend_run_facts *run)
     mpiio_settings s = c->mpi;
     need(mpiio_settings_apply(&s, run->nranks, why, sizeof why));
     mpiio_observe_settings(&s);
+    H5dont_atexit(); /* shut down in MPI_Finalize only (see hdf5_close) */
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors come back as values, printed once by the run */
 #endif
 }
@@ -166,6 +168,7 @@ typedef struct hdf5_file {
 
 static void release(hdf5_file *f)
 {
+    library_lines_release();
     if (f->memspace > 0)
         H5Sclose(f->memspace);
     if (f->filespace > 0)
@@ -228,6 +231,7 @@ static int hdf5_open(const backend_open_args *a, void **handle)
     mpiio_probe_start(&f->probe, a->observed);
 
     hid_t fapl = file_access(f, a);
+    library_lines_hold(); /* ompio's failure lines, until the close */
     if (a->mode == BACKEND_WRITE && a->create)
         /* H5F_ACC_EXCL opens with MPI_MODE_EXCL: never over an existing file or symlink */
         f->file = H5Fcreate(a->path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
@@ -292,7 +296,7 @@ static int per_call(hdf5_file *f, void *buf, size_t len, uint64_t offset, bool r
     herr_t r = reading ? H5Dread(f->dset, H5T_NATIVE_UINT8, f->memspace, f->filespace, f->dxpl, buf)
                        : H5Dwrite(f->dset, H5T_NATIVE_UINT8, f->memspace, f->filespace, f->dxpl,
                                   buf);
-    return r < 0 ? EIO : 0;
+    return library_lines_reason(r < 0 ? EIO : 0);
 }
 
 static int hdf5_write_at(void *h, const void *buf, size_t len, uint64_t offset)
@@ -418,6 +422,7 @@ static int hdf5_transfer(void *h, const backend_transfer *t)
             memcpy((unsigned char *)t->buf + order[i].index * t->block, mem + i * t->block,
                    t->block);
     free(order);
+    e = library_lines_reason(e);
     H5D_mpio_actual_io_mode_t mode = H5D_MPIO_NO_COLLECTIVE;
     if (H5Pget_mpio_actual_io_mode(f->dxpl, &mode) >= 0) {
         if (f->observed)
@@ -434,7 +439,7 @@ static int hdf5_transfer(void *h, const backend_transfer *t)
 static int hdf5_sync(void *h)
 {
     hdf5_file *f = h;
-    return H5Fflush(f->file, H5F_SCOPE_LOCAL) < 0 ? EIO : 0;
+    return library_lines_reason(H5Fflush(f->file, H5F_SCOPE_LOCAL) < 0 ? EIO : 0);
 }
 
 static int hdf5_close(void *h)
@@ -446,8 +451,15 @@ static int hdf5_close(void *h)
         H5Sclose(f->memspace);
     H5Pclose(f->dxpl);
     int e = H5Dclose(f->dset) < 0 ? EIO : 0;
-    if (H5Fclose(f->file) < 0 && !e)
-        e = EIO;
+    if (H5Fclose(f->file) < 0) {
+        /* HDF5 1.10 keeps a file whose close failed (its metadata could not
+         * be written: a full disk) half torn down, and its shutdown in
+         * MPI_Finalize then crashes on it: this process exits without it. */
+        fail_skip_finalize();
+        e = e ? e : EIO;
+    }
+    e = library_lines_reason(e);
+    library_lines_release();
     mpiio_probe_stop(&f->probe, f->comm, f->cfg->atomic);
     free(f->scratch);
     free(f);

@@ -28,8 +28,8 @@
 #include "../util/fail.h"
 #include "../util/lock_count.h"
 #include "../util/proc_io.h"
-#include "../util/stderr_capture.h"
 #include "backend.h"
+#include "library_lines.h"
 #include "../util/mpiio_env.h"
 #include "mpiio_observe.h"
 #include "mpiio_view.h"
@@ -125,40 +125,8 @@ static unsigned mpiio_caps_for(const void *cfg)
     }
 }
 
-/* Open MPI's ompio reports a failed write by printing it ("mca_fbtl_posix_
- * pwritev: error in (p)write(v):No space left on device", once per call)
- * and returns a bare error or a short count.  While any mpiio file of this
- * process is open its stderr is held (stderr_capture.h, as bt does): a
- * failed call takes its errno from the library's line, so pario's one line
- * names the cause, and the held lines are dropped; after a run without
- * failure they are passed on unchanged at the last close. */
-static stderr_capture library;
-static int library_files;   /* open mpiio files holding stderr */
-static bool library_failed; /* a call failed: pario's line says it */
-
-static void library_hold(void)
-{
-    if (library_files++ == 0) {
-        library_failed = false;
-        stderr_capture_begin(&library); /* on failure it holds nothing: lines pass */
-    }
-}
-
-static int library_reason(int e)
-{
-    if (!e)
-        return 0;
-    library_failed = true;
-    char line[400];
-    return stderr_capture_said(&library, line, sizeof line) ? stderr_capture_errno(line, e) : e;
-}
-
-static void library_release(void)
-{
-    if (library_files > 0 && --library_files == 0)
-        stderr_capture_end(&library, !library_failed);
-}
-
+/* Failed calls take their cause from the library's held lines
+ * (library_lines.h). */
 typedef struct mpiio_file {
     MPI_File fh;
     const mpiio_config *cfg;
@@ -183,17 +151,17 @@ static int mpiio_open(const backend_open_args *a, void **handle)
     amode |= MPI_MODE_UNIQUE_OPEN;
 
     MPI_Info info = mpiio_info_create(mpiio_run_settings());
-    library_hold();
-    int e = library_reason(mpiio_errno(MPI_File_open(a->comm, a->path, amode, info, &f->fh)));
+    library_lines_hold();
+    int e = library_lines_reason(mpiio_errno(MPI_File_open(a->comm, a->path, amode, info, &f->fh)));
     MPI_Info_free(&info);
     if (e) {
-        library_release();
+        library_lines_release();
         free(f);
         return e;
     }
-    if (cfg->atomic && (e = library_reason(mpiio_errno(MPI_File_set_atomicity(f->fh, 1)))) != 0) {
+    if (cfg->atomic && (e = library_lines_reason(mpiio_errno(MPI_File_set_atomicity(f->fh, 1)))) != 0) {
         MPI_File_close(&f->fh);
-        library_release();
+        library_lines_release();
         free(f);
         return e;
     }
@@ -248,7 +216,7 @@ static int mpiio_write_at(void *h, const void *buf, size_t len, uint64_t offset)
     int rc = f->cfg->calls == CALLS_COLLECTIVE_PER_CALL
                  ? MPI_File_write_at_all(f->fh, (MPI_Offset)offset, buf, n, t, &st)
                  : MPI_File_write_at(f->fh, (MPI_Offset)offset, buf, n, t, &st);
-    return library_reason(moved(rc, errno, &st, len, false));
+    return library_lines_reason(moved(rc, errno, &st, len, false));
 }
 
 static int mpiio_read_at(void *h, void *buf, size_t len, uint64_t offset)
@@ -262,7 +230,7 @@ static int mpiio_read_at(void *h, void *buf, size_t len, uint64_t offset)
     int rc = f->cfg->calls == CALLS_COLLECTIVE_PER_CALL
                  ? MPI_File_read_at_all(f->fh, (MPI_Offset)offset, buf, n, t, &st)
                  : MPI_File_read_at(f->fh, (MPI_Offset)offset, buf, n, t, &st);
-    return library_reason(moved(rc, errno, &st, len, true));
+    return library_lines_reason(moved(rc, errno, &st, len, true));
 }
 
 /* One slice of the rank's list: a view over its offsets, one collective
@@ -293,7 +261,7 @@ static int mpiio_transfer(void *h, const backend_transfer *t)
         e = mpiio_errno_after(rc, sys);
     mpiio_observe_view(v.shape);
     mpiio_view_free(&v);
-    return library_reason(e);
+    return library_lines_reason(e);
 }
 
 static int mpiio_sync(void *h)
@@ -301,7 +269,7 @@ static int mpiio_sync(void *h)
     mpiio_file *f = h;
     errno = 0;
     int rc = MPI_File_sync(f->fh); /* collective over the file's ranks */
-    return library_reason(mpiio_errno_after(rc, errno));
+    return library_lines_reason(mpiio_errno_after(rc, errno));
 }
 
 static int mpiio_close(void *h)
@@ -310,8 +278,8 @@ static int mpiio_close(void *h)
     mpiio_probe_closing(&f->probe);
     errno = 0;
     int rc = MPI_File_close(&f->fh);
-    int e = library_reason(mpiio_errno_after(rc, errno));
-    library_release();
+    int e = library_lines_reason(mpiio_errno_after(rc, errno));
+    library_lines_release();
     mpiio_probe_stop(&f->probe, f->comm, f->cfg->atomic);
     free(f);
     return e;

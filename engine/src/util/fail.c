@@ -15,11 +15,18 @@ void fail_set_mpi(int rank)
     g_rank = rank;
 }
 
+static int g_skip_finalize = 0;
+
+void fail_skip_finalize(void)
+{
+    g_skip_finalize = 1;
+}
+
 static _Noreturn void finish(int code)
 {
     fflush(stdout);
     fflush(stderr);
-    if (g_mpi_up)
+    if (g_mpi_up && !g_skip_finalize)
         MPI_Finalize();
     exit(code);
 }

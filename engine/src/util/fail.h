@@ -13,6 +13,9 @@ enum { EXIT_USAGE = 2, EXIT_RUN_FAILED = 3 };
 
 /* Set once MPI is up, so usage errors print once and MPI is finalized. */
 void fail_set_mpi(int rank);
+/* A library can no longer shut down cleanly (HDF5 after a failed close):
+ * a failure exit then skips MPI_Finalize, which would crash in it. */
+void fail_skip_finalize(void);
 
 /* Print "pario-engine: error: <message>" (rank 0 only) and exit 2. */
 _Noreturn void fail_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,0 +1,24 @@
+/* The lines an MPI-IO library prints about its own failures, held while
+ * any of this process's files through it (mpiio, hdf5) is open.
+ *
+ * Open MPI's ompio reports a failed write by printing it ("mca_fbtl_posix_
+ * pwritev: error in (p)write(v):No space left on device", once per call)
+ * and returns a bare error or a short count.  While such a file is open
+ * this process's stderr is held (stderr_capture.h): a failed call takes its
+ * errno from the library's line, so pario's one line names the cause, and
+ * the held lines are dropped; after a run without failure they are passed
+ * on unchanged at the last close. */
+#ifndef PARIO_LIBRARY_LINES_H
+#define PARIO_LIBRARY_LINES_H
+
+/* Before opening a file through the library. */
+void library_lines_hold(void);
+
+/* A call's errno (0: it worked), or the one the library's held line
+ * names; marks the held lines as explained by pario's own. */
+int library_lines_reason(int e);
+
+/* After closing a file: at the last one, stderr is given back. */
+void library_lines_release(void);
+
+#endif
