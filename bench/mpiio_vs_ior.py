@@ -5,7 +5,9 @@ IOR's pattern, 4 ranks, one shared file: `-b SIZE/4 -t BLOCK -s 1` (rank r
 owns the r-th contiguous quarter, moved in BLOCK transfers), which is
 pario's `--layout partitioned --block BLOCK`.  Both tools time open, I/O
 (with fsync for writes: IOR -e, pario's default) and close, take the rate
-over all ranks, read back the data just written, and use the same MPI-IO
+over all ranks (IOR: last close minus first open; pario: the longest
+rank's barrier-to-barrier time, its timing rule ending with a barrier
+after close, which IOR's lacks), read back the data just written, and use the same MPI-IO
 implementation (OMPI_MCA_io for IOR, --mpiio-impl for pario).
 
   independent   pario --api mpiio                       vs ior -a MPIIO
@@ -16,7 +18,7 @@ implementation (OMPI_MCA_io for IOR, --mpiio-impl for pario).
   hdf5          pario --api hdf5 --collective           vs pario --api mpiio --collective
 
 Every case runs on a tmpfs and a disk directory, in alternating rounds
-(pario, peer, pario, peer, ...); each run keeps its best of --iterations,
+(pario then peer, peer then pario, ...); each run keeps its best of --iterations,
 and the table prints the median over rounds and the ratio pario / peer.
 IOR is not built here: build it yourself (configure --with-mpiio) and pass
 its path.
@@ -92,13 +94,16 @@ class Tools:
 
 
 def table(title, rows, rounds, one_round):
-    """rows: labels; one_round(label) -> (mine: {phase: v}, theirs: {phase: v}, names)."""
+    """rows: labels; one_round(label, peer_first) -> (mine: {phase: v}, theirs: {phase: v}, names).
+    Odd rounds run the peer first: whichever tool runs second meets the
+    first one's file still being written back and its freed pages, so a
+    fixed order would favour one tool."""
     print(f"\n{title}; median of {rounds} rounds, MiB/s")
     print(f"{'case':<34}{'pario':>12}{'peer':>12}{'ratio':>8}")
     for label in rows:
         mine, theirs, names = {}, {}, None
-        for _ in range(rounds):
-            m, t, names = one_round(label)
+        for r in range(rounds):
+            m, t, names = one_round(label, r % 2 == 1)
             for ph in m:
                 mine.setdefault(ph, []).append(m[ph])
                 theirs.setdefault(ph, []).append(t[ph])
@@ -119,10 +124,13 @@ def bench_dir(tools, directory, kind, rounds, only):
     rows = [c for c in CASES if c in only]
     ior_cache = {}
 
-    def one_round(label):
+    def one_round(label, peer_first):
         api, collective = CASES[label]
+        if peer_first:
+            theirs = tools.ior_run(directory, collective)
         mine = tools.pario(directory, *api)
-        theirs = tools.ior_run(directory, collective)
+        if not peer_first:
+            theirs = tools.ior_run(directory, collective)
         return mine, theirs, "vs IOR -c" if collective else "vs IOR"
 
     if rows:
@@ -130,9 +138,12 @@ def bench_dir(tools, directory, kind, rounds, only):
               f"shared file, {format_size(tools.block)} transfers, {tools.impl}", rows, rounds,
               one_round)
     if "hdf5" in only:
-        def hdf5_round(_):
+        def hdf5_round(_, peer_first):
+            if peer_first:
+                theirs = tools.pario(directory, "--api", "mpiio", "--collective")
             mine = tools.pario(directory, "--api", "hdf5", "--collective")
-            theirs = tools.pario(directory, "--api", "mpiio", "--collective")
+            if not peer_first:
+                theirs = tools.pario(directory, "--api", "mpiio", "--collective")
             return mine, theirs, "vs mpiio coll"
 
         table(f"hdf5 --collective vs mpiio --collective on {kind} {directory}", ["hdf5 coll"],

@@ -64,7 +64,7 @@ def test_bonnie_keep_leaves_the_file_the_block_write_made(engine, shm_dir):
     (["--size", "1m"], "--dir is required"),
     (["--dir", "/nonexistent/x", "--size", "1m"], "is not an existing directory"),
     (["--dir", "DIR", "--chunk", "0"], "--chunk '0' must be greater than zero"),
-    (["--dir", "DIR", "--chunk", "100"], "outside 256 bytes to 64 MiB"),
+    (["--dir", "DIR", "--chunk", "100"], "outside 256 B to 64 MiB"),
     (["--dir", "DIR", "--size", "4k"], "smaller than one --chunk"),
     (["--dir", "DIR", "--size", "1p"], "does not fit in"),
     (["--dir", "DIR", "--seek-procs", "0"], "--seek-procs '0'"),

@@ -50,15 +50,22 @@ def test_laplace_converges_and_its_checkpoint_equals_the_serial_solve(launcher, 
 
 def test_collective_buffering_decides_which_ranks_write(launcher, engine, shm_dir, tmp_path):
     """Under ROMIO on one host, cb enable funnels the write through one
-    aggregator; disable lets every rank write its own rows."""
+    aggregator; disable lets every rank write its own rows.  ROMIO is
+    chosen by the option alone (nothing exported), and the result says
+    so with the component the process loaded."""
     writers = {}
     for cb in ("enable", "disable"):
         out = tmp_path / f"{cb}.json"
         p = run_kernel(launcher, engine, 4, "laplace", "--dir", shm_dir, "--grid", 120, "--iterations", 5,
-                       "--cb", cb, "--json", out, env={"OMPI_MCA_io": "romio321"})
+                       "--cb", cb, "--mpiio-impl", "romio", "--json", out, env={"OMPI_MCA_io": ""})
         assert p.returncode == 0, p.stderr
         doc = json.loads(out.read_text())
-        assert doc["params"]["mpi_io_component"] == "romio321"
+        params = doc["params"]
+        assert params["mpi_io_chosen_by"] == "--mpiio-impl" or params["mpi_io_implementation"] == "romio"
+        assert params["mpi_io_implementation"] in ("romio321", "romio")  # Open MPI's ROMIO, or MPICH's
+        if "Open MPI" in params["mpi_library"]:
+            assert params["mpi_io_components_loaded"] == "mca_io_romio321"
+        assert params["hints"] == {"romio_cb_write": cb} and doc["warnings"] == []
         per_rank = doc["last_write_per_rank"]
         writers[cb] = [r["rank"] for r in per_rank if r["write_syscalls"] > 0]
         assert sum(r["bytes"] for r in per_rank) >= 120 * 120 * 8
@@ -72,6 +79,7 @@ def test_collective_buffering_decides_which_ranks_write(launcher, engine, shm_di
     (2, ["--grid", "0"], "--grid '0' must be a whole number"),
     (2, ["--cb", "sometimes"], "--cb 'sometimes' is unknown"),
     (2, ["--iterations", "-1"], "--iterations '-1'"),
+    (2, ["--mpiio-impl", "mpich"], "--mpiio-impl 'mpich' is unknown: use romio or ompio"),
     (2, ["--dir", "/nonexistent/x"], "is not an existing directory"),
 ])
 def test_laplace_refuses_bad_input_with_one_line(launcher, engine, shm_dir, tmp_path, ranks, args, phrase):

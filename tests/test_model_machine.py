@@ -5,7 +5,7 @@ import pytest
 
 from pario.errors import UsageError
 from pario.figures import format_table
-from pario.model import load_machine, machine_from_probe, machine_names, predict_point
+from pario.model import load_machine, machine_names, predict_point
 from pario.model.core import Environment, Resource, Server
 from pario.model.params import PARAMS, parse_value
 from pario.model.workload import permute_index, rank_offsets
@@ -75,15 +75,6 @@ def test_bad_machine_file_is_one_line(tmp_path, edit, words):
     with pytest.raises(UsageError) as err:
         load_machine(str(bad))
     assert words in str(err.value) and "\n" not in str(err.value)
-
-
-def test_probe_hook_builds_a_machine_from_measured_rates():
-    m = machine_from_probe({"disk.rate": 200e6, "disk.overhead": 1e-4,
-                            "network.link_rate": 5e9, "network.latency": 2e-6})
-    assert m["disk.rate"] == 200e6 and m.sources["disk.rate"] == "measured by pario probe"
-    assert m.sources["stripe.count"].startswith("not probed: ipsc860's value")
-    with pytest.raises(UsageError, match="'disk.speed' is not a model parameter"):
-        machine_from_probe({"disk.speed": 1})
 
 
 def test_values_in_their_units():

@@ -49,7 +49,7 @@ def test_perf_keep_leaves_each_ranks_array_at_rank_times_size(launcher, engine, 
 @pytest.mark.parametrize("args,phrase", [
     (["--size", "1m"], "--dir is required"),
     (["--dir", "DIR", "--size", "0"], "--size '0' must be greater than zero"),
-    (["--dir", "DIR", "--size", "2g"], "at most 1g"),
+    (["--dir", "DIR", "--size", "2g"], "is outside 8 B to 1 GiB"),
     (["--dir", "DIR", "--sync", "maybe"], "--sync 'maybe' is unknown"),
     (["--dir", "DIR", "--repeats", "0"], "--repeats '0'"),
     (["--dir", "/nonexistent/x"], "is not an existing directory"),

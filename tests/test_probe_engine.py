@@ -125,7 +125,7 @@ CASES = [
     ("block not 4k", ["--block", "1000"], "multiple of 4k"),
     ("size not whole blocks", ["--size", "1m", "--block", "768k"], "whole number of --block"),
     ("zero iterations", ["--iterations", "0"], "--iterations '0'"),
-    ("too many iterations", ["--iterations", "101"], "more than 100"),
+    ("too many iterations", ["--iterations", "101"], "must be a whole number from 1 to 100"),
     ("ops not a number", ["--ops", "many"], "--ops 'many'"),
     ("zero servers", ["--servers", "0"], "--servers '0'"),
     ("zero memory", ["--memory", "0"], "--memory '0'"),
@@ -156,7 +156,7 @@ def test_bad_probe_invocations(engine, shm_dir, tmp_path, label, args, phrase):
 
 def test_missing_and_file_dir(engine, shm_dir):
     (shm_dir / "f").write_text("")
-    for d, phrase in ((shm_dir / "nope", "create it first"), (shm_dir / "f", "not a directory")):
+    for d, phrase in ((shm_dir / "nope", "create it first"), (shm_dir / "f", "is not an existing directory")):
         p = subprocess.run([engine, "probe", "--dir", str(d)], capture_output=True, text=True,
                            timeout=60)
         assert p.returncode == 2 and phrase in p.stderr and len(p.stderr.strip().splitlines()) == 1

@@ -2,6 +2,7 @@
 gives every figure of the report it covers, each kernel is a kind of the
 registry, and a bad suite file is refused in one line."""
 
+import json
 import re
 import textwrap
 
@@ -23,6 +24,12 @@ def test_quick_sgi750_run_prints_every_figure_of_the_report_and_draws_them(disk_
     # Figure 8 has both curves, Figure 7 both transfers
     fig8 = out.split("Figure 8.")[1].split("\n\n")[0]
     assert "enable" in fig8 and "disable" in fig8
+    # ... measured on ROMIO without anything exported, which the records say,
+    # and the hint took effect: one aggregator wrote with cb, both ranks without
+    e = pario("export", "--json", "1", db=db)
+    laplace = [r for r in json.loads(e.stdout) if r["study"] == "laplace"]
+    assert laplace and {r["mpiio_impl"] for r in laplace} <= {"romio321", "romio"}
+    assert {r["cb"]: r["writers"] for r in laplace if r["ranks"] == 2} == {"enable": 1, "disable": 2}
     assert "independent" in out.split("Figure 7.")[1].split("\n\n")[0]
     # Figure 6: BTIO full on multi-partition at the square counts 1 and 4, classes S and W,
     # with NPB's statistics (0.83 and 22.12 MB written, as NPB prints them)

@@ -18,7 +18,15 @@ at hand:
            where={"phase": "write"}, x="block", series="api", y="rate")
 
 `title` may name any parameter in braces; it is filled when every record
-of the figure agrees on it.  Quantities (`Quantity`) and parameters
+of the figure agrees on it.  `normalise` divides each series by its own
+baseline, the best of its records with the given parameter values (the
+ASCI Red report's Figure 3: rate under load / rate alone):
+
+    Figure(id="fig3", title="Write under load", x="background", series="title",
+           y="rate", normalise={"background": 0}, annotate="load")
+
+and `annotate` shows a second quantity beside each cell (the median of its
+trials): the load measured at each loader count.  Quantities (`Quantity`) and parameters
 (`Param`) are declared by the kinds; `units` converts a quantity's values
 for display (a rate kept in MiB/s shown as bytes/s, say).
 
@@ -27,7 +35,7 @@ for display (a rate kept in MiB/s shown as bytes/s, say).
 """
 
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .units import format_size
 
@@ -100,6 +108,8 @@ class Figure:
     lines: tuple = ()            # ((y, label), ...) reference lines
     note: str = ""               # appended to the heading, e.g. "fsync before close"
     log_y: bool = False
+    normalise: dict = field(default_factory=dict)  # param -> value of each series' baseline
+    annotate: str = ""           # a quantity shown beside each cell (its median)
 
     def selects(self, record):
         for k, want in self.where.items():
@@ -145,6 +155,9 @@ class FigureData:
     # Curves drawn under the measured ones, each (label, [(x, y), ...]):
     # the ideal curve of the CFS report's Figure 3 (pario.explain).
     curves: list = field(default_factory=list)
+    annotations: dict = field(default_factory=dict)   # (x, series key) -> "load 1.93"
+    # The model's numbers, not trials of a measurement: no "best of N".
+    predicted: bool = False
 
     @property
     def name(self):
@@ -182,7 +195,7 @@ def build(figure, records, params, quantities):
     factor = 1.0 if unit == quantity.unit else _CONVERT.get((quantity.unit, unit))
     if factor is None:
         raise ValueError(f"figure {figure.id}: cannot show {quantity.unit} as {unit}")
-    cells, order, trials = {}, [], 0
+    cells, order, trials, extra = {}, [], 0, {}
     mine = [r for r in records if figure.selects(r) and r.values.get(figure.y)]
     for r in mine:
         x, s = r.params.get(figure.x), _key(r, figure.series)
@@ -192,8 +205,16 @@ def build(figure, records, params, quantities):
         if not vals:
             continue
         cells.setdefault((x, s), Cell([])).values.extend(vals)
+        if figure.annotate:
+            extra.setdefault((x, s), []).extend(v for v in r.values.get(figure.annotate, []) if v is not None)
         if s not in order:
             order.append(s)
+    note = figure.note
+    if figure.normalise:
+        quantity, unit, dropped = _normalised(figure, quantity, mine, cells, order, params)
+        if dropped:
+            missing = ", ".join(_label(s, figure.series, params) or "(all)" for s in dropped)
+            note = "; ".join(n for n in (note, f"no baseline, left out: {missing}") if n)
     if not cells:
         return None
     trials = max(len(c.values) for c in cells.values())
@@ -219,12 +240,51 @@ def build(figure, records, params, quantities):
     else:
         series_label = ""
     known = params.get(figure.series, Param("")).order if isinstance(figure.series, str) else ()
+    if note != figure.note:
+        figure = replace(figure, note=note)
     return FigureData(
         figure=figure, heading=heading, quantity=quantity, unit=unit, x_param=x_param,
         series_label=series_label, xs=xs, series=order, cells=cells, trials=trials,
         x_labels={x: x_param.fmt(x) for x in xs},
         series_labels={s: _label(s, figure.series, params) for s in order},
-        palette_order=[_label(v, figure.series, params) for v in known])
+        palette_order=[_label(v, figure.series, params) for v in known],
+        annotations=_annotations(figure, extra, quantities))
+
+
+def _normalised(figure, quantity, records, cells, order, params):
+    """Divide each series' cells by its baseline: the best of its records
+    whose parameters have the `normalise` values.  A series without one is
+    left out (returned, for the heading).  -> (quantity, unit, dropped)"""
+    base = {}
+    for r in records:
+        if all(r.params.get(k) == v for k, v in figure.normalise.items()):
+            vals = [v for v in r.values[figure.y] if v is not None]
+            s = _key(r, figure.series)
+            if vals:
+                best = max(vals) if quantity.better == "max" else min(vals)
+                have = base.get(s)
+                base[s] = best if have is None else (max if quantity.better == "max" else min)(have, best)
+    dropped = [s for s in order if not base.get(s)]
+    for s in dropped:
+        order.remove(s)
+    for (x, s) in list(cells):
+        if s in dropped:
+            del cells[(x, s)]
+        else:
+            cells[(x, s)] = Cell([v / base[s] for v in cells[(x, s)].values])
+    what = quantity.label or figure.y
+    at = ", ".join(f"{params.get(k, Param(k)).label} {params.get(k, Param(k)).fmt(v)}"
+                   for k, v in figure.normalise.items())
+    return (Quantity(f"{what} / {what} at {at}", "", quantity.better, ".2f"), "", dropped)
+
+
+def _annotations(figure, extra, quantities):
+    """(x, series) -> "load 1.93": the annotated quantity's median per cell."""
+    if not figure.annotate:
+        return {}
+    q = quantities[figure.annotate]
+    return {k: f"{q.label or figure.annotate} {format(statistics.median(v), q.fmt)}"
+            for k, v in extra.items() if v}
 
 
 class _Missing(dict):
@@ -236,9 +296,10 @@ def format_table(data):
     """x down the side, one column per series; best of N, and with
     `spread` the min-median range of the trials after it."""
     fig, q = data.figure, data.quantity
-    best_word = "best" if data.trials > 1 else "one trial"
+    trials = ("predicted" if data.predicted else
+              f"best of {data.trials}" if data.trials > 1 else "one trial")
     what = f"{q.label} in {data.unit}" if q.label and data.unit else (data.unit or q.label)
-    head = f"{data.heading}: {what}, {best_word}{f' of {data.trials}' if data.trials > 1 else ''}"
+    head = f"{data.heading}: {what}, {trials}"
     if fig.note:
         head += f"; {fig.note}"
     lines = [head]
@@ -248,19 +309,23 @@ def format_table(data):
         if c is None:
             return "-"
         text = format(c.best(q.better), q.fmt)
-        if fig.spread and len(c.values) > 1:
+        if fig.spread and len(c.values) > 1 and not data.predicted:
             lo, mid = c.worst(q.better), c.median
             text += f" [{format(lo, q.fmt)}-{format(mid, q.fmt)}]" if q.better == "max" \
                 else f" [{format(mid, q.fmt)}-{format(lo, q.fmt)}]"
         return text
 
-    rows = [[cell(data.cells.get((x, s))) for s in data.series] for x in data.xs]
+    def noted(text, key):
+        extra = data.annotations.get(key)
+        return f"{text} ({extra})" if extra else text
+
+    rows = [[noted(cell(data.cells.get((x, s))), (x, s)) for s in data.series] for x in data.xs]
     width = max([10] + [len(c) + 2 for c in cols] + [len(v) + 2 for r in rows for v in r])
     xw = max([6] + [len(data.x_param.label) + 1] + [len(v) + 1 for v in data.x_labels.values()])
     lines.append(data.x_param.label.rjust(xw) + "".join(c.rjust(width) for c in cols))
     for x, r in zip(data.xs, rows):
         lines.append(data.x_labels[x].rjust(xw) + "".join(v.rjust(width) for v in r))
-    if fig.spread:
+    if fig.spread and not data.predicted:
         lines.append(f"{'':>{xw}}  " + ("[a-b]: the lowest and the median of the trials" if q.better == "max"
                                         else "[a-b]: the median and the highest of the trials"))
     return "\n".join(lines)
@@ -281,6 +346,8 @@ def table_rows(data):
                 row.append("-")
                 continue
             best = format(c.best(q.better), q.fmt)
+            if (x, s) in data.annotations:
+                best += f" ({data.annotations[(x, s)]})"
             if data.figure.spread and len(c.values) > 1:
                 lo, mid = format(c.worst(q.better), q.fmt), format(c.median, q.fmt)
                 row.append((best, f"[{lo}-{mid}]" if q.better == "max" else f"[{mid}-{lo}]"))

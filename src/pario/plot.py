@@ -73,6 +73,10 @@ def draw_figure(data, palette=None):
             ax.errorbar([pos[x] for x in xs], best, yerr=err, capsize=3, **style)
         else:
             ax.plot([pos[x] for x in xs], best, **style)
+        for x, y in zip(xs, best):  # a second quantity by each point (the load measured there)
+            if (x, s) in data.annotations:
+                ax.annotate(data.annotations[(x, s)], xy=(pos[x], y), xytext=(4, -10),
+                            textcoords="offset points", fontsize="x-small", color=style["color"])
     for label, pts in data.curves:
         if category or not pts:
             continue

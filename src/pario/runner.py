@@ -21,6 +21,7 @@ from .model.command import bound_lines, predicted_label
 from .plot import Palette, plot_figure
 from .presets import load_experiment, parse_experiment, preset_figures, Experiment
 from .progress import Progress
+from .rundirs import RunDirs
 from .store import Store, check_db_path
 from .terminal import print_figure
 from .studies import kind_of, refuse_foreign_options
@@ -67,6 +68,8 @@ def run_experiment(args, out=None):
         print(f"plan: skipping {p.label()}: {why}", file=out)
     for line in kind.plan_notes(preset, points, options):
         print(f"plan: {line}", file=out)
+    dirs = RunDirs(directory, [d for p in points for d in _subdirs(p)])
+    dirs.check()  # before anything is stored
     if args.dry_run:
         for p in points:
             print(" ".join(launcher.command(p.ranks, [engine, *p.engine_args(directory, "RESULT.json")])),
@@ -93,13 +96,16 @@ def run_experiment(args, out=None):
     try:
         with tempfile.TemporaryDirectory(prefix="pario-results-") as scratch:
             watchdog.scratch(scratch)
+            dirs.create(on_create=watchdog.made)
             for i, p in enumerate(points):
                 json_path = Path(scratch) / f"point{i}.json"
                 # A name per point, unique across hosts, processes and
                 # databases: if its ranks are killed, pario knows which files
                 # its engine created and removes exactly those.
                 name = f"pario-{tag}-run{run_id}-point{i}"
-                if point_files(directory, name) or os.path.lexists(directory / name):
+                subdirs = _subdirs(p)
+                if point_files(directory, name, subdirs) or any(
+                        os.path.lexists(directory / d / name) for d in ["", *subdirs]):
                     raise UsageError(f"{directory}/{name} already exists: pario will not touch a "
                                      "file it did not create; remove it or use another --dir")
                 engine_argv = [engine, *p.engine_args(directory, json_path, earlier)]
@@ -108,8 +114,8 @@ def run_experiment(args, out=None):
                 command = launcher.command(p.ranks, engine_argv)
                 progress.start(p.label())
                 outcome = launcher.run(p.ranks, engine_argv, args.timeout,
-                                       guard=lambda pgid: watchdog.point(pgid, directory, name))
-                remove_point_files(directory, name)  # created by this point's engine, which died
+                                       guard=lambda pgid: watchdog.point(pgid, directory, name, subdirs))
+                remove_point_files(directory, name, subdirs)  # created by this point's engine, which died
                 watchdog.clear()
                 if outcome.timed_out:
                     error = f"timed out after {args.timeout:g} s (raise --timeout, or look for a hung rank)"
@@ -131,7 +137,7 @@ def run_experiment(args, out=None):
                 progress.finish(p.summary(result))
     except (_Interrupted, UsageError) as exc:
         if name and not isinstance(exc, UsageError):
-            remove_point_files(directory, name)
+            remove_point_files(directory, name, subdirs)
         store.finish_run(run_id, "incomplete")
         if isinstance(exc, UsageError):
             raise
@@ -140,6 +146,7 @@ def run_experiment(args, out=None):
         return 130
     finally:
         progress.close()
+        dirs.remove(on_remove=watchdog.unmade)
         watchdog.close()
         for s, h in old.items():
             signal.signal(s, h)
@@ -149,6 +156,12 @@ def run_experiment(args, out=None):
         print(f"{failures} point(s) failed: see 'pario show {run_id}'", file=out)
     store.close()
     return EXIT_POINTS_FAILED if failures else 0
+
+
+def _subdirs(point):
+    """Directories under --dir a point needs (optional in the point contract:
+    a striped io test's targets)."""
+    return point.subdirs() if hasattr(point, "subdirs") else []
 
 
 def _experiment_of(run):
@@ -190,6 +203,7 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     if predicted:  # a model's figures say so in every table and plot title
         for fig in figures:
             fig.heading += f" [{predicted}]"
+            fig.predicted = True
     counts = store.counts(run_id)
     print(f"\nrun {run_id}: preset {run['preset']} ({run['title']}), {run['status']}, "
           f"started {run['started_utc']}, dir {run['dir']}", file=out)

@@ -44,6 +44,10 @@ def _positive(v):
     return None if _is_int(v) and v > 0 else f"{_shown(v)} is not a whole number of at least 1"
 
 
+def _count(v):
+    return None if _is_int(v) and v >= 0 else f"{_shown(v)} is not a whole number of at least 0"
+
+
 def _size(v):
     if isinstance(v, bool) or not isinstance(v, (str, int)):
         return f"{_shown(v)} is not a size such as \"4k\" or \"1m\""
@@ -78,10 +82,12 @@ def _shown(v):
 STRING = Type("string", _string)
 BOOL = Type("boolean", _boolean)
 POSITIVE = Type("whole number", _positive)
+COUNT = Type("whole number (0 or more)", _count)
 SIZE = Type("size", _size)
 TABLE = Type("table", _table)
 STRINGS = _list_of(STRING)
 POSITIVES = _list_of(POSITIVE)
+COUNTS = _list_of(COUNT)
 SIZES = _list_of(SIZE)
 
 

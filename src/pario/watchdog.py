@@ -8,14 +8,19 @@ clean if pario vanishes:
 
     scratch PATH            a directory of pario's own, removed at the end
     point PGID DIR NAME     the launcher's process group and the files its
-                            engine creates (DIR/NAME, DIR/NAME.<digits>)
+                            engine creates (DIR/NAME, DIR/NAME.<digits>,
+                            and the same in DIR's subdirectories named
+                            after NAME, NUL-separated: a striped file's parts)
     clear                   the point ended; pario cleaned up itself
+    made PATH               a directory pario created (a stripe target):
+                            removed at the end if still empty
+    unmade PATH             pario removed it itself
 
 When the pipe reaches end of file (pario exited, however it died) the
 watchdog kills the live point's process group (TERM, then KILL), removes
 that point's files (regular files only: never a symlink or a file pario's
-engine did not create under the run's unique name) and the scratch
-directory, then exits."""
+engine did not create under the run's unique name), the empty directories
+pario made and the scratch directory, then exits."""
 
 import os
 import shutil
@@ -45,8 +50,14 @@ class Watchdog:
     def scratch(self, path):
         self._say(f"scratch {path}")
 
-    def point(self, pgid, directory, name):
-        self._say(f"point {pgid} {directory}\0{name}")
+    def point(self, pgid, directory, name, subdirs=()):
+        self._say(f"point {pgid} {directory}\0{name}" + "".join(f"\0{d}" for d in subdirs))
+
+    def made(self, path):
+        self._say(f"made {path}")
+
+    def unmade(self, path):
+        self._say(f"unmade {path}")
 
     def clear(self):
         self._say("clear")
@@ -68,10 +79,17 @@ def _package_root():
     return root + (os.pathsep + extra if extra else "")
 
 
-def point_files(directory, name):
-    """The file(s) a point's engine creates: NAME, or NAME.<digits>;
-    regular files only (a symlink at such a name is not pario's)."""
-    d = Path(directory)
+def point_files(directory, name, subdirs=()):
+    """The file(s) a point's engine creates: NAME, or NAME.<digits>, in
+    the directory and in the given subdirectories of it (a striped file's
+    parts); regular files only (a symlink at such a name is not pario's)."""
+    found = []
+    for d in [Path(directory), *(Path(directory) / s for s in subdirs)]:
+        found += _files_in(d, name)
+    return found
+
+
+def _files_in(d, name):
     found = []
     try:
         candidates = [d / name, *d.glob(name + ".*")]
@@ -89,8 +107,8 @@ def point_files(directory, name):
     return found
 
 
-def remove_point_files(directory, name):
-    for f in point_files(directory, name):
+def remove_point_files(directory, name, subdirs=()):
+    for f in point_files(directory, name, subdirs):
         try:
             f.unlink()
         except OSError:
@@ -115,21 +133,30 @@ def kill_group(pgid, grace=5):
 
 def main():
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    scratch, point = None, None
+    scratch, point, made = None, None, []
     for line in sys.stdin:
         word, _, rest = line.rstrip("\n").partition(" ")
         if word == "scratch":
             scratch = rest
         elif word == "point":
             pgid, _, where = rest.partition(" ")
-            directory, _, name = where.partition("\0")
-            point = (int(pgid), directory, name)
+            directory, name, *subdirs = where.split("\0")
+            point = (int(pgid), directory, name, subdirs)
         elif word == "clear":
             point = None
+        elif word == "made":
+            made.append(rest)
+        elif word == "unmade" and rest in made:
+            made.remove(rest)
     # pario is gone (or finished): clean what it could not.
     if point:
         kill_group(point[0])
-        remove_point_files(point[1], point[2])
+        remove_point_files(point[1], point[2], point[3])
+    for path in reversed(made):
+        try:
+            os.rmdir(path)  # only if empty; never through a link
+        except OSError:
+            pass
     if scratch:
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -71,7 +71,13 @@
  * file (stripe.h): the offsets a backend then sees are the part's own.
  * With BACKEND_CAP_COLLECTIVE_OPEN, open and close are collective over
  * `comm` (MPI_File_open/close, H5Fcreate/H5Fclose); every rank of comm
- * calls them together.  Otherwise open is local.
+ * calls them together.  Otherwise open is local.  A collective open must
+ * not let one rank refuse alone (the others would wait in the library's
+ * open forever), so a rank's own checks before opening (e.g. that the
+ * path is no symlink) go in `open_check`: the loop runs it on every rank
+ * before every open and agrees on the worst outcome over all ranks in the
+ * collective that starts the clock, so a timed open holds no collective
+ * of pario's own, and open is called only when every rank's check passed.
  *
  * Creating files safely.  pario never follows a symlink and never writes
  * into a file it did not create:
@@ -227,6 +233,8 @@ typedef struct backend_ops {
     void (*describe)(const void *config, struct json *j);
 
     int (*open)(const backend_open_args *args, void **handle);
+    /* Optional: 0 or an errno, local and untimed (see Opening). */
+    int (*open_check)(const backend_open_args *args);
     /* per call */
     int (*write_at)(void *handle, const void *buf, size_t len, uint64_t offset);
     int (*read_at)(void *handle, void *buf, size_t len, uint64_t offset);

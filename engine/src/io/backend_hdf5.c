@@ -26,7 +26,7 @@
 #include "../util/fail.h"
 #include "backend.h"
 #include "io_options.h"
-#include "mpiio_env.h"
+#include "../util/mpiio_env.h"
 #include "mpiio_observe.h"
 
 typedef struct hdf5_config {

@@ -5,7 +5,17 @@
  * (io_uring_submit_and_wait), so a full queue costs one syscall per
  * refill, as fio's io_uring engine does.  Registered buffers (the loop's
  * buffer slots, pinned once per open) and a registered file descriptor
- * save the kernel a page-table walk and a file lookup per request. */
+ * save the kernel a page-table walk and a file lookup per request.
+ *
+ * With --uring-async-workers every request runs on the kernel's io-wq
+ * worker threads, so cached reads are copied by several threads at once.
+ * Those threads are created with the rank's CPU affinity, and the kernel
+ * keeps any affinity given to them later (IORING_REGISTER_IOWQ_AFF)
+ * inside the one the rank's launcher set with sched_setaffinity: under
+ * mpirun's default binding of a rank to one core they all share that core
+ * and a queue depth of 2 copies no faster than 1 (seen with perf record
+ * --sample-cpu).  Only an unbound rank (mpirun --bind-to none) lets them
+ * spread; bench/backends.py measures both. */
 #include "backend.h"
 #include "backend_fd.h"
 
@@ -44,7 +54,9 @@ static const backend_option uring_options[] = {
     {"uring-register-files", NULL, "register the file descriptor (fixed file)", OPT_REG_FILES},
     {"uring-async-workers", NULL,
      "hand every request to the kernel's worker threads\n(IOSQE_ASYNC): requests that "
-     "would complete inline\n(cached data) run in parallel instead",
+     "would complete inline\n(cached data) run in parallel instead; the workers\ninherit "
+     "the rank's CPU binding: launch unbound\n(mpirun --bind-to none) to give them more "
+     "than one core",
      OPT_ASYNC},
 };
 

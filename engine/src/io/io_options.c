@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../util/fail.h"
+#include "../util/options.h"
 #include "../util/out_path.h"
 #include "../util/fsinfo.h"
 #include "../util/sizes.h"
@@ -39,24 +40,6 @@ typedef struct core_option {
     void (*set)(io_options *o, parse_state *s, const char *arg);
 } core_option;
 
-uint64_t option_size(const char *opt, const char *text)
-{
-    uint64_t v;
-    const char *why;
-    if (size_parse(text, &v, &why) != 0)
-        fail_usage("%s '%s' %s: give a size such as 4k, 1m or 2g", opt, text, why);
-    return v;
-}
-
-uint64_t option_count(const char *opt, const char *text)
-{
-    uint64_t v;
-    const char *why;
-    if (count_parse(text, &v, &why) != 0)
-        fail_usage("%s '%s' %s: give a whole number of at least 1", opt, text, why);
-    return v;
-}
-
 static uint64_t whole_number(const char *opt, const char *text, int base, const char *what)
 {
     char *end;
@@ -80,9 +63,7 @@ static void set_dir(io_options *o, parse_state *s, const char *a)
 }
 static void set_name(io_options *o, parse_state *s, const char *a)
 {
-    if (!a[0] || strchr(a, '/') || strlen(a) > 200 || strcmp(a, ".") == 0 || strcmp(a, "..") == 0)
-        fail_usage("--name '%s' must be a plain file name (no '/'), at most 200 characters", a);
-    snprintf(o->name, sizeof o->name, "%s", a);
+    option_file_name("--name", a, o->name, sizeof o->name);
 }
 static void set_layout(io_options *o, parse_state *s, const char *a)
 {
@@ -249,22 +230,6 @@ static const core_option core_options[] = {
 
 #define NCORE (sizeof core_options / sizeof core_options[0])
 
-static void print_option(const char *name, const char *arg, const char *help)
-{
-    char left[64];
-    snprintf(left, sizeof left, "--%s%s%s", name, arg ? " " : "", arg ? arg : "");
-    if (strlen(left) > 20)
-        printf("  %s\n%23s", left, ""); /* too long for the column: help below */
-    else
-        printf("  %-20s ", left);
-    for (const char *p = help; *p; p++) {
-        putchar(*p);
-        if (*p == '\n')
-            printf("%23s", "");
-    }
-    putchar('\n');
-}
-
 void io_usage(void)
 {
     printf("usage: mpirun -np P pario-engine io --dir DIR [options]\n"
@@ -273,12 +238,12 @@ void io_usage(void)
            "barrier, stop; the phase time is the maximum over ranks.\n"
            "\n");
     for (size_t i = 0; i < NCORE; i++)
-        print_option(core_options[i].name, core_options[i].arg, core_options[i].help);
+        option_print(core_options[i].name, core_options[i].arg, core_options[i].help);
     const backend_ops *b;
     for (size_t i = 0; (b = backend_at(i)) != NULL; i++) {
         printf("\n--api %s: %s\n", b->name, b->summary);
         for (size_t k = 0; k < b->noptions; k++)
-            print_option(b->options[k].name, b->options[k].arg, b->options[k].help);
+            option_print(b->options[k].name, b->options[k].arg, b->options[k].help);
     }
 }
 

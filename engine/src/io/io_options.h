@@ -9,6 +9,7 @@
 #include "backend.h"
 #include "background.h"
 #include "layout.h"
+#include "../util/options.h" /* option_size, option_count: for backends' config_set too */
 #include "stripe.h"
 
 enum phase_kind { PHASE_WRITE, PHASE_READ };
@@ -66,10 +67,6 @@ void io_options_free(io_options *o);
 /* Name of a phase ("write"/"read"). */
 const char *phase_name(enum phase_kind k);
 
-/* Parse an option's value or fail with the run's one line (for backends'
- * config_set too). */
-uint64_t option_size(const char *opt, const char *text);
-uint64_t option_count(const char *opt, const char *text);
 
 bool io_has_phase(const io_options *o, enum phase_kind k);
 

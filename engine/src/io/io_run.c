@@ -136,10 +136,7 @@ static void note_own_file(io_ctx *c)
         int e = c->mine[t].known ? owned_file_check(c->write_parts[t], &c->mine[t])
                                  : owned_file_note_path(c->write_parts[t], &c->mine[t]);
         if (e)
-            record_error(c, e,
-                         "%s was replaced during the run by %s pario did not create: left alone; "
-                         "keep other writers out of --dir",
-                         c->write_parts[t], e == ELOOP ? "a symlink" : "something");
+            record_error(c, e, "%s %s", c->write_parts[t], owned_file_reason(e));
     }
 }
 
@@ -315,6 +312,17 @@ static int open_file(io_ctx *c, backend_open_args *a, const access_list *L, void
         e = api->open(a, h);
     }
     return e;
+}
+
+/* Every rank's open_check (backend.h, Opening), agreed over all ranks:
+ * the worst errno, or 0.  The MPI_Allreduce is also a barrier, so the
+ * timed phase uses it as the one that starts its clock. */
+static int open_check_agreed(io_ctx *c, const backend_open_args *a)
+{
+    const backend_ops *api = c->o->mover;
+    int mine = api->open_check ? api->open_check(a) : 0, worst = 0;
+    MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, c->comm);
+    return worst;
 }
 
 static void block_failed(io_ctx *c, const pass *P, uint64_t off, int e)
@@ -742,7 +750,9 @@ static void prepare_initial_file(io_ctx *c)
     open_args(c, &P, false, &a);
     a.create = true; /* the run checked the path is new */
     void *h = NULL;
-    int e = open_file(c, &a, &L, &h);
+    int e = open_check_agreed(c, &a);
+    if (!e)
+        e = open_file(c, &a, &L, &h);
     if (e) {
         record_error(c, e, "cannot create %s: %s", c->write_path, strerror(e));
     } else {
@@ -848,11 +858,11 @@ static void timed_phase(io_ctx *c, enum phase_kind kind, rank_record *rec, doubl
     memset(rec, 0, sizeof *rec);
     a.observed = rec->observed;
     pass_prepare(c, &P);
-    MPI_Barrier(c->comm);
+    const int refused = open_check_agreed(c, &a); /* the barrier that starts the clock */
     const double t0 = clock_now();
     rec->start = t0 - c->epoch;
 
-    if ((e = open_file(c, &a, &L, &h)) != 0) {
+    if ((e = refused ? refused : open_file(c, &a, &L, &h)) != 0) {
         if (e == EINVAL && o->direct)
             record_error(c, e, "%s: this file system refuses O_DIRECT: drop --direct", P.path);
         else
@@ -900,7 +910,9 @@ static uint64_t verify_pass(io_ctx *c, enum phase_kind kind)
     backend_open_args a;
     open_args(c, &P, o->direct, &a);
     void *h = NULL;
-    int e = open_file(c, &a, &L, &h);
+    int e = open_check_agreed(c, &a);
+    if (!e)
+        e = open_file(c, &a, &L, &h);
     if (e) {
         record_error(c, e, "verify: open %s: %s", P.path, strerror(e));
         /* a collective backend's others are in open with us; nothing more to do */

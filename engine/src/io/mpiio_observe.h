@@ -14,7 +14,7 @@
 
 #include "../util/json.h"
 #include "../util/proc_io.h"
-#include "mpiio_env.h"
+#include "../util/mpiio_env.h"
 
 /* Per rank and phase, in this order (the backend's observed_names). */
 extern const char *const mpiio_observed_names[];

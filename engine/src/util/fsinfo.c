@@ -56,7 +56,7 @@ uint64_t node_memory_bytes(void)
 
 double page_cache_fraction(const char *path)
 {
-    int fd = open(path, O_RDONLY);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC); /* never through a planted symlink */
     if (fd < 0)
         return -1;
     struct stat st;
@@ -92,7 +92,7 @@ double page_cache_fraction(const char *path)
 
 int page_cache_evict(const char *path)
 {
-    int fd = open(path, O_RDONLY);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC); /* never through a planted symlink */
     if (fd < 0)
         return errno;
     int e = 0;

@@ -1,5 +1,6 @@
 #include "mpi_file.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,29 +15,45 @@ void mpi_file_unique_path(MPI_Comm comm, const char *dir, const char *prefix, co
     snprintf(out, len, "%s/%s.%ld.%ld%s", dir, prefix, stamp[0], stamp[1], suffix ? suffix : "");
 }
 
-int mpi_file_create(MPI_Comm comm, const char *path, MPI_Info info, MPI_File *fh, mpi_why *w)
+int mpi_file_create(MPI_Comm comm, const char *path, MPI_Info info, MPI_File *fh, owned_file *who,
+                    mpi_why *w)
 {
     MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN); /* the default for new files */
     int rc = MPI_File_open(comm, path, MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_RDWR, info, fh);
-    mpi_failed(rc, w, "creating %s", path);
+    if (!mpi_failed(rc, w, "creating %s", path)) {
+        int e = owned_file_note_path(path, who); /* MPI gives no descriptor: the name, at once */
+        if (e)
+            mpi_why_set(w, "%s %s", path, owned_file_reason(e));
+    }
     return rc;
 }
 
-int mpi_file_reopen(MPI_Comm comm, const char *path, int amode, MPI_Info info, MPI_File *fh, mpi_why *w)
+/* Collective: whether every rank still finds its noted file under the
+ * name; a rank that does not records why. */
+static bool all_still_ours(MPI_Comm comm, const char *path, const owned_file *who, mpi_why *w)
 {
+    int e = owned_file_check(path, who), any;
+    if (e)
+        mpi_why_set(w, "%s %s", path, owned_file_reason(e));
+    MPI_Allreduce(&e, &any, 1, MPI_INT, MPI_MAX, comm);
+    return any == 0;
+}
+
+int mpi_file_reopen(MPI_Comm comm, const char *path, int amode, MPI_Info info, MPI_File *fh,
+                    const owned_file *who, mpi_why *w)
+{
+    if (!all_still_ours(comm, path, who, w)) /* all open, or none */
+        return MPI_ERR_FILE;
     MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
     int rc = MPI_File_open(comm, path, amode, info, fh);
-    mpi_failed(rc, w, "opening %s", path);
+    if (mpi_failed(rc, w, "opening %s", path))
+        return rc;
+    /* MPI-IO opens by name, some time into the call: a name swapped while
+     * it ran may have been followed.  Nothing is written yet, and opening
+     * neither truncates nor changes a file, so close it untouched. */
+    if (!all_still_ours(comm, path, who, w)) {
+        MPI_File_close(fh);
+        return MPI_ERR_FILE;
+    }
     return rc;
-}
-
-void mpi_io_describe(char *library, size_t len, const char **io_component)
-{
-    char v[MPI_MAX_LIBRARY_VERSION_STRING];
-    int n = 0;
-    MPI_Get_library_version(v, &n);
-    v[strcspn(v, "\n,")] = 0; /* the first line or clause names it */
-    snprintf(library, len, "%s", v);
-    const char *io = getenv("OMPI_MCA_io");
-    *io_component = io && *io ? io : "default";
 }

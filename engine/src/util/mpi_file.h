@@ -1,8 +1,9 @@
 /* Shared files through MPI-IO that pario creates itself: a name no file
  * has (rank 0's pid and time, shared by all ranks), created with
  * MPI_MODE_CREATE|MPI_MODE_EXCL (never an existing file, never through a
- * symlink), errors returned rather than fatal.  Only a file created this
- * way is ever deleted. */
+ * symlink), its identity noted at once, errors returned rather than fatal.
+ * Only a file created this way, and still the same file, is ever reopened
+ * or deleted (remove_if_ours). */
 #ifndef PARIO_MPI_FILE_H
 #define PARIO_MPI_FILE_H
 
@@ -10,21 +11,26 @@
 #include <stddef.h>
 
 #include "mpi_fail.h"
+#include "safe_file.h"
 
 /* DIR/PREFIX.<pid>.<time>[SUFFIX], the same on every rank (collective). */
 void mpi_file_unique_path(MPI_Comm comm, const char *dir, const char *prefix, const char *suffix,
                           char *out, size_t len);
 
-/* Collective: create path exclusively and open it read-write.  Returns
- * MPI_SUCCESS or the error (recorded in w). */
-int mpi_file_create(MPI_Comm comm, const char *path, MPI_Info info, MPI_File *fh, mpi_why *w);
+/* Collective: create path exclusively and open it read-write, and note
+ * on every rank which file that is (who), so it is the only file later
+ * reopened or removed under that name.  Returns MPI_SUCCESS or the error
+ * (recorded in w). */
+int mpi_file_create(MPI_Comm comm, const char *path, MPI_Info info, MPI_File *fh, owned_file *who,
+                    mpi_why *w);
 
-/* Collective open of a file this run created (amode without CREATE). */
-int mpi_file_reopen(MPI_Comm comm, const char *path, int amode, MPI_Info info, MPI_File *fh, mpi_why *w);
+/* Collective open of a file this run created (amode without CREATE): only
+ * while every rank finds the file it noted under the name, before and after
+ * MPI_File_open (MPI-IO would follow a symlink planted there, and opens by
+ * name some time into the call); otherwise the file is closed untouched,
+ * the ranks that saw the change record why, and all return an error.
+ * Costs two lstat calls and two one-integer reductions. */
+int mpi_file_reopen(MPI_Comm comm, const char *path, int amode, MPI_Info info, MPI_File *fh,
+                    const owned_file *who, mpi_why *w);
 
-
-
-/* Which MPI library ran, and the MPI-IO component when one was chosen
- * (Open MPI's OMPI_MCA_io): results must say which MPI-IO ran. */
-void mpi_io_describe(char *library, size_t len, const char **io_component);
 #endif

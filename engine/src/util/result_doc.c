@@ -58,8 +58,31 @@ void result_doc_begin(json *j, const char *command)
     json_object_end(j);
 }
 
-void result_doc_mount(json *j, const char *dir)
+void result_doc_run(json *j, int argc, char **argv, const char *started_utc,
+                    const char *finished_utc)
 {
+    json_array_begin(j, "argv");
+    for (int i = 0; i < argc; i++)
+        json_string(j, NULL, argv[i]);
+    json_array_end(j);
+    json_string(j, "started_utc", started_utc);
+    json_string(j, "finished_utc", finished_utc);
+    json_string(j, "status", "ok");
+}
+
+void result_doc_target(json *j, const char *dir, const char *file, const fs_facts *fs,
+                       uint64_t node_memory)
+{
+    json_object_begin(j, "target");
+    json_string(j, "dir", dir);
+    if (file)
+        json_string(j, "file", file);
+    json_string(j, "fs_type", fs->type);
+    char magic[24];
+    snprintf(magic, sizeof magic, "0x%llx", (unsigned long long)fs->magic);
+    json_string(j, "fs_magic", magic);
+    json_bool(j, "memory_backed", fs->memory_backed);
+    json_uint(j, "node_memory_bytes", node_memory);
     fs_mount m;
     int e = fs_mount_of(dir, &m);
     json_string(j, "device", m.device[0] ? m.device : NULL);
@@ -67,4 +90,5 @@ void result_doc_mount(json *j, const char *dir)
     json_string(j, "mount_source", e ? NULL : m.source);
     json_string(j, "mount_type", e ? NULL : m.type);
     json_string(j, "mount_options", e ? NULL : m.options);
+    json_object_end(j);
 }

@@ -4,12 +4,23 @@
 #ifndef PARIO_RESULT_DOC_H
 #define PARIO_RESULT_DOC_H
 
+#include <stdint.h>
+
+#include "fsinfo.h"
 #include "json.h"
 
 void result_doc_begin(json *j, const char *command);
 
-/* Keys describing the mount behind dir (mount_point, mount_source,
- * mount_type, mount_options, device), written into the open object. */
-void result_doc_mount(json *j, const char *dir);
+/* The command line as given (argv), when the run started and finished
+ * (UTC), and status "ok". */
+void result_doc_run(json *j, int argc, char **argv, const char *started_utc,
+                    const char *finished_utc);
+
+/* The "target" object: the directory measured (and the file, when not
+ * NULL), its file system (type, magic, memory_backed), the node's memory
+ * and the mount behind it (mount_point, mount_source, mount_type,
+ * mount_options, device). */
+void result_doc_target(json *j, const char *dir, const char *file, const fs_facts *fs,
+                       uint64_t node_memory);
 
 #endif

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -82,4 +83,17 @@ int open_ours(const char *path, int flags, const owned_file *who)
         return -ESTALE;
     }
     return fd;
+}
+
+const char *owned_file_reason(int e)
+{
+    if (e == ELOOP)
+        return "was replaced during the run by a symlink pario did not create: left alone; keep "
+               "other writers out of --dir";
+    if (e == ESTALE || e == EINVAL)
+        return "was replaced during the run by something pario did not create: left alone; keep "
+               "other writers out of --dir";
+    if (e == ENOENT)
+        return "was removed during the run by someone else: keep other writers out of --dir";
+    return strerror(e);
 }

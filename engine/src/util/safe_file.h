@@ -39,6 +39,12 @@ int owned_file_check(const char *path, const owned_file *who);
  * once the file is removed or gone. */
 int remove_if_ours(const char *path, owned_file *who);
 
+/* What a failed check (ESTALE, ELOOP from the calls above) means, in the
+ * words of every command's one line: "NAME was replaced during the run by
+ * a symlink pario did not create: left alone; keep other writers out of
+ * --dir"; ENOENT: removed by someone else.  Other errors: strerror. */
+const char *owned_file_reason(int e);
+
 /* open(path, O_WRONLY|O_NOFOLLOW|O_CLOEXEC) of an existing file that must be
  * the one noted in who (checked through the descriptor). -errno on failure;
  * ESTALE when the name was swapped for another file. */

@@ -60,3 +60,18 @@ void stderr_capture_end(stderr_capture *c, bool replay)
     close(c->held);
     c->saved = c->held = -1;
 }
+
+int stderr_capture_errno(const char *line, int fallback)
+{
+    int best = fallback;
+    size_t longest = 0;
+    for (int e = 1; e < 134; e++) { /* the longest match: no message hides in another */
+        const char *text = strerror(e);
+        size_t n = strlen(text);
+        if (n > longest && strncmp(text, "Unknown error", 13) != 0 && strstr(line, text)) {
+            best = e;
+            longest = n;
+        }
+    }
+    return best;
+}

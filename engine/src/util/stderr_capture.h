@@ -26,4 +26,9 @@ bool stderr_capture_said(stderr_capture *c, char *line, size_t len);
 /* Give descriptor 2 back; replay what was held when asked to. */
 void stderr_capture_end(stderr_capture *c, bool replay);
 
+/* The errno whose strerror() text a library's line carries (ompio says
+ * "error in (p)write(v):No space left on device" and returns a generic
+ * failure), so pario's one line names the real cause; else fallback. */
+int stderr_capture_errno(const char *line, int fallback);
+
 #endif

@@ -21,5 +21,5 @@ FIFO resources whose service time is known on arrival are reservations,
 one timeout per job, not queues.)
 """
 
-from .machine import load_machine, machine_from_probe, machine_names  # noqa: F401
+from .machine import load_machine, machine_by_spec, machine_names  # noqa: F401
 from .predict import predict_point  # noqa: F401

@@ -189,7 +189,7 @@ class BlockCache:
         self.flushing += len(keys)
         self.flushes += 1
         self.blocks_flushed += len(keys)
-        done = self.sim.disk_transfer(disk, len(keys) * self.block)
+        done = self.sim.disk_transfer(disk, len(keys) * self.block, write=True)
         self.flush_end = max(self.flush_end, done)
         self.sim.env.process(self._flushed(done, keys))
 

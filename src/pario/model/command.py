@@ -16,9 +16,10 @@ from ..progress import Progress
 from ..store import Store, default_db_path
 from ..units import format_size
 from ..studies import add_kind_options, kind_of, refuse_foreign_options
-from .machine import load_machine, machine_names
+from .machine import machine_by_spec, machine_names
 from .params import describe_parameters
 from .predict import predict_point
+from .scope import refusals
 
 PREDICTED = "predicted: model of "
 
@@ -36,12 +37,16 @@ def predicted_label(run):
 def add_parser(sub, csv, positive_int):
     p = sub.add_parser("model", help="predict an experiment on a modelled machine (docs/model.md)")
     p.add_argument("experiment", nargs="?", help="preset name or a .toml file, as for 'pario run'")
-    p.add_argument("--machine", help=f"machine description: one of {', '.join(machine_names())} "
-                                     "or a .toml file")
+    p.add_argument("--machine", help=f"machine description: one of {', '.join(machine_names())}, "
+                                     "a .toml file, or probe:RUN for this host as a stored "
+                                     "'pario probe --stream-blocks 4k,64k,1m' run measured it")
     p.add_argument("--set", action="append", default=None, metavar="KEY=VALUE",
                    help="change one machine parameter, e.g. --set io_node.cache=5MB (repeatable)")
     p.add_argument("--parameters", action="store_true",
                    help="list the model's parameters with their units and meanings, then exit")
+    p.add_argument("--print-machine", action="store_true",
+                   help="print --machine (with --set) as a machine TOML file, every value with its "
+                        "source, then exit (keep it with '> my-host.toml')")
     p.add_argument("--quick", action="store_true", help="the preset's quick sweep")
     p.add_argument("--ranks", type=csv, help="rank counts, e.g. 1,16,128,1024")
     p.add_argument("--tests", type=csv, help="only these tests of the preset")
@@ -56,23 +61,30 @@ def run_model(args, out=None):
     if args.parameters:
         print("\n".join(describe_parameters()), file=out)
         return 0
+    if not args.machine:
+        raise UsageError(f"pario model needs --machine: one of {', '.join(machine_names())}, "
+                         "a .toml file or probe:RUN")
+    # probe:RUN reads the probe from the results database, which must exist
+    store = Store(args.db or default_db_path(), create=False) if args.machine.startswith("probe:") else None
+    machine = machine_by_spec(args.machine, args.set or [], store)
+    if args.print_machine:
+        from .probed import machine_toml
+
+        print(machine_toml(machine), end="", file=out)
+        return 0
     if not args.experiment:
         raise UsageError("pario model needs an experiment: e.g. 'pario model cfs --machine ipsc860'")
-    if not args.machine:
-        raise UsageError(f"pario model needs --machine: one of {', '.join(machine_names())} "
-                         "or a .toml file")
     experiment = load_experiment(args.experiment)
     preset = experiment.data
     kind = kind_of(preset)
     if kind.name != "io":
         raise UsageError(f"{experiment.origin} is a study of kind {kind.name}, which the model does "
                          "not predict: use an access-pattern (io) preset such as cfs")
-    options = {k: v for k, v in vars(args).items() if k not in ("func", "parameters")}
+    options = {k: v for k, v in vars(args).items() if k not in ("func", "parameters", "print_machine")}
     for dest, flag in _ENGINE_ONLY.items():
         if options.get(dest) is not None:  # kind options default to None: given
             raise UsageError(f"{flag} acts on real files and does not apply to pario model: drop it")
     refuse_foreign_options(kind, options, experiment.origin)
-    machine = load_machine(args.machine, args.set or [])
     # The model is deterministic: one trial per point unless asked.
     options["iterations"] = options.get("iterations") or 1
     # No launcher limits a modelled machine: a preset sweeping ranks up to
@@ -81,11 +93,20 @@ def run_model(args, out=None):
     points, skipped = kind.plan(preset, options)
     for p, why in skipped:
         print(f"plan: skipping {p.label()}: {why}", file=out)
+    # Before anything is stored: leave out the points whose parameters the
+    # model would ignore (model/scope.py), one line per test and parameter.
+    points, refused = refusals(points, machine)
+    for line in refused:
+        print(f"plan: {line}", file=out)
+    if not points:
+        raise UsageError(f"the model predicts no point of {experiment.origin} on machine {machine.name}: "
+                         "every test has a parameter it does not model (listed above); measure it "
+                         "with 'pario run'")
     for line in getattr(kind, "plan_notes", lambda *a: [])(preset, points, options):
         print(f"plan: {line}", file=out)
 
     label = PREDICTED + machine.name + "".join(f" --set {k}={v}" for k, v in machine.overrides.items())
-    store = Store(args.db or default_db_path())
+    store = store or Store(args.db or default_db_path())
     run_id = store.start_run(preset["name"], preset.get("title", ""), label, sys.argv, options,
                              "model", __version__, kind=kind.name,
                              experiment_toml=experiment.text, experiment_origin=experiment.origin)

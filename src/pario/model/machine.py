@@ -28,6 +28,11 @@ class Machine:
     values: dict
     sources: dict
     overrides: dict = field(default_factory=dict)
+    written: dict = field(default_factory=dict)  # each value as its file writes it
+    # A host whose page cache the model leaves out (a probe's machine): its
+    # cached regimes (reads that may hit the cache, writes without fsync)
+    # are not predicted (model/scope.py refuses them).
+    host_page_cache: bool = False
 
     def __getitem__(self, key):
         return self.values[key]
@@ -56,7 +61,7 @@ def _flatten(data, path):
     return out
 
 
-def _check(values, where):
+def check_relations(values, where):
     """Relations between parameters that a value alone cannot break."""
     v = values
     problems = []
@@ -68,7 +73,7 @@ def _check(values, where):
         problems.append("stripe.count must be between 1 and io_node.count x io_node.disks")
     if v["stripe.unit"] <= 0:
         problems.append("stripe.unit must be more than 0")
-    for rate in ("network.link_rate", "disk.rate"):
+    for rate in ("disk.rate", "disk.write_rate"):
         if v[rate] <= 0:
             problems.append(f"{rate} must be more than 0")
     if v["io_node.cache"]:
@@ -120,7 +125,14 @@ def load_machine(name, overrides=()):
         sources[key] = str(entry["source"])
     machine = Machine(name=str(data["name"]), title=str(data.get("title", data["name"])),
                       values=values, sources=sources)
-    _check(values, f"machine {path}")
+    check_relations(values, f"machine {path}")
+    machine.written = {k: e["value"] for k, e in entries.items()}
+    apply_overrides(machine, overrides)
+    return machine
+
+
+def apply_overrides(machine, overrides):
+    """`--set key=value` items, each checked, then the relations again."""
     for item in overrides:
         key, sep, text = item.partition("=")
         key, text = key.strip(), text.strip()
@@ -128,29 +140,19 @@ def load_machine(name, overrides=()):
             raise UsageError(f"--set '{item}' must be key=value, e.g. --set io_node.cache=5MB")
         machine.values[key] = parse_value(key, text)
         machine.sources[key] = f"--set {key}={text}"
+        machine.written[key] = text
         machine.overrides[key] = text
-    _check(machine.values, "--set")
-    return machine
+    check_relations(machine.values, "--set")
 
 
-def machine_from_probe(rates, base="ipsc860", name="probed"):
-    """The hook `pario probe` can use to describe the machine in front of us.
+def machine_by_spec(spec, overrides=(), store=None):
+    """--machine: a shipped name, a .toml file, or probe:RUN (a stored
+    `pario probe` run of `store`, see probed.py)."""
+    if spec.startswith("probe:"):
+        from .probed import machine_from_probe
 
-    `rates` maps parameter names to values in base units (bytes, bytes/s,
-    seconds), e.g. {"disk.rate": 180e6, "disk.overhead": 1e-4,
-    "network.link_rate": 5e9, "network.latency": 2e-6,
-    "file.open_close_read": 3e-5, ...}, each measured by a probe run; the
-    parameters the probe does not measure keep `base`'s values and say so.
-    Returns a Machine whose sources name the probe."""
-    machine = load_machine(base)
-    for key, value in rates.items():
-        if key not in PARAMS:
-            raise UsageError(f"probe rate '{key}' is not a model parameter")
-        machine.values[key] = value
-        machine.sources[key] = "measured by pario probe"
-    for key in PARAMS:
-        if key not in rates:
-            machine.sources[key] = f"not probed: {base}'s value ({machine.sources[key]})"
-    machine.name, machine.title = name, f"machine measured by pario probe (other values from {base})"
-    _check(machine.values, "probe rates")
-    return machine
+        text = spec[len("probe:"):]
+        if not text.isdigit() or int(text) < 1:
+            raise UsageError(f"--machine {spec}: give a probe run's id, e.g. probe:7 (see 'pario list')")
+        return machine_from_probe(store, int(text), overrides)
+    return load_machine(spec, overrides)

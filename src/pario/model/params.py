@@ -28,7 +28,11 @@ PARAMS = {p.name: p for p in [
           "fixed software cost of one message, paid once by a request and once by its reply"),
     Param("network.link_rate", "rate", "B/s",
           "bandwidth of one node's link into the network (each compute node and each I/O node "
-          "has one); a message holds the links at both of its ends for size / rate"),
+          "has one); a message holds the links at both of its ends for size / rate "
+          "(0 = no network: ranks and I/O node share one host's memory)"),
+    Param("network.token_latency", "time", "s",
+          "time a grouped run's token takes from one rank to the next (one message between "
+          "compute nodes)"),
     Param("network.backplane_rate", "rate", "B/s",
           "aggregate bandwidth of the fabric that every message also crosses (0 = unlimited)"),
     # The client library on a compute node.
@@ -77,6 +81,11 @@ PARAMS = {p.name: p for p in [
     Param("disk.overhead", "time", "s",
           "fixed cost of one disk transfer (positioning, controller): a transfer of s bytes "
           "takes overhead + s / rate, so small transfers are slower"),
+    Param("disk.write_rate", "rate", "B/s",
+          "media rate of one disk or RAID for long writes (disk.rate is for reads)"),
+    Param("disk.write_overhead", "time", "s",
+          "fixed cost of one disk write transfer: a write of s bytes takes "
+          "write_overhead + s / write_rate"),
     # Service agents (ASCI Red's fyods).
     Param("agent.ranks_per_agent", "count", "ranks",
           "ranks served by one service agent when agent.count is 0 (0 = no agents: ranks talk "
@@ -84,6 +93,10 @@ PARAMS = {p.name: p for p in [
     Param("agent.count", "count", "agents",
           "service agents for the job (0 = one per agent.ranks_per_agent ranks)"),
     Param("agent.overhead", "time", "s", "agent's processing time for one call (the RPC)"),
+    Param("agent.copy_rate", "rate", "B/s",
+          "rate at which an agent copies a call's data through its own buffer, holding the agent "
+          "(0 = no copy: the agent passes requests along); collective MPI-IO's aggregators are "
+          "agents"),
     Param("agent.mode", "choice", "",
           "shared-file semantics between agents: munix serialises calls to a shared file "
           "across agents, masync lets them run together", ("munix", "masync")),

@@ -50,12 +50,15 @@ class Simulation:
         self.unit = m["stripe.unit"]
         self.stripes = m["stripe.count"]
         self.lat = m["network.latency"]
+        self.token_lat = m["network.token_latency"]
         self.link_rate = m["network.link_rate"]
         self.bp_rate = m["network.backplane_rate"]
         self.mem_rate = m["io_node.memory_rate"]
         self.post = m["io_node.request_overhead"]
         self.disk_rate = m["disk.rate"]
         self.disk_overhead = m["disk.overhead"]
+        self.disk_write_rate = m["disk.write_rate"]
+        self.disk_write_overhead = m["disk.write_overhead"]
         self.outstanding = m["client.outstanding"]
         self.call_overhead = m["client.call_overhead"]
 
@@ -76,6 +79,15 @@ class Simulation:
 
         rpa = m["agent.ranks_per_agent"]
         self.n_agents = m["agent.count"] or (math.ceil(P / rpa) if rpa else 0)
+        # Collective MPI-IO's aggregators (--aggregators with --collective)
+        # do the I/O for every rank, as the fyods did for the compute
+        # nodes (the ascired-servers preset's mapping): they are the job's
+        # service agents, whatever the machine's default.
+        options = list(getattr(point, "options", []))
+        self.aggregating = bool(getattr(point, "aggregators", 0)) and "--collective" in options
+        if self.aggregating:
+            self.n_agents = point.aggregators
+        self.agent_copy = m["agent.copy_rate"]
         # A shared file under munix is one token between agents (ASCI Red
         # report, section 2.6); with one agent there is no one to serialise.
         self.munix = m["agent.mode"] == "munix"
@@ -92,12 +104,17 @@ class Simulation:
     def disk_of(self, f, u):
         return (f + u) % self.stripes
 
-    def disk_transfer(self, disk, nbytes):
+    def disk_transfer(self, disk, nbytes, write=False):
         """Completion time of a transfer of `nbytes` queued on `disk` now."""
+        if write:
+            return self.disks[disk].reserve(self.env.now, self.disk_write_overhead
+                                            + nbytes / self.disk_write_rate)
         return self.disks[disk].reserve(self.env.now, self.disk_overhead + nbytes / self.disk_rate)
 
     def _move(self, ion, rank, nbytes, arrival):
         """A message of `nbytes` between an I/O node and a rank."""
+        if not self.link_rate:  # no network: ranks and server share one host's memory
+            return arrival
         t = nbytes / self.link_rate
         if self.backplane is None:  # the common case, kept cheap: both ends at once
             a, b = ion.link, self.rank_links[rank]
@@ -162,7 +179,7 @@ class Simulation:
         if ion.cache is not None:
             yield from ion.cache.write(f, u, d, self.file_units)
         else:
-            yield env.timeout(self.disk_transfer(d, nbytes) - env.now)
+            yield env.timeout(self.disk_transfer(d, nbytes, write=True) - env.now)
         if self.post:
             ion.cpu.reserve(env.now, self.post)
         if door is not None:
@@ -204,7 +221,9 @@ class Simulation:
             yield agent.acquire()
         began = env.now  # the call's own time, without waiting for its agent
         if agent is not None:
-            yield env.timeout(self.machine["agent.overhead"])
+            # the RPC, and the copy through the agent's own buffer if it has one
+            held = self.machine["agent.overhead"] + (nbytes / self.agent_copy if self.agent_copy else 0.0)
+            yield env.timeout(held)
             if not self.sync:
                 agent.release()
         token = self.file_token if self.file_token_needed else None
@@ -249,7 +268,7 @@ class Simulation:
         for i, k in visits:
             m = members[i]
             if holder is not None and holder != m:
-                yield env.timeout(self.lat)  # the token's message
+                yield env.timeout(self.token_lat)  # the token's message
             holder = m
             if first[m] is None:
                 first[m] = env.now

@@ -40,6 +40,10 @@ _FIGURE = {
     "id": schema.STRING, "title": schema.STRING, "number": schema.STRING, "x": schema.STRING,
     "y": schema.STRING, "series": schema.NAMES, "where": schema.TABLE, "unit": schema.STRING,
     "spread": schema.BOOL, "note": schema.STRING, "lines": _LINES, "log_y": schema.BOOL,
+    "normalise": schema.Type("table of parameter = value", lambda v: None if isinstance(v, dict) and v and all(
+        isinstance(x, (str, int, float, bool)) for x in v.values())
+        else "is not a table of one value per parameter, e.g. { background = 0 }"),
+    "annotate": schema.STRING,
 }
 
 
@@ -133,10 +137,17 @@ def check_experiment(data, path):
                 raise schema.PresetError(path, f"{where}{'x' if axis == 'x' else 'series'}",
                                          f"'{name}' is not a parameter of kind {kind.name}: use one of "
                                          f"{', '.join(kind.params)}")
-        for p in fig.get("where", {}):
-            if p not in kind.params:
-                raise schema.PresetError(path, f"{where}where.{p}", f"not a parameter of kind {kind.name}: "
-                                         f"use one of {', '.join(kind.params)}")
+        for table in ("where", "normalise"):
+            for p in fig.get(table, {}):
+                if p not in kind.params:
+                    raise schema.PresetError(path, f"{where}{table}.{p}", f"not a parameter of kind "
+                                             f"{kind.name}: use one of {', '.join(kind.params)}")
+        if fig.get("normalise") and fig.get("unit"):
+            raise schema.PresetError(path, f"{where}unit", "a normalised figure has no unit (its y is a "
+                                     "ratio to the baseline): drop unit or normalise")
+        if "annotate" in fig and fig["annotate"] not in kind.quantities:
+            raise schema.PresetError(path, f"{where}annotate", f"'{fig['annotate']}' is not measured by kind "
+                                     f"{kind.name}: use one of {', '.join(kind.quantities)}")
         if fig["y"] not in kind.quantities:
             raise schema.PresetError(path, f"{where}y", f"'{fig['y']}' is not measured by kind {kind.name}: "
                                      f"use one of {', '.join(kind.quantities)}")
@@ -157,5 +168,6 @@ def preset_figures(data):
                           where=dict(f.get("where", {})), number=f.get("number", ""),
                           unit=f.get("unit", ""), spread=f.get("spread", True),
                           lines=tuple((float(y), t) for y, t in f.get("lines", [])),
-                          note=f.get("note", ""), log_y=f.get("log_y", False)))
+                          note=f.get("note", ""), log_y=f.get("log_y", False),
+                          normalise=dict(f.get("normalise", {})), annotate=f.get("annotate", "")))
     return out

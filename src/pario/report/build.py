@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 
 from ..errors import UsageError
 from ..explain import explain_run
+from ..model.command import predicted_label
 from ..figures import table_rows
 from ..plot import Palette, draw_figure
 from ..runner import run_views
@@ -94,8 +95,12 @@ def _run_section(page, store, run_id, counter, wanted_point):
     run, kind, experiment, options, records, figures = run_views(store, run_id)
     probe_run, explained = explain_run(store, run_id, kind, figures)
     docs = _ok_docs(store, run_id)
-    page.add(H.heading(2, f"Run {run_id}: {run['preset']} — {run.get('title') or ''}",
-                       anchor=f"run{run_id}"))
+    predicted = predicted_label(run)
+    page.add(H.heading(2, f"Run {run_id}: {run['preset']} — {run.get('title') or ''}"
+                          + (f" [PREDICTED: {predicted.removeprefix('predicted: ')}]" if predicted else ""), anchor=f"run{run_id}"))
+    if predicted:
+        page.add(H.paragraph(f"Every figure and table of run {run_id} is a prediction "
+                             f"({predicted}), not a measurement."))
     counter["table"] += 1
     page.add(H.table(["", "value"], provenance_rows(run, docs), number=f"Table {counter['table']}",
                      caption=f"Provenance of run {run_id}", text_columns=(0, 1), cls="provenance"))
@@ -119,9 +124,14 @@ def _run_section(page, store, run_id, counter, wanted_point):
         counter["figure"] += 1
         number = data.figure.number or f"Figure {run_id}.{counter['figure']}"
         title = data.heading.split(". ", 1)[1] if data.figure.number else data.heading
-        trials = f"best of {data.trials}" if data.trials > 1 else "one trial"
+        if predicted:
+            title += f" [{predicted}]"
+        # a model's iterations are not trials of a noisy measurement: no "best of", no bars
+        trials = ("predicted" if predicted else
+                  f"best of {data.trials}; bars span the lowest trial to the median" if data.trials > 1
+                  else "one trial")
         caption = (f"{title}: {data.quantity.label + ' in ' if data.quantity.label else ''}"
-                   f"{data.unit}, {trials}; bars span the lowest trial to the median")
+                   f"{data.unit}, {trials}")
         if e.ideal:
             caption += f"; dotted: ideal up to the predicted peak {e.ideal.peak:.0f} MiB/s"
         page.add(H.figure(svg_bytes(draw_figure(data, palette)), "image/svg+xml", caption,
@@ -169,6 +179,24 @@ class _Line:
         self.points = []
 
 
+def _prediction_sections(page, store, run_ids, counter):
+    """Every measured run of the report beside every run the model
+    predicted of the same experiment: measured / predicted / ratio."""
+    from ..compare_runs import is_predicted, prediction_table
+
+    runs = [store.run(r) for r in dict.fromkeys(run_ids)]
+    pairs = [(m["id"], p["id"]) for p in runs if is_predicted(p)
+             for m in runs if not is_predicted(m) and m["preset"] == p["preset"]]
+    for m_id, p_id in pairs:
+        caption, head, rows, summary = prediction_table(store, m_id, p_id)
+        counter["table"] += 1
+        page.add(H.heading(2, f"Measured run {m_id} against PREDICTED run {p_id}",
+                           anchor=f"run{m_id}-predicted{p_id}"))
+        page.add(H.table(head, rows, number=f"Table {counter['table']}", caption=caption,
+                         text_columns=(0, 4, 5), cls="data predicted"))
+        page.add(H.items(summary))
+
+
 def build_report(store, run_ids, point=None):
     pyplot()  # matplotlib settings for embedded SVG, before any figure is drawn
     page = H.Page(f"pario report: run{'s' if len(run_ids) > 1 else ''} {', '.join(map(str, run_ids))}")
@@ -184,6 +212,7 @@ def build_report(store, run_ids, point=None):
         store.run(run_id)  # refuses an unknown run with one line
         counter["figure"] = 0
         drawn.append(_run_section(page, store, run_id, counter, point))
+    _prediction_sections(page, store, run_ids, counter)
     if point is not None and point not in drawn:
         raise UsageError(f"--point {point} is not a successful point with per-rank timings of run(s) "
                          f"{', '.join(map(str, run_ids))}: see 'pario export RUN --csv' for point ids")

@@ -42,7 +42,10 @@ A point (what `plan` returns) offers the runner:
   one, kept in the dict `earlier`), `summary(result)` (the progress line),
   `columns()` (the store's point columns: title, layout, files, api,
   block_bytes, size_bytes, group_size) and `params()` (a JSON-able dict
-  of what the point is, kept with it).
+  of what the point is, kept with it).  Optionally `subdirs()`: names of
+  directories under --dir the point's engine writes in (a striped test's
+  targets), which the runner creates if missing and removes if it made
+  them (pario.rundirs).
 """
 
 import argparse

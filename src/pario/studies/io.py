@@ -24,6 +24,16 @@ LAYOUTS = ("broadcast", "partitioned", "interleaved", "random")
 # The engine's backend table (engine/src/io/backend_registry.c).
 APIS = ("posix", "stdio", "mmap", "uring", "mpiio", "hdf5")
 PHASES = ("write", "read")
+# Backends the engine can stripe over targets: per-call ones, each rank
+# opening its parts alone (engine/src/io/io_options.c, check_striping).
+STRIPE_APIS = ("posix", "stdio", "mmap")
+STRIPE_MAX_TARGETS = 64      # the engine's STRIPE_MAX_TARGETS
+DEFAULT_STRIPE_UNIT = "1m"   # the ASCI Red PFS default stripe size (section 2.4)
+BACKGROUND_KINDS = ("write", "cpu")
+BACKGROUND_MAX = 64          # the engine's BACKGROUND_MAX loaders per node
+# The sweep-wide phase choices a test may set for itself (the ASCI Red
+# 16 MiB cached file beside a large evicted one): key -> sweep default.
+PHASE_CHOICES = {"prealloc": False, "evict": True, "fsync": True}
 
 
 @dataclass
@@ -42,9 +52,21 @@ class IoPoint:
     extra: list = field(default_factory=list)
     options: list = field(default_factory=list)  # the backend's own flags, from the test
     aggregators: int = 0
+    stripe_targets: int = 0      # >0: the file spread over <dir>/stripe-0..N-1
+    stripe_unit: int = 0
+    background: int = 0          # loader processes per node during each phase
+    background_kind: str = ""
+
+    def subdirs(self):
+        """Directories under --dir this point needs, which the runner
+        creates (and removes again if it created them)."""
+        return [f"stripe-{t}" for t in range(self.stripe_targets)]
 
     def engine_args(self, directory, json_path, earlier=None):
-        args = ["io", "--dir", str(directory), "--layout", self.layout, "--files", self.files,
+        where = (["--stripe-dirs", ",".join(str(directory / d) for d in self.subdirs()),
+                  "--stripe-unit", engine_size(self.stripe_unit)] if self.stripe_targets
+                 else ["--dir", str(directory)])
+        args = ["io", *where, "--layout", self.layout, "--files", self.files,
                 "--api", self.api, "--block", engine_size(self.block),
                 "--size", engine_size(self.size), "--phases", ",".join(self.phases),
                 "--iterations", str(self.iterations), "--json", str(json_path)]
@@ -52,6 +74,8 @@ class IoPoint:
             args += ["--group", str(self.group)]
         if self.aggregators:
             args += ["--aggregators", str(self.aggregators)]
+        if self.background:
+            args += ["--background", str(self.background), "--background-kind", self.background_kind]
         return args + list(self.options) + list(self.extra)
 
     def takes_name(self):
@@ -65,7 +89,8 @@ class IoPoint:
                          for ph in result["phases"])
 
     def label(self):
-        return f"{self.test_id} ranks={self.ranks} block={format_size(self.block)}"
+        loaders = f" loaders={self.background}" if self.background_kind else ""
+        return f"{self.test_id} ranks={self.ranks} block={format_size(self.block)}{loaders}"
 
     def columns(self):
         return {"title": self.title, "layout": self.layout, "files": self.files, "api": self.api,
@@ -76,7 +101,9 @@ class IoPoint:
                 "phases": list(self.phases), "ranks": self.ranks, "block": self.block,
                 "size": self.size, "group": self.group, "files": self.files, "api": self.api,
                 "iterations": self.iterations, "extra": list(self.extra),
-                "options": list(self.options), "aggregators": self.aggregators}
+                "options": list(self.options), "aggregators": self.aggregators,
+                "stripe_targets": self.stripe_targets, "stripe_unit": self.stripe_unit,
+                "background": self.background, "background_kind": self.background_kind}
 
 
 def why_impossible(layout, size, block, ranks, files, aggregators=0):
@@ -140,6 +167,22 @@ def powers_of_two(limit):
     return out
 
 
+def _phase_choices(test, sweep, options):
+    """(prealloc, evict, fsync) of one test: its own key, else the sweep's,
+    else the default; the command line's --prealloc/--no-prealloc,
+    --evict, --cached and --no-fsync override every test."""
+    got = {k: test.get(k, sweep.get(k, default)) for k, default in PHASE_CHOICES.items()}
+    if options.get("prealloc") is not None:
+        got["prealloc"] = options["prealloc"]
+    if options.get("evict"):
+        got["evict"] = True
+    if options.get("cached"):
+        got["evict"] = False
+    if options.get("no_fsync"):
+        got["fsync"] = False
+    return got["prealloc"], got["evict"], got["fsync"]
+
+
 def _phase_flags(phases, prealloc, evict, fsync):
     """Engine flags for the preset's (or the user's) choices, where the
     phases let them act: the engine refuses --evict without a read."""
@@ -184,6 +227,11 @@ def _test_grid(test, values, key):
     return [v for v in values if v in want]
 
 
+def _stripe_facts(result):
+    stripe = result["params"].get("stripe") or {}
+    return {"stripe_targets": stripe.get("targets", 0), "stripe_unit": stripe.get("unit_bytes")}
+
+
 def _api_facts(api_options):
     """Record parameters from what the backend says it ran (mpiio, hdf5):
     collective or not, atomic or relaxed, aggregators asked for."""
@@ -191,7 +239,8 @@ def _api_facts(api_options):
     return {"collective": None if calls is None else calls != "independent",
             "atomic": api_options.get("atomic"),
             "aggregators": api_options.get("aggregators_asked") or 0,
-            "mpiio_impl": api_options.get("implementation")}
+            "mpiio_impl": api_options.get("implementation"),
+            "stdio_buffer": api_options.get("buffer_bytes")}
 
 
 def _phase_title(title, phase):
@@ -227,7 +276,7 @@ class IoKind(Kind):
                                        else schema.POSITIVES.check(v)),
                   "max_ranks": schema.POSITIVE, "blocks": schema.SIZES, "size": schema.SIZE,
                   "iterations": schema.POSITIVE, "prealloc": schema.BOOL, "evict": schema.BOOL,
-                  "fsync": schema.BOOL, "kind_figures": schema.BOOL}
+                  "fsync": schema.BOOL, "kind_figures": schema.BOOL, "background": schema.COUNTS}
     required_sweep = ("ranks", "blocks", "size")
     test_keys = {
         "id": schema.STRING, "title": schema.STRING, "layout": schema.one_of(*LAYOUTS),
@@ -237,6 +286,9 @@ class IoKind(Kind):
         "api": schema.one_of(*APIS), "quick": schema.BOOL,
         "options": schema.STRINGS, "aggregators": schema.POSITIVE,
         "ranks": schema.POSITIVES, "blocks": schema.SIZES,
+        **{k: schema.BOOL for k in PHASE_CHOICES},
+        "stripe_targets": schema.POSITIVE, "stripe_unit": schema.SIZE,
+        "background": schema.COUNTS, "background_kind": schema.one_of(*BACKGROUND_KINDS),
         "figures": schema.Type("table of phase = \"Figure N\"", lambda v: None if isinstance(v, dict) and all(
             k in PHASES and isinstance(x, str) for k, x in v.items())
             else "is not a table like { write = \"Figure 6\", read = \"Figure 7\" }"),
@@ -254,18 +306,53 @@ class IoKind(Kind):
         "collective": Param("calls", lambda c: "-" if c is None else "collective" if c else "independent"),
         "atomic": Param("mode", lambda a: "-" if a is None else "atomic (MUNIX)" if a else "relaxed (MASYNC)"),
         "mpiio_impl": Param("MPI-IO"),
+        "stdio_buffer": Param("stdio buffer", lambda b: f"{format_size(b)} buffer"),
+        "stripe_targets": Param("stripe targets", str, "log2"),
+        "stripe_unit": size_param("stripe unit"),
+        "background": Param("loaders per node", str, "linear"),
+        "background_kind": Param("load"),
     }
     quantities = {
         "rate": Quantity("", "MiB/s", "max"),
+        # the engine's per-target rate: aggregate / targets (the report's
+        # "scaled", per-RAID rate of a striped file)
+        "per_target_rate": Quantity("per-target (scaled)", "MiB/s", "max"),
+        # the report's load: a known task's time under load / alone
+        "load": Quantity("load", "", "max", ".2f"),
         "seconds": Quantity("time", "s", "min", ".4f"),
         "cache": Quantity("page cache residency", "fraction", "min", ".2f"),
     }
 
     def check(self, preset, path):
+        loaders = set(preset["sweep"].get("background", [])) | set(preset.get("quick", {}).get("background", []))
+        for where, table in (("sweep", preset["sweep"]), ("quick", preset.get("quick", {}))):
+            if any(n > BACKGROUND_MAX for n in table.get("background", [])):
+                raise schema.PresetError(path, f"{where}.background",
+                                         f"at most {BACKGROUND_MAX} loaders per node (the engine's limit)")
         for i, t in enumerate(preset["test"], 1):
             if t["layout"] == "broadcast" and "write" in t["phases"]:
                 raise schema.PresetError(path, f"test[{i}].phases",
                                          "layout broadcast only reads: use phases = [\"read\"]")
+            targets = t.get("stripe_targets")
+            if targets is None and "stripe_unit" in t:
+                raise schema.PresetError(path, f"test[{i}].stripe_unit",
+                                         "stripes nothing without stripe_targets: add stripe_targets = 2 "
+                                         "or drop it")
+            if targets is not None:
+                if targets > STRIPE_MAX_TARGETS:
+                    raise schema.PresetError(path, f"test[{i}].stripe_targets",
+                                             f"{targets} is above the engine's {STRIPE_MAX_TARGETS} targets")
+                if t.get("api", "posix") not in STRIPE_APIS:
+                    raise schema.PresetError(path, f"test[{i}].stripe_targets",
+                                             f"api {t['api']} cannot be striped (the engine splits each call "
+                                             f"over the targets): use api {', '.join(STRIPE_APIS)}")
+                if parse_size(t.get("stripe_unit", DEFAULT_STRIPE_UNIT)) % 8:
+                    raise schema.PresetError(path, f"test[{i}].stripe_unit",
+                                             "is not a multiple of 8 bytes: use 4k, 64k, 1m ...")
+            if "background_kind" in t and not loaders - {0}:
+                raise schema.PresetError(path, f"test[{i}].background_kind",
+                                         "no loaders to run: add background = [0, 1, 2] (loaders per "
+                                         "node) to [sweep]")
 
     def describe(self, preset):
         sweep = preset["sweep"]
@@ -276,11 +363,17 @@ class IoKind(Kind):
                  f"{'preallocated, ' if sweep.get('prealloc') else ''}"
                  f"{'fsync before close' if sweep.get('fsync', True) else 'no fsync'}, "
                  f"{'page cache evicted before reads' if sweep.get('evict', True) else 'reads may be cached'}"]
+        if sweep.get("background"):
+            lines.append(f"background loaders per node {','.join(map(str, sweep['background']))}")
         for t in preset["test"]:
             group = f", group {t['group']}" if t.get("group") else ""
             api = "" if t.get("api", "posix") == "posix" else f", {t['api']} {' '.join(t.get('options', []))}"
             aggs = f", {t['aggregators']} aggregator(s)" if t.get("aggregators") else ""
-            lines.append(f"- {t['id']}: {t['layout']} {'/'.join(t['phases'])}{group}{api.rstrip()}{aggs}")
+            own = "".join(f", {'' if t[k] else 'no '}{k}" for k in PHASE_CHOICES if k in t)
+            stripe = (f", striped over {t['stripe_targets']} targets" if t.get("stripe_targets") else "")
+            load = f", {t['background_kind']} load" if t.get("background_kind") else ""
+            lines.append(f"- {t['id']}: {t['layout']} {'/'.join(t['phases'])}{group}{api.rstrip()}{aggs}"
+                         f"{own}{stripe}{load}")
         return lines
 
     def plan(self, preset, options):
@@ -298,13 +391,10 @@ class IoKind(Kind):
         if not tests and quick:
             chosen = [t for t in chosen if t.get("quick", True)]
         extra = [f"--{flag}" for flag in ("direct", "verify") if options.get(flag)]
-        prealloc = options.get("prealloc")
-        prealloc = sweep.get("prealloc", False) if prealloc is None else prealloc
         if options.get("evict") and options.get("cached"):
             raise UsageError("--evict and --cached contradict each other: give one (eviction is the default)")
-        evict = (sweep.get("evict", True) or bool(options.get("evict"))) and not options.get("cached")
-        fsync = sweep.get("fsync", True) and not options.get("no_fsync")
         unit = options.get("group_unit")
+        loaders = [int(n) for n in sweep.get("background", [0])]
 
         points, skipped = [], []
         for test in chosen:
@@ -314,21 +404,29 @@ class IoKind(Kind):
             test_size = parse_size(size if size else test.get("size", sweep["size"]), "--size")
             grouped = int(test.get("group", 0))
             aggregators = int(test.get("aggregators", 0))
-            for r in _test_grid(test, rank_list, "ranks"):
-                for b in _test_grid(test, block_list, "blocks"):
-                    p = IoPoint(test_id=test["id"], title=test.get("title", test["id"]),
-                                layout=test["layout"], phases=list(test["phases"]), ranks=r, block=b,
-                                size=test_size, group=grouped,
-                                files=options.get("files") or test.get("files", "shared"),
-                                api=test.get("api", "posix"), iterations=iters,
-                                extra=extra + _phase_flags(test["phases"], prealloc, evict, fsync)
-                                + (["--group-unit", unit] if unit and grouped else []),
-                                options=list(test.get("options", [])), aggregators=aggregators)
-                    why = why_impossible(p.layout, p.size, p.block, p.ranks, p.files, aggregators)
-                    if why:
-                        skipped.append((p, why))
-                    else:
-                        points.append(p)
+            prealloc, evict, fsync = _phase_choices(test, sweep, options)
+            stripes = int(test.get("stripe_targets", 0))
+            stripe_unit = parse_size(test.get("stripe_unit", DEFAULT_STRIPE_UNIT)) if stripes else 0
+            my_loaders = _test_grid(test, loaders, "background")
+            load_kind = test.get("background_kind", "write" if any(my_loaders) else "")
+            grid = [(r, b, n) for r in _test_grid(test, rank_list, "ranks")
+                    for b in _test_grid(test, block_list, "blocks") for n in my_loaders]
+            for r, b, n in grid:
+                p = IoPoint(test_id=test["id"], title=test.get("title", test["id"]),
+                            layout=test["layout"], phases=list(test["phases"]), ranks=r, block=b,
+                            size=test_size, group=grouped,
+                            files=options.get("files") or test.get("files", "shared"),
+                            api=test.get("api", "posix"), iterations=iters,
+                            extra=extra + _phase_flags(test["phases"], prealloc, evict, fsync)
+                            + (["--group-unit", unit] if unit and grouped else []),
+                            options=list(test.get("options", [])), aggregators=aggregators,
+                            stripe_targets=stripes, stripe_unit=stripe_unit, background=n,
+                            background_kind=load_kind)
+                why = why_impossible(p.layout, p.size, p.block, p.ranks, p.files, aggregators)
+                if why:
+                    skipped.append((p, why))
+                else:
+                    points.append(p)
         if not points:
             raise UsageError("the plan has no runnable point: check --ranks, --blocks and --size "
                              "(each rank needs at least one whole block)")
@@ -361,7 +459,9 @@ class IoKind(Kind):
                 "evict": p.get("evict"), "direct": p.get("direct"),
                 "fs_type": result.get("target", {}).get("fs_type"),
                 "memory_backed": result.get("target", {}).get("memory_backed"),
-                **_api_facts(p.get("api_options", {}))}
+                **_api_facts(p.get("api_options", {})), **_stripe_facts(result),
+                "background": (p.get("background") or {}).get("loaders_per_node", 0),
+                "background_kind": point["params"].get("background_kind") or None}
         out = []
         for ph in result["phases"]:
             its = ph["iterations"]
@@ -369,6 +469,8 @@ class IoKind(Kind):
                 "rate": [it["mib_per_s"] for it in its],
                 "seconds": [it["seconds"] for it in its],
                 "cache": [it.get("cache_resident_fraction") for it in its],
+                "per_target_rate": [it.get("per_target_mib_per_s") for it in its],
+                "load": [it.get("background_load") for it in its],
             }))
         return out
 

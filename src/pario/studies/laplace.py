@@ -1,8 +1,10 @@
 """Kind `laplace`: the SGI 750 report's Figure 8: a Jacobi solve on an N×N
 grid in row blocks (8001² in the report), checkpointed with
 MPI_File_write_all after each rank's view, with and without collective
-buffering.  romio_cb_write is a ROMIO hint: under Open MPI export
-OMPI_MCA_io=romio321 for it to act; each record keeps how many ranks
+buffering.  romio_cb_write is a ROMIO hint, so the points run on ROMIO
+(`--mpiio-impl romio`: under Open MPI the engine picks its ROMIO before
+the first file, nothing to export) unless a test says mpiio_impl =
+"ompio"; each record keeps the implementation that ran and how many ranks
 issued write calls, so a hint that did nothing shows."""
 
 from .. import schema
@@ -14,15 +16,16 @@ class LaplaceKind(KernelKind):
     name = "laplace"
     description = "2-D Laplace solver checkpoint: MPI_File_write_all, collective buffering on/off"
     own_test_keys = {"grid": schema.POSITIVE, "iterations": schema.POSITIVE,
-                     "cb": schema.one_of("enable", "disable", "automatic"), "checkpoint_every": schema.POSITIVE}
+                     "cb": schema.one_of("enable", "disable", "automatic"), "checkpoint_every": schema.POSITIVE,
+                     "mpiio_impl": schema.one_of("romio", "ompio")}
     params = {**COMMON_PARAMS, "cb": Param("collective buffering"), "grid": Param("grid"),
-              "writers": Param("ranks writing")}
+              "writers": Param("ranks writing"), "mpiio_impl": Param("MPI-IO")}
     quantities = {"rate": RATE}
 
     def points(self, test, ranks, trials):
         grid = int(test.get("grid", 8001))
         args = ["laplace", "--grid", str(grid), "--iterations", str(test.get("iterations", 100)),
-                "--cb", test.get("cb", "automatic")]
+                "--cb", test.get("cb", "automatic"), "--mpiio-impl", test.get("mpiio_impl", "romio")]
         if "checkpoint_every" in test:
             args += ["--checkpoint-every", str(test["checkpoint_every"])]
         settings = {"grid": grid, "cb": test.get("cb", "automatic"), "figure": test.get("figure", "")}
@@ -45,6 +48,7 @@ class LaplaceKind(KernelKind):
         writers = sum(1 for r in result["last_write_per_rank"] if r["write_syscalls"] > 0)
         return [Record({"study": self.name, "test": point["params"]["test"], "ranks": p["ranks"],
                         "grid": p["grid"], "cb": p["cb"], "writers": writers,
+                        "mpiio_impl": p["mpi_io_implementation"],
                         "trial": point["params"].get("trial", 1)},
                        {"rate": [c["mib_per_s"] for c in result["checkpoints"]]})]
 
@@ -60,7 +64,7 @@ class LaplaceKind(KernelKind):
                 by_cb.setdefault(r.params["cb"], set()).add(r.params["writers"])
         if "enable" in by_cb and "disable" in by_cb and by_cb["enable"] == by_cb["disable"]:
             return ["collective buffering on and off had the same ranks writing: the MPI-IO in use "
-                    "ignored romio_cb_write (under Open MPI export OMPI_MCA_io=romio321)"]
+                    "ignored romio_cb_write (give the test mpiio_impl = \"romio\")"]
         return []
 
 

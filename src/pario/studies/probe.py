@@ -15,7 +15,7 @@ from ..errors import UsageError
 from ..figures import Param, Quantity, Record
 from ..launch import cores
 from ..units import engine_size, format_size, parse_size
-from . import Kind, Option, positive_int
+from . import Kind, Option, csv_list, positive_int
 from .io import int_list, sweep_of
 
 
@@ -27,6 +27,7 @@ class ProbePoint:
     servers: int
     memory: int
     ops: int
+    block: int = 1 << 20   # bytes per call of the storage stream
     test_id: str = "probe"
     title: str = "component rates"
     extra: list = field(default_factory=list)
@@ -35,7 +36,7 @@ class ProbePoint:
         return ["probe", "--dir", str(directory), "--size", engine_size(self.size),
                 "--memory", engine_size(self.memory), "--ops", str(self.ops),
                 "--iterations", str(self.iterations), "--servers", str(self.servers),
-                "--json", str(json_path), *self.extra]
+                "--block", engine_size(self.block), "--json", str(json_path), *self.extra]
 
     def takes_name(self):
         return True
@@ -49,16 +50,16 @@ class ProbePoint:
                 f"read {p['read']['mib_per_s']:.0f} MiB/s")
 
     def label(self):
-        return f"probe ranks={self.ranks} stream={format_size(self.size)}"
+        return f"probe ranks={self.ranks} stream={format_size(self.size)} in {format_size(self.block)} calls"
 
     def columns(self):
         return {"title": self.title, "layout": "probe", "files": "", "api": "posix",
-                "block_bytes": 1 << 20, "size_bytes": self.size, "group_size": 0}
+                "block_bytes": self.block, "size_bytes": self.size, "group_size": 0}
 
     def params(self):
         return {"test": self.test_id, "ranks": self.ranks, "size": self.size,
                 "iterations": self.iterations, "servers": self.servers, "memory": self.memory,
-                "ops": self.ops}
+                "ops": self.ops, "block": self.block}
 
 
 def _round_trips(which):
@@ -102,29 +103,53 @@ def _fmt(v, unit):
     return f"{v:.1f}" if v < 1e4 else f"{v:.0f}"
 
 
+STREAMS = ("stream_write", "stream_read")
+DEFAULT_BLOCK = 1 << 20
+
+
+def _block(record):
+    return record.params.get("block") or DEFAULT_BLOCK
+
+
 def probe_tables(records):
     """The CFS report's Tables 2 and 3 (and the metadata rates) of a probe
     run's records, each (caption, head, rows, notes): the one source of the
-    text tables and the report's HTML tables.  One set per rank count."""
+    text tables and the report's HTML tables.  One set per rank count.
+    A probe of several stream call sizes (--stream-blocks) adds a stream
+    row per call size; the other components and the peak are those of the
+    1 MiB point (else the largest call size)."""
     out = []
     for ranks in sorted({r.params["ranks"] for r in records}):
-        mine = {r.params["component"]: r for r in records if r.params["ranks"] == ranks}
+        here = [r for r in records if r.params["ranks"] == ranks]
+        blocks = sorted({_block(r) for r in here})
+        main = DEFAULT_BLOCK if DEFAULT_BLOCK in blocks else blocks[-1]
+        mine = {r.params["component"]: r for r in here if _block(r) == main}
         if not mine:
             continue
         any_r = next(iter(mine.values()))
         where = f"{any_r.params['target']} on {any_r.params['host']}, {ranks} rank(s)"
         trials = max(len(r.values["value"]) for r in mine.values())
         tables = {2: [], 3: [], 4: []}
-        for key, table, label, unit, better, _ in COMPONENTS:
-            r = mine.get(key)
-            if r is None:
-                continue
-            vals = r.values["value"]
+
+        def row(label, unit, better, vals):
             best = max(vals) if better == "max" else min(vals)
             worst = min(vals) if better == "max" else max(vals)
             mid = sorted(vals)[len(vals) // 2]
             spread = f"{_fmt(worst, unit)}-{_fmt(mid, unit)}" if len(vals) > 1 else ""
-            tables[table].append([label, _fmt(best, unit), spread])
+            return [label, _fmt(best, unit), spread]
+
+        for key, table, label, unit, better, _ in COMPONENTS:
+            r = mine.get(key)
+            if r is None:
+                continue
+            if key in STREAMS and len(blocks) > 1:
+                for b in blocks:
+                    rb = next((x for x in here if _block(x) == b and x.params["component"] == key), None)
+                    if rb is not None:
+                        tables[table].append(row(f"{label}, {format_size(b)} calls", unit, better,
+                                                 rb.values["value"]))
+                continue
+            tables[table].append(row(label, unit, better, r.values["value"]))
         notes = []
         for phase in ("write", "read"):
             p = mine.get(f"peak_{phase}")
@@ -173,9 +198,15 @@ class ProbeKind(Kind):
         Option(("--servers",), dict(type=positive_int,
                                     help="probe: independent storage units behind --dir (disks, OSTs, "
                                          "servers) that streams spread over (default 1)")),
+        Option(("--stream-blocks",), dict(type=csv_list, dest="stream_blocks",
+                                          help="probe: call sizes of the storage stream, e.g. 4k,64k,1m "
+                                               "(default 1m); several give the storage's rate against "
+                                               "transfer size, which 'pario model --machine probe:RUN' "
+                                               "needs")),
     )
     sweep_keys = {"ranks": schema.POSITIVES, "size": schema.SIZE, "iterations": schema.POSITIVE,
-                  "servers": schema.POSITIVE, "memory": schema.SIZE, "ops": schema.POSITIVE}
+                  "servers": schema.POSITIVE, "memory": schema.SIZE, "ops": schema.POSITIVE,
+                  "stream_blocks": schema.SIZES}
     test_keys = {"id": schema.STRING, "title": schema.STRING}
     required_test = ("id",)
     params = {"test": Param("test"), "ranks": Param("ranks", str, "log2"),
@@ -198,14 +229,26 @@ class ProbeKind(Kind):
         iters = options.get("iterations") or int(sweep.get("iterations", 3))
         if iters > 100:
             raise UsageError(f"--iterations {iters} is more than 100: use fewer")
+        blocks = []
+        for text in options.get("stream_blocks") or sweep.get("stream_blocks") or ["1m"]:
+            b = parse_size(text, "--stream-blocks entry")
+            if b % 4096 or b > size or size % b:
+                raise UsageError(f"--stream-blocks {text}: a call size must be a multiple of 4k that "
+                                 f"divides the stream ({format_size(size)}), e.g. 4k,64k,1m")
+            if b not in blocks:
+                blocks.append(b)
+        # the 1 MiB point last: its peak is the one other runs draw as their ideal
+        blocks.sort(key=lambda b: (b == DEFAULT_BLOCK, b))
         return [ProbePoint(ranks=r, size=size, iterations=iters,
                            servers=options.get("servers") or int(sweep.get("servers", 1)),
-                           memory=parse_size(sweep.get("memory", "256m")), ops=int(sweep.get("ops", 200)))
-                for r in ranks], []
+                           memory=parse_size(sweep.get("memory", "256m")), ops=int(sweep.get("ops", 200)),
+                           block=b)
+                for r in ranks for b in blocks], []
 
     def records(self, point, result):
         c, t = result["components"], result["target"]
         base = {"test": "probe", "ranks": result["mpi"]["ranks"],
+                "block": result["params"].get("block_bytes") or DEFAULT_BLOCK,
                 "target": f"{t['dir']} ({t['fs_type']})", "host": result["mpi"]["hosts"][0]["name"]}
         out = []
         for key, *_, get in COMPONENTS:

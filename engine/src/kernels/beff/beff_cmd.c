@@ -9,7 +9,6 @@
  * repeat exactly as many calls, over the same bytes, and the read checks
  * what the rewrite put there.  A pattern's time runs from its open to its
  * close (writes end with MPI_File_sync), the maximum over ranks. */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,8 @@
 #include "../../util/fsinfo.h"
 #include "../../util/json.h"
 #include "../../util/mpi_file.h"
+#include "../../util/mpiio_env.h"
+#include "../../util/options.h"
 #include "../../util/result_doc.h"
 #include "../../util/sizes.h"
 #include "beff.h"
@@ -37,6 +38,7 @@ typedef struct beff_options {
     uint64_t mem_per_pe, max_chunk;
     bool no_shared, keep;
     const char *json;
+    mpiio_settings mpi; /* which MPI-IO runs, recorded in the result */
 } beff_options;
 
 typedef struct beff_run {
@@ -48,74 +50,54 @@ typedef struct beff_run {
     double seconds[M_N][BEFF_NPATTERNS];          /* open to close, max over ranks */
     uint64_t bytes[M_N][BEFF_NPATTERNS];          /* all ranks */
     char paths[BEFF_NPATTERNS][4300];
-    bool created[BEFF_NPATTERNS];
+    owned_file who[BEFF_NPATTERNS]; /* the file each pattern created: per-rank ones each rank's own */
     double share;
 } beff_run;
 
-static void usage(void)
+enum { O_DIR, O_TIME, O_MEM, O_MAXCHUNK, O_NOSHARED, O_IMPL, O_KEEP, O_JSON };
+static const option_spec beff_option_table[] = {
+    {"dir", 0, "DIR", "where the files go (required)", O_DIR},
+    {"time", 'T', "S", "scheduled time in seconds for the whole run (default 60)", O_TIME},
+    {"mem-per-pe", 0, "SIZE",
+     "memory per process (b_eff_io's -MB; default: this node's\nmemory / its ranks); the largest "
+     "chunk MPART is\nmin(16 MiB, SIZE/128)",
+     O_MEM},
+    {"max-chunk", 0, "SIZE", "MPART itself (at most 1g); chunks above it are left out", O_MAXCHUNK},
+    {"no-shared", 0, NULL, "leave out pattern 1 (shared file pointer)", O_NOSHARED},
+    MPIIO_IMPL_ROW(O_IMPL),
+    OPTION_KEEP_ROW("the files", O_KEEP),
+    OPTION_JSON_ROW(O_JSON),
+};
+static const command_spec beff_command_spec =
+    COMMAND_SPEC("beff",
+                 "usage: mpirun -np P pario-engine beff --dir DIR -T SECONDS [options]\n",
+                 NULL, beff_option_table);
+
+static void set_option(void *ctx, int id, const char *opt, const char *v)
 {
-    printf("usage: mpirun -np P pario-engine beff --dir DIR -T SECONDS [options]\n"
-           "\n"
-           "  --dir DIR          where the files go (required)\n"
-           "  -T, --time S       scheduled time in seconds for the whole run (default 60)\n"
-           "  --mem-per-pe SIZE  memory per process (b_eff_io's -MB; default: this node's\n"
-           "                     memory / its ranks); the largest chunk MPART is\n"
-           "                     min(16 MiB, SIZE/128)\n"
-           "  --max-chunk SIZE   MPART itself; chunks above it are left out\n"
-           "  --no-shared        leave out pattern 1 (shared file pointer)\n"
-           "  --keep             keep the files (default: removed)\n"
-           "  --json FILE        write the result document\n");
+    beff_options *o = ctx;
+    char *end;
+    switch (id) {
+    case O_DIR: option_path(opt, v, o->dir, sizeof o->dir); break;
+    case O_TIME:
+        o->seconds = strtod(v, &end);
+        if (*end || !(o->seconds > 0) || o->seconds > 1e6)
+            fail_usage("%s '%s' must be a number of seconds above 0", opt, v);
+        break;
+    case O_MEM: o->mem_per_pe = option_size(opt, v); break;
+    case O_MAXCHUNK: o->max_chunk = option_size_in(opt, v, 1, 1u << 30); break;
+    case O_NOSHARED: o->no_shared = true; break;
+    case O_IMPL: mpiio_impl_option(&o->mpi, v); break;
+    case O_KEEP: o->keep = true; break;
+    case O_JSON: o->json = option_output(opt, v); break;
+    }
 }
 
 static void parse(int argc, char **argv, int rank, beff_options *o)
 {
-    enum { O_DIR = 1000, O_MEM, O_MAXCHUNK, O_NOSHARED, O_KEEP, O_JSON, O_HELP };
-    static const struct option opts[] = {
-        {"dir", required_argument, 0, O_DIR},         {"time", required_argument, 0, 'T'},
-        {"mem-per-pe", required_argument, 0, O_MEM},  {"max-chunk", required_argument, 0, O_MAXCHUNK},
-        {"no-shared", no_argument, 0, O_NOSHARED},    {"keep", no_argument, 0, O_KEEP},
-        {"json", required_argument, 0, O_JSON},       {"help", no_argument, 0, O_HELP},
-        {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->seconds = 60;
-    opterr = 0;
-    optind = 1;
-    int c, which = 0;
-    const char *why;
-    char *end;
-    while ((c = getopt_long(argc, argv, ":T:", opts, &which)) != -1) {
-        if (optarg && optarg[0] == '-' && optarg[1] == '-')
-            fail_usage("--%s needs a value: see pario-engine beff --help", opts[which].name);
-        switch (c) {
-        case O_DIR: snprintf(o->dir, sizeof o->dir, "%s", optarg); break;
-        case 'T':
-            o->seconds = strtod(optarg, &end);
-            if (*end || !(o->seconds > 0) || o->seconds > 1e6)
-                fail_usage("-T '%s' must be a number of seconds above 0", optarg);
-            break;
-        case O_MEM:
-            if (size_parse(optarg, &o->mem_per_pe, &why) != 0)
-                fail_usage("--mem-per-pe '%s' %s: give a size such as 2g", optarg, why);
-            break;
-        case O_MAXCHUNK:
-            if (size_parse(optarg, &o->max_chunk, &why) != 0)
-                fail_usage("--max-chunk '%s' %s: give a size such as 16m", optarg, why);
-            if (o->max_chunk > (1u << 30))
-                fail_usage("--max-chunk '%s' is above 1 GiB: give at most 1g", optarg);
-            break;
-        case O_NOSHARED: o->no_shared = true; break;
-        case O_KEEP: o->keep = true; break;
-        case O_JSON: o->json = optarg; break;
-        case O_HELP:
-            if (rank == 0)
-                usage();
-            fail_exit(0, 0, "%s", "");
-        case ':': fail_usage("%s needs a value: see pario-engine beff --help", argv[optind - 1]);
-        default: fail_usage("unknown option '%s': see pario-engine beff --help", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        fail_usage("unexpected argument '%s': see pario-engine beff --help", argv[optind]);
+    options_parse(&beff_command_spec, argc, argv, rank, set_option, o);
     fail_unless_target_dir(o->dir, "where the files go");
 }
 
@@ -161,10 +143,10 @@ static void remove_ours(void *arg)
     beff_run *r = arg;
     MPI_Barrier(MPI_COMM_WORLD);
     for (int p = 0; p < BEFF_NPATTERNS; p++)
-        if (r->created[p] && (beff_patterns[p].per_rank_file || r->rank == 0)) {
+        if (beff_patterns[p].per_rank_file || r->rank == 0) {
             char mine[4400];
             snprintf(mine, sizeof mine, beff_patterns[p].per_rank_file ? "%s.%04d" : "%s", r->paths[p], r->rank);
-            unlink(mine);
+            remove_if_ours(mine, &r->who[p]); /* nothing when nothing was created */
         }
 }
 
@@ -176,15 +158,10 @@ static int open_pattern(beff_run *r, int p, int method, beff_file *f, mpi_why *w
     snprintf(path, sizeof path, pat->per_rank_file ? "%s.%04d" : "%s", r->paths[p], r->rank);
     int rc;
     if (method == M_WRITE) {
-        rc = mpi_file_create(comm, path, MPI_INFO_NULL, &f->fh, w);
-        int made = rc == MPI_SUCCESS;
-        MPI_Allreduce(MPI_IN_PLACE, &made, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        r->created[p] = made; /* per-rank files: each rank removes only its own (see remove_ours) */
-        if (pat->per_rank_file)
-            r->created[p] = rc == MPI_SUCCESS;
+        rc = mpi_file_create(comm, path, MPI_INFO_NULL, &f->fh, &r->who[p], w);
     } else {
         rc = mpi_file_reopen(comm, path, method == M_READ ? MPI_MODE_RDONLY : MPI_MODE_RDWR, MPI_INFO_NULL,
-                             &f->fh, w);
+                             &f->fh, &r->who[p], w);
     }
     f->open = rc == MPI_SUCCESS;
     return rc;
@@ -276,9 +253,6 @@ static double method_value(const beff_run *r, int m)
 
 static void save_json(const beff_run *r, double beff)
 {
-    char library[256];
-    const char *component;
-    mpi_io_describe(library, sizeof library, &component);
     json j;
     json_init(&j, true);
     result_doc_begin(&j, "beff");
@@ -293,8 +267,7 @@ static void save_json(const beff_run *r, double beff)
     json_array_end(&j);
     json_bool(&j, "shared_pointer_pattern", !r->o.no_shared);
     json_string(&j, "dir", r->o.dir);
-    json_string(&j, "mpi_library", library);
-    json_string(&j, "mpi_io_component", component);
+    mpiio_run_json(&j, &r->o.mpi);
     json_object_end(&j);
     json_array_begin(&j, "methods");
     for (int m = 0; m < M_N; m++) {
@@ -348,6 +321,7 @@ int beff_command(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &r.nranks);
     parse(argc, argv, r.rank, &r.o);
+    mpiio_settings_apply_or_exit(&r.o.mpi, r.nranks); /* before the first MPI_File call */
     choose_chunks(&r);
     int npat = 0;
     for (int p = 0; p < BEFF_NPATTERNS; p++)

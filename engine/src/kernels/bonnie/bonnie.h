@@ -13,11 +13,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../util/safe_file.h"
+
 enum bonnie_test { B_PUTC, B_REWRITE, B_BLOCK_WRITE, B_GETC, B_BLOCK_READ, B_SEEKS, B_NTESTS };
 
 typedef struct bonnie_setup {
     int fd;              /* the file, created O_EXCL by this run, open O_RDWR */
     const char *path;
+    owned_file *who;     /* which file that is: the only one reopened or removed */
     uint64_t size;       /* a multiple of chunk */
     uint64_t chunk;
     long seeks;          /* total over all seeker processes */

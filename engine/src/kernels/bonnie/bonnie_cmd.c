@@ -8,7 +8,6 @@
  * so. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include "../../util/fail.h"
 #include "../../util/fsinfo.h"
 #include "../../util/json.h"
+#include "../../util/options.h"
 #include "../../util/result_doc.h"
 #include "../../util/sizes.h"
 #include "bonnie.h"
@@ -30,7 +30,7 @@ typedef struct bonnie_options {
     char dir[4096];
     uint64_t size, chunk;
     bool size_given, evict, keep;
-    int order;          /* index into run_orders */
+    int order;          /* index into order_names and run_orders */
     long seeks;
     int seek_procs;
     const char *json;
@@ -38,12 +38,10 @@ typedef struct bonnie_options {
 
 /* Bray's Bonnie rewrites the per-character file before the block write;
  * bonnie++ block-writes first and rewrites that. */
-static const struct {
-    const char *name;
-    enum bonnie_test tests[B_NTESTS];
-} run_orders[] = {
-    {"bonnie", {B_PUTC, B_REWRITE, B_BLOCK_WRITE, B_GETC, B_BLOCK_READ, B_SEEKS}},
-    {"bonnie++", {B_PUTC, B_BLOCK_WRITE, B_REWRITE, B_GETC, B_BLOCK_READ, B_SEEKS}},
+static const char *const order_names[] = {"bonnie", "bonnie++", NULL};
+static const enum bonnie_test run_orders[][B_NTESTS] = {
+    {B_PUTC, B_REWRITE, B_BLOCK_WRITE, B_GETC, B_BLOCK_READ, B_SEEKS},
+    {B_PUTC, B_BLOCK_WRITE, B_REWRITE, B_GETC, B_BLOCK_READ, B_SEEKS},
 };
 
 typedef struct bonnie_run {
@@ -68,89 +66,57 @@ static void warn(bonnie_run *r, const char *fmt, ...)
     va_end(ap);
 }
 
-static void usage(void)
+enum { O_DIR, O_SIZE, O_CHUNK, O_SEEKS, O_PROCS, O_EVICT, O_ORDER, O_KEEP, O_JSON };
+static const option_spec bonnie_option_table[] = {
+    {"dir", 0, "DIR", "directory on the file system to measure (required)", O_DIR},
+    {"size", 0, "S",
+     "file size (default: twice the node's memory; smaller with\neviction when that does not fit "
+     "on DIR)",
+     O_SIZE},
+    {"chunk", 0, "C",
+     "bytes per read()/write(): 8k is Bonnie's (default), 64k the\nreport's bigbonnie; 256 bytes "
+     "to 64 MiB",
+     O_CHUNK},
+    {"seeks", 0, "N", "random seeks in all (default 4000, Bonnie's)", O_SEEKS},
+    {"seek-procs", 0, "N", "seeker processes (default 3, Bonnie's; 1 to 64)", O_PROCS},
+    {"evict", 0, NULL, "drop the file from the page cache before each reading test", O_EVICT},
+    {"order", 0, "O",
+     "bonnie (default: putc, rewrite, block write, getc, block\nread, seeks) or bonnie++ (block "
+     "write before rewrite)",
+     O_ORDER},
+    OPTION_KEEP_ROW("the file", O_KEEP),
+    OPTION_JSON_ROW(O_JSON),
+};
+static const command_spec bonnie_command_spec =
+    COMMAND_SPEC("bonnie", "usage: pario-engine bonnie --dir DIR [options]\n",
+    "One process; run it without mpirun or with one rank.", bonnie_option_table);
+
+static void set_option(void *ctx, int id, const char *opt, const char *v)
 {
-    printf("usage: pario-engine bonnie --dir DIR [options]\n"
-           "\n"
-           "  --dir DIR        directory on the file system to measure (required)\n"
-           "  --size S         file size (default: twice the node's memory; smaller with\n"
-           "                   eviction when that does not fit on DIR)\n"
-           "  --chunk C        bytes per read()/write(): 8k is Bonnie's (default), 64k the\n"
-           "                   report's bigbonnie; 256 bytes to 64 MiB\n"
-           "  --seeks N        random seeks in all (default 4000, Bonnie's)\n"
-           "  --seek-procs N   seeker processes (default 3, Bonnie's; 1 to 64)\n"
-           "  --evict          drop the file from the page cache before each reading test\n"
-           "  --order O        bonnie (default: putc, rewrite, block write, getc, block\n"
-           "                   read, seeks) or bonnie++ (block write before rewrite)\n"
-           "  --keep           keep the file (default: removed)\n"
-           "  --json FILE      write the result document\n"
-           "\n"
-           "One process; run it without mpirun or with one rank.\n");
+    bonnie_options *o = ctx;
+    switch (id) {
+    case O_DIR: option_path(opt, v, o->dir, sizeof o->dir); break;
+    case O_SIZE:
+        o->size = option_size(opt, v);
+        o->size_given = true;
+        break;
+    case O_CHUNK: o->chunk = option_size_in(opt, v, 256, 64u << 20); break;
+    case O_SEEKS: o->seeks = option_whole(opt, v, 1, 100000000); break;
+    case O_PROCS: o->seek_procs = (int)option_whole(opt, v, 1, 64); break;
+    case O_EVICT: o->evict = true; break;
+    case O_ORDER: o->order = option_choice(opt, v, order_names); break;
+    case O_KEEP: o->keep = true; break;
+    case O_JSON: o->json = option_output(opt, v); break;
+    }
 }
 
 static void parse(int argc, char **argv, bonnie_options *o)
 {
-    enum { O_DIR = 1000, O_SIZE, O_CHUNK, O_SEEKS, O_PROCS, O_EVICT, O_KEEP, O_JSON, O_ORDER, O_HELP };
-    static const struct option opts[] = {
-        {"dir", required_argument, 0, O_DIR},     {"size", required_argument, 0, O_SIZE},
-        {"chunk", required_argument, 0, O_CHUNK}, {"seeks", required_argument, 0, O_SEEKS},
-        {"seek-procs", required_argument, 0, O_PROCS}, {"evict", no_argument, 0, O_EVICT},
-        {"keep", no_argument, 0, O_KEEP},         {"json", required_argument, 0, O_JSON},
-        {"order", required_argument, 0, O_ORDER},
-        {"help", no_argument, 0, O_HELP},         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->chunk = 8192;
     o->seeks = 4000;
     o->seek_procs = 3;
-    opterr = 0;
-    optind = 1;
-    int c, which = 0;
-    const char *why;
-    uint64_t v;
-    while ((c = getopt_long(argc, argv, ":", opts, &which)) != -1) {
-        if (optarg && optarg[0] == '-' && optarg[1] == '-')
-            fail_usage("--%s needs a value: see pario-engine bonnie --help", opts[which].name);
-        switch (c) {
-        case O_DIR: snprintf(o->dir, sizeof o->dir, "%s", optarg); break;
-        case O_SIZE:
-            if (size_parse(optarg, &o->size, &why) != 0)
-                fail_usage("--size '%s' %s: give a size such as 512m or 8g", optarg, why);
-            o->size_given = true;
-            break;
-        case O_CHUNK:
-            if (size_parse(optarg, &o->chunk, &why) != 0)
-                fail_usage("--chunk '%s' %s: give a size such as 8k or 64k", optarg, why);
-            if (o->chunk < 256 || o->chunk > (64u << 20))
-                fail_usage("--chunk '%s' is outside 256 bytes to 64 MiB: use 8k or 64k", optarg);
-            break;
-        case O_SEEKS:
-            if (count_parse(optarg, &v, &why) != 0 || v > 100000000)
-                fail_usage("--seeks '%s' must be a whole number from 1 to 100000000", optarg);
-            o->seeks = (long)v;
-            break;
-        case O_PROCS:
-            if (count_parse(optarg, &v, &why) != 0 || v > 64)
-                fail_usage("--seek-procs '%s' must be a whole number from 1 to 64", optarg);
-            o->seek_procs = (int)v;
-            break;
-        case O_EVICT: o->evict = true; break;
-        case O_ORDER:
-            o->order = -1;
-            for (int i = 0; i < (int)(sizeof run_orders / sizeof run_orders[0]); i++)
-                if (!strcmp(optarg, run_orders[i].name))
-                    o->order = i;
-            if (o->order < 0)
-                fail_usage("--order '%s' is unknown: use bonnie or bonnie++", optarg);
-            break;
-        case O_KEEP: o->keep = true; break;
-        case O_JSON: o->json = optarg; break;
-        case O_HELP: usage(); exit(0);
-        case ':': fail_usage("%s needs a value: see pario-engine bonnie --help", argv[optind - 1]);
-        default: fail_usage("unknown option '%s': see pario-engine bonnie --help", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        fail_usage("unexpected argument '%s': see pario-engine bonnie --help", argv[optind]);
+    options_parse(&bonnie_command_spec, argc, argv, 0, set_option, o);
     fail_unless_target_dir(o->dir, "the directory on the file system to measure");
     if (o->size_given && o->size < o->chunk)
         fail_usage("--size is smaller than one --chunk: give at least one chunk");
@@ -258,7 +224,7 @@ static void save_json(const bonnie_run *r)
     json_int(&j, "seek_procs", r->o.seek_procs);
     json_int(&j, "update_every_seeks", 10);
     json_bool(&j, "evict", r->o.evict);
-    json_string(&j, "order", run_orders[r->o.order].name);
+    json_string(&j, "order", order_names[r->o.order]);
     json_uint(&j, "node_memory_bytes", r->memory);
     json_object_end(&j);
     json_array_begin(&j, "tests");
@@ -312,10 +278,11 @@ int bonnie_command(int argc, char **argv)
     choose_size(&r);
     char path[4200];
     snprintf(path, sizeof path, "%s/pario-bonnie.%ld.%ld", r.o.dir, (long)getpid(), (long)time(NULL));
-    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    static owned_file who;
+    int fd = create_exclusive(path, O_RDWR, &who);
     if (fd < 0)
-        fail_usage("cannot create %s: %s: check the directory's permissions", path, strerror(errno));
-    r.s = (bonnie_setup){.fd = fd, .path = path, .size = r.o.size, .chunk = r.o.chunk,
+        fail_usage("cannot create %s: %s: check the directory's permissions", path, strerror(-fd));
+    r.s = (bonnie_setup){.fd = fd, .path = path, .who = &who, .size = r.o.size, .chunk = r.o.chunk,
                          .seeks = r.o.seeks, .seek_procs = r.o.seek_procs, .evict = r.o.evict};
     char sz[32], ck[32];
     size_format(r.o.size, sz, sizeof sz);
@@ -323,15 +290,15 @@ int bonnie_command(int argc, char **argv)
     printf("pario-engine bonnie: %s (%s), file %s, chunk %s, %ld seeks by %d processes%s\n", r.o.dir,
            r.fs.type, sz, ck, r.o.seeks, r.o.seek_procs, r.o.evict ? ", evicting before reads" : "");
     fflush(stdout);
-    const enum bonnie_test *run_order = run_orders[r.o.order].tests;
+    const enum bonnie_test *run_order = run_orders[r.o.order];
     for (int i = 0; i < B_NTESTS; i++) {
         const char *what = "";
         e = bonnie_run_test(&r.s, run_order[i], &r.m[run_order[i]], &what);
         if (e) {
             close(fd);
-            unlink(path); /* created by this run (O_EXCL) */
+            remove_if_ours(path, &who); /* created by this run, if the name still holds it */
             fail_exit(EXIT_RUN_FAILED, 1, "bonnie %s: %s %s: %s", bonnie_test_name(run_order[i]),
-                      what, path, strerror(e));
+                      what, path, owned_file_reason(e));
         }
     }
     close(fd);
@@ -346,7 +313,7 @@ int bonnie_command(int argc, char **argv)
     if (r.o.keep)
         printf("  kept %s\n", path);
     else
-        unlink(path);
+        remove_if_ours(path, &who);
     if (!r.data_ok)
         fail_exit(EXIT_RUN_FAILED, 1, "bonnie: the file's data was wrong: %s", r.data_why);
     printf("  data checked: every chunk stamp and the byte sum as written\n");

@@ -105,16 +105,17 @@ static FILE *stream(const bonnie_setup *s, const char *mode, int *err)
 }
 
 /* Both writing tests start on a new, empty file, as Bonnie's do (untimed):
- * our own file is unlinked and created again exclusively, on the same
- * descriptor number. */
+ * our own file (only while the name still holds it) is removed and created
+ * again exclusively, on the same descriptor number. */
 static int fresh_file(const bonnie_setup *s)
 {
-    if (unlink(s->path) != 0)
-        return errno;
-    int fd = open(s->path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int e = remove_if_ours(s->path, s->who);
+    if (e)
+        return e;
+    int fd = create_exclusive(s->path, O_RDWR, s->who);
     if (fd < 0)
-        return errno;
-    int e = dup2(fd, s->fd) < 0 ? errno : 0;
+        return -fd;
+    e = dup2(fd, s->fd) < 0 ? errno : 0;
     close(fd);
     return e;
 }
@@ -316,9 +317,9 @@ static uint64_t xorshift(uint64_t *x)
 static _Noreturn void seeker(const bonnie_setup *s, seek_board *board, int id, int go_fd)
 {
     char c;
-    int fd = open(s->path, O_RDWR | O_NOFOLLOW | O_CLOEXEC); /* each seeker its own file */
+    int fd = open_ours(s->path, O_RDWR, s->who); /* each seeker its own open file description */
     char *buf = fd < 0 ? NULL : aligned_alloc(4096, (s->chunk + 4095) / 4096 * 4096);
-    int e = fd < 0 ? errno : buf ? 0 : ENOMEM;
+    int e = fd < 0 ? -fd : buf ? 0 : ENOMEM;
     while (read(go_fd, &c, 1) < 0 && errno == EINTR)
         ;
     board->start[id] = clock_now();

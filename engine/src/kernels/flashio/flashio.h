@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../util/safe_file.h"
+
 #define FLASH_NGUARD 4
 #define FLASH_NVAR 24
 #define FLASH_NDIM 3
@@ -46,6 +48,7 @@ typedef struct flash_write_result {
     double seconds;   /* this rank: create to close */
     uint64_t bytes;   /* this rank's bytes put: data and metadata */
     bool created;     /* the file exists because this call made it */
+    owned_file who;   /* which file that is (noted as soon as it was created) */
     char why[512];    /* empty on success */
 } flash_write_result;
 
@@ -54,10 +57,11 @@ typedef struct flash_write_result {
 void flash_write_file(const flash_mesh *m, enum flash_file which, const char *path, bool collective,
                       MPI_Comm comm, flash_write_result *r);
 
-/* Serial, untimed: open the file and check every dataset's shape and
+/* Serial, untimed: open the file (only while it is still the one who
+ * noted: HDF5 would follow a symlink planted at the name) and check every dataset's shape and
  * values.  Returns true, or false with a reason. */
-bool flash_check_file(const char *path, enum flash_file which, int nxb, long long total, char *why,
-                      size_t len);
+bool flash_check_file(const char *path, const owned_file *who, enum flash_file which, int nxb,
+                      long long total, char *why, size_t len);
 
 const char *flash_file_suffix(enum flash_file which);
 

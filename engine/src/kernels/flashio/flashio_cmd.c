@@ -6,7 +6,6 @@
  * bytes put by all ranks / 2^20 / (t_chk + t_plot + t_corner).  Then,
  * untimed, rank 0 opens each file serially and checks every dataset's
  * shape and values. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,8 @@
 #include "../../util/fail.h"
 #include "../../util/json.h"
 #include "../../util/mpi_file.h"
+#include "../../util/mpiio_env.h"
+#include "../../util/options.h"
 #include "../../util/result_doc.h"
 #include "flashio.h"
 
@@ -24,93 +25,69 @@ typedef struct flashio_options {
     bool collective, keep;
     char dir[4096];
     const char *json;
+    mpiio_settings mpi; /* which MPI-IO runs, recorded in the result */
 } flashio_options;
 
-static void usage(void)
-{
-    printf("usage: mpirun -np P pario-engine flashio --dir DIR [options]\n"
-           "\n"
-           "  --dir DIR            where the three files go (required)\n"
-           "  --nxb N              zones per block edge (default 8, the original's;\n"
-           "                       16 is the PnetCDF port's)\n"
-           "  --blocks B           blocks per rank before the imbalance: rank r holds\n"
-           "                       B + r mod 3 (default 80)\n"
-           "  --transfer MODE      independent (default, as on SGI and Chiba City) or\n"
-           "                       collective: the HDF5 transfer of the block data\n"
-           "  --keep               keep the files (default: removed after the check)\n"
-           "  --json FILE          write the result document\n");
-}
+enum { O_DIR, O_NXB, O_BLOCKS, O_TRANSFER, O_IMPL, O_KEEP, O_JSON };
+static const option_spec flashio_option_table[] = {
+    {"dir", 0, "DIR", "where the three files go (required)", O_DIR},
+    {"nxb", 0, "N", "zones per block edge (default 8, the original's;\n16 is the PnetCDF port's)", O_NXB},
+    {"blocks", 0, "B",
+     "blocks per rank before the imbalance: rank r holds\nB + r mod 3 (default 80)", O_BLOCKS},
+    {"transfer", 0, "MODE",
+     "independent (default, as on SGI and Chiba City) or\ncollective: the HDF5 transfer of the "
+     "block data",
+     O_TRANSFER},
+    MPIIO_IMPL_ROW(O_IMPL),
+    OPTION_KEEP_ROW("the files", O_KEEP),
+    OPTION_JSON_ROW(O_JSON),
+};
+static const command_spec flashio_command_spec =
+    COMMAND_SPEC("flashio",
+                 "usage: mpirun -np P pario-engine flashio --dir DIR [options]\n",
+                 NULL, flashio_option_table);
 
-static int whole(const char *opt, const char *text, long lo, long hi)
+static void set_option(void *ctx, int id, const char *opt, const char *v)
 {
-    char *end;
-    long v = strtol(text, &end, 10);
-    if (*end || !*text || v < lo || v > hi)
-        fail_usage("--%s '%s' must be a whole number from %ld to %ld", opt, text, lo, hi);
-    return (int)v;
+    flashio_options *o = ctx;
+    static const char *const transfers[] = {"independent", "collective", NULL};
+    switch (id) {
+    case O_DIR: option_path(opt, v, o->dir, sizeof o->dir); break;
+    case O_NXB: o->nxb = (int)option_whole(opt, v, 1, 64); break;
+    case O_BLOCKS: o->blocks = (int)option_whole(opt, v, 1, 100000); break;
+    case O_TRANSFER: o->collective = option_choice(opt, v, transfers) == 1; break;
+    case O_IMPL: mpiio_impl_option(&o->mpi, v); break;
+    case O_KEEP: o->keep = true; break;
+    case O_JSON: o->json = option_output(opt, v); break;
+    }
 }
 
 static void parse(int argc, char **argv, int rank, flashio_options *o)
 {
-    enum { O_DIR = 1000, O_NXB, O_BLOCKS, O_TRANSFER, O_KEEP, O_JSON, O_HELP };
-    static const struct option opts[] = {
-        {"dir", required_argument, 0, O_DIR},   {"nxb", required_argument, 0, O_NXB},
-        {"blocks", required_argument, 0, O_BLOCKS}, {"transfer", required_argument, 0, O_TRANSFER},
-        {"keep", no_argument, 0, O_KEEP},       {"json", required_argument, 0, O_JSON},
-        {"help", no_argument, 0, O_HELP},       {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->nxb = 8;
     o->blocks = 80;
-    opterr = 0;
-    optind = 1;
-    int c, which = 0;
-    while ((c = getopt_long(argc, argv, ":", opts, &which)) != -1) {
-        if (optarg && optarg[0] == '-' && optarg[1] == '-')
-            fail_usage("--%s needs a value: see pario-engine flashio --help", opts[which].name);
-        switch (c) {
-        case O_DIR: snprintf(o->dir, sizeof o->dir, "%s", optarg); break;
-        case O_NXB: o->nxb = whole("nxb", optarg, 1, 64); break;
-        case O_BLOCKS: o->blocks = whole("blocks", optarg, 1, 100000); break;
-        case O_TRANSFER:
-            if (strcmp(optarg, "independent") && strcmp(optarg, "collective"))
-                fail_usage("--transfer '%s' is unknown: use independent or collective", optarg);
-            o->collective = !strcmp(optarg, "collective");
-            break;
-        case O_KEEP: o->keep = true; break;
-        case O_JSON: o->json = optarg; break;
-        case O_HELP:
-            if (rank == 0)
-                usage();
-            fail_exit(0, 0, "%s", "");
-        case ':': fail_usage("%s needs a value: see pario-engine flashio --help", argv[optind - 1]);
-        default: fail_usage("unknown option '%s': see pario-engine flashio --help", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        fail_usage("unexpected argument '%s': see pario-engine flashio --help", argv[optind]);
+    options_parse(&flashio_command_spec, argc, argv, rank, set_option, o);
     fail_unless_target_dir(o->dir, "where the three files go");
 }
 
 typedef struct flashio_run {
     char paths[FLASH_NFILES][4300];
     int created[FLASH_NFILES]; /* agreed by all ranks */
+    owned_file who[FLASH_NFILES]; /* rank 0's note of each: the only files removed */
     double seconds[FLASH_NFILES]; /* maximum over ranks */
     unsigned long long bytes[FLASH_NFILES]; /* sum over ranks */
 } flashio_run;
 
-static void remove_created(const flashio_run *r, int rank)
+static void remove_created(flashio_run *r, int rank)
 {
     for (int f = 0; f < FLASH_NFILES && rank == 0; f++)
-        if (r->created[f])
-            unlink(r->paths[f]); /* created by this run (H5F_ACC_EXCL) */
+        remove_if_ours(r->paths[f], &r->who[f]); /* created by this run (H5F_ACC_EXCL) */
 }
 
 static void save_json(const flashio_options *o, int nranks, const flash_mesh *m, const flashio_run *r,
                       double mib_per_s)
 {
-    char library[256];
-    const char *component;
-    mpi_io_describe(library, sizeof library, &component);
     static const char *names[FLASH_NFILES] = {"checkpoint", "plot_centers", "plot_corners"};
     json j;
     json_init(&j, true);
@@ -124,8 +101,7 @@ static void save_json(const flashio_options *o, int nranks, const flash_mesh *m,
     json_int(&j, "variables", FLASH_NVAR);
     json_string(&j, "transfer", o->collective ? "collective" : "independent");
     json_string(&j, "dir", o->dir);
-    json_string(&j, "mpi_library", library);
-    json_string(&j, "mpi_io_component", component);
+    mpiio_run_json(&j, &o->mpi);
     json_object_end(&j);
     json_array_begin(&j, "files");
     double total_s = 0;
@@ -166,6 +142,7 @@ int flashio_command(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     flashio_options o;
     parse(argc, argv, rank, &o);
+    mpiio_settings_apply_or_exit(&o.mpi, nranks); /* before the first MPI_File call */
     static flash_mesh m;
     int bad = flash_mesh_init(&m, o.nxb, o.blocks, MPI_COMM_WORLD) != 0, any;
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -179,6 +156,7 @@ int flashio_command(int argc, char **argv)
         snprintf(r.paths[f], sizeof r.paths[f], "%s%s", base, flash_file_suffix(f));
         flash_write_result w;
         flash_write_file(&m, f, r.paths[f], o.collective, MPI_COMM_WORLD, &w);
+        r.who[f] = w.who;
         int made = w.created;
         MPI_Allreduce(&made, &r.created[f], 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         int failed = w.why[0] ? rank : nranks, first;
@@ -197,7 +175,7 @@ int flashio_command(int argc, char **argv)
     char why[512] = "";
     int ok = 1;
     for (int f = 0; f < FLASH_NFILES && rank == 0 && ok; f++)
-        ok = flash_check_file(r.paths[f], f, o.nxb, m.total, why, sizeof why);
+        ok = flash_check_file(r.paths[f], &r.who[f], f, o.nxb, m.total, why, sizeof why);
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!ok) {
         remove_created(&r, rank);

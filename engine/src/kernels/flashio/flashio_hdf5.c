@@ -197,8 +197,11 @@ void flash_write_file(const flash_mesh *m, enum flash_file which, const char *pa
     MPI_Barrier(comm);
     const double t0 = MPI_Wtime();
     w.file = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl); /* never an existing file */
+    int noted;
     if (w.file < 0)
         fail_h5(r, "creating the file");
+    else if ((noted = owned_file_note_path(path, &r->who)) != 0) /* at once: HDF5 gives no descriptor */
+        snprintf(r->why, sizeof r->why, "%s", owned_file_reason(noted));
     if (!any_failed(r, comm)) {
         put_metadata(&w, m, nvars, vars, which != FLASH_CHECKPOINT);
         const hsize_t dims[4] = {(hsize_t)m->total, which == FLASH_PLOT_CORNERS ? nc : n,
@@ -262,9 +265,15 @@ static bool check_dataset(hid_t file, const char *name, int ndims, const hsize_t
     return ok;
 }
 
-bool flash_check_file(const char *path, enum flash_file which, int nxb, long long total, char *why, size_t len)
+bool flash_check_file(const char *path, const owned_file *who, enum flash_file which, int nxb,
+                      long long total, char *why, size_t len)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    const int changed = owned_file_check(path, who);
+    if (changed) {
+        snprintf(why, len, "%s %s", path, owned_file_reason(changed));
+        return false;
+    }
     hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (file < 0) {
         snprintf(why, len, "cannot open %s", path);

@@ -3,7 +3,8 @@
  * a checkpoint of the whole grid every K sweeps and after the last one:
  * each rank sets its file view at its own rows and all call
  * MPI_File_write_all, with collective buffering as --cb says
- * (romio_cb_write).
+ * (romio_cb_write, a ROMIO hint: --mpiio-impl romio picks ROMIO under Open
+ * MPI through the engine's one MPI-IO setting, util/mpiio_env.h).
  *
  * Each checkpoint is timed by the CFS rule (barrier, open, view, write,
  * close; the maximum over ranks).  Around the write every rank counts its
@@ -13,7 +14,7 @@
  * own state (untimed); `pario-engine verify-laplace` recomputes the grid
  * serially and compares the file exactly. */
 #include <errno.h>
-#include <getopt.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,8 @@
 #include "../../util/json.h"
 #include "../../util/mpi_fail.h"
 #include "../../util/mpi_file.h"
+#include "../../util/mpiio_env.h"
+#include "../../util/options.h"
 #include "../../util/proc_io.h"
 #include "../../util/result_doc.h"
 #include "laplace.h"
@@ -37,6 +40,7 @@ typedef struct laplace_options {
     char dir[4096];
     bool keep;
     const char *json;
+    mpiio_settings mpi; /* --mpiio-impl, and romio_cb_write from --cb */
 } laplace_options;
 
 /* One checkpoint as all ranks saw it. */
@@ -46,86 +50,64 @@ typedef struct checkpoint {
     int writers; /* ranks that issued write system calls in the write */
 } checkpoint;
 
-static void usage(void)
-{
-    printf("usage: mpirun -np P pario-engine laplace --dir DIR [options]\n"
-           "\n"
-           "  --grid N           N×N unknowns (default 8001, the report's: 0.5 GB)\n"
-           "  --iterations K     Jacobi sweeps (default 100)\n"
-           "  --checkpoint-every C  checkpoint every C sweeps and after the last\n"
-           "                     (default: only after the last)\n"
-           "  --cb MODE          collective buffering for the checkpoint write:\n"
-           "                     enable, disable or automatic (romio_cb_write; default\n"
-           "                     automatic).  A ROMIO hint: under Open MPI choose ROMIO\n"
-           "                     with OMPI_MCA_io=romio321\n"
-           "  --dir DIR          where the checkpoint goes (required)\n"
-           "  --keep             keep the checkpoint (default: removed after the check)\n"
-           "  --json FILE        write the result document\n"
-           "\n"
-           "The rows are split over the ranks (at least one row each).\n");
-}
+enum { O_GRID, O_ITER, O_EVERY, O_CB, O_IMPL, O_DIR, O_KEEP, O_JSON };
+static const option_spec laplace_option_table[] = {
+    {"grid", 0, "N", "N×N unknowns (default 8001, the report's: 0.5 GB)", O_GRID},
+    {"iterations", 0, "K", "Jacobi sweeps (default 100)", O_ITER},
+    {"checkpoint-every", 0, "C",
+     "checkpoint every C sweeps and after the last\n(default: only after the last)", O_EVERY},
+    {"cb", 0, "MODE",
+     "collective buffering for the checkpoint write:\nenable, disable or automatic "
+     "(romio_cb_write; default\nautomatic).  A ROMIO hint: under Open MPI give\n--mpiio-impl romio",
+     O_CB},
+    MPIIO_IMPL_ROW(O_IMPL),
+    {"dir", 0, "DIR", "where the checkpoint goes (required)", O_DIR},
+    OPTION_KEEP_ROW("the checkpoint", O_KEEP),
+    OPTION_JSON_ROW(O_JSON),
+};
+static const command_spec laplace_command_spec =
+    COMMAND_SPEC("laplace", "usage: mpirun -np P pario-engine laplace --dir DIR [options]\n",
+    "The rows are split over the ranks (at least one row each).", laplace_option_table);
 
-static int whole(const char *opt, const char *text, long lo, long hi)
+static void set_option(void *ctx, int id, const char *opt, const char *v)
 {
-    char *end;
-    long v = strtol(text, &end, 10);
-    if (*end || !*text || v < lo || v > hi)
-        fail_usage("--%s '%s' must be a whole number from %ld to %ld", opt, text, lo, hi);
-    return (int)v;
+    laplace_options *o = ctx;
+    static const char *const cb_modes[] = {"enable", "disable", "automatic", NULL};
+    switch (id) {
+    case O_GRID: o->grid = (int)option_whole(opt, v, 3, 100000); break;
+    case O_ITER: o->iterations = (int)option_whole(opt, v, 1, 10000000); break;
+    case O_EVERY: o->every = (int)option_whole(opt, v, 1, 10000000); break;
+    case O_CB: o->cb = cb_modes[option_choice(opt, v, cb_modes)]; break;
+    case O_IMPL: mpiio_impl_option(&o->mpi, v); break;
+    case O_DIR: option_path(opt, v, o->dir, sizeof o->dir); break;
+    case O_KEEP: o->keep = true; break;
+    case O_JSON: o->json = option_output(opt, v); break;
+    }
 }
 
 static void parse(int argc, char **argv, int rank, laplace_options *o)
 {
-    enum { O_GRID = 1000, O_ITER, O_EVERY, O_CB, O_DIR, O_KEEP, O_JSON, O_HELP };
-    static const struct option opts[] = {
-        {"grid", required_argument, 0, O_GRID}, {"iterations", required_argument, 0, O_ITER},
-        {"checkpoint-every", required_argument, 0, O_EVERY}, {"cb", required_argument, 0, O_CB},
-        {"dir", required_argument, 0, O_DIR},   {"keep", no_argument, 0, O_KEEP},
-        {"json", required_argument, 0, O_JSON}, {"help", no_argument, 0, O_HELP},
-        {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->grid = 8001;
     o->iterations = 100;
     o->cb = "automatic";
-    opterr = 0;
-    optind = 1;
-    int c, which = 0;
-    while ((c = getopt_long(argc, argv, ":", opts, &which)) != -1) {
-        if (optarg && optarg[0] == '-' && optarg[1] == '-')
-            fail_usage("--%s needs a value: see pario-engine laplace --help", opts[which].name);
-        switch (c) {
-        case O_GRID: o->grid = whole("grid", optarg, 3, 100000); break;
-        case O_ITER: o->iterations = whole("iterations", optarg, 1, 10000000); break;
-        case O_EVERY: o->every = whole("checkpoint-every", optarg, 1, 10000000); break;
-        case O_CB:
-            if (strcmp(optarg, "enable") && strcmp(optarg, "disable") && strcmp(optarg, "automatic"))
-                fail_usage("--cb '%s' is unknown: use enable, disable or automatic", optarg);
-            o->cb = optarg;
-            break;
-        case O_DIR: snprintf(o->dir, sizeof o->dir, "%s", optarg); break;
-        case O_KEEP: o->keep = true; break;
-        case O_JSON: o->json = optarg; break;
-        case O_HELP:
-            if (rank == 0)
-                usage();
-            fail_exit(0, 0, "%s", "");
-        case ':': fail_usage("%s needs a value: see pario-engine laplace --help", argv[optind - 1]);
-        default: fail_usage("unknown option '%s': see pario-engine laplace --help", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        fail_usage("unexpected argument '%s': see pario-engine laplace --help", argv[optind]);
+    options_parse(&laplace_command_spec, argc, argv, rank, set_option, o);
     if (!o->every || o->every > o->iterations)
         o->every = o->iterations;
     if (o->iterations / o->every + 1 > MAX_CHECKPOINTS)
         fail_usage("--checkpoint-every %d makes more than %d checkpoints: checkpoint less often",
                    o->every, MAX_CHECKPOINTS);
     fail_unless_target_dir(o->dir, "where the checkpoint goes");
+    char hint[64], why[512];
+    snprintf(hint, sizeof hint, "romio_cb_write=%s", o->cb);
+    if (mpiio_hint_add(&o->mpi, hint, why, sizeof why))
+        fail_usage("%s", why);
 }
 
 typedef struct laplace_state {
     char path[4200];
-    bool created;
+    bool created; /* by this run: a failure after it is not a bad --dir */
+    owned_file who; /* which file that is: the only one reopened, read or removed */
     int rank;
 } laplace_state;
 
@@ -133,8 +115,8 @@ static void remove_ours(void *arg)
 {
     laplace_state *s = arg;
     MPI_Barrier(MPI_COMM_WORLD);
-    if (s->created && s->rank == 0)
-        unlink(s->path);
+    if (s->rank == 0)
+        remove_if_ours(s->path, &s->who);
 }
 
 static void halo(laplace_block *b, int rank, int nranks)
@@ -156,7 +138,7 @@ static double write_checkpoint(const laplace_options *o, laplace_state *s, const
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     proc_io before, after;
-    if (mpi_file_reopen(MPI_COMM_WORLD, s->path, MPI_MODE_WRONLY, info, &fh, w) == MPI_SUCCESS) {
+    if (mpi_file_reopen(MPI_COMM_WORLD, s->path, MPI_MODE_WRONLY, info, &fh, &s->who, w) == MPI_SUCCESS) {
         const MPI_Offset disp = (MPI_Offset)b->row0 * b->n * (MPI_Offset)sizeof(double);
         mpi_failed(MPI_File_set_view(fh, disp, MPI_DOUBLE, MPI_DOUBLE, "native", info), w,
                    "setting the view of %s", s->path);
@@ -183,10 +165,14 @@ static double write_checkpoint(const laplace_options *o, laplace_state *s, const
 /* Untimed: my rows as the file holds them against my own state. */
 static void check_rows(const laplace_state *s, const laplace_block *b, mpi_why *w)
 {
-    FILE *f = fopen(s->path, "rb");
+    const int fd = open_ours(s->path, O_RDONLY, &s->who); /* never through a planted symlink */
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (fd >= 0 && !f)
+        close(fd);
     double *row = malloc(sizeof(double) * (size_t)b->n);
     if (!f || !row) {
-        mpi_why_set(w, "reading %s back: %s", s->path, strerror(errno));
+        mpi_why_set(w, "reading %s back: the file %s", s->path,
+                    fd < 0 ? owned_file_reason(-fd) : strerror(errno));
     } else {
         for (int i = 0; i < b->rows && !w->text[0]; i++) {
             if (fseeko(f, ((off_t)(b->row0 + i) * b->n) * (off_t)sizeof(double), SEEK_SET) != 0 ||
@@ -205,9 +191,6 @@ static void check_rows(const laplace_state *s, const laplace_block *b, mpi_why *
 static void save_json(const laplace_options *o, int nranks, const checkpoint *cp, int ncp,
                       const long long *per_rank, double compute_s, double residual)
 {
-    char library[256];
-    const char *component;
-    mpi_io_describe(library, sizeof library, &component);
     const double bytes = (double)o->grid * o->grid * sizeof(double);
     json j;
     json_init(&j, true);
@@ -220,8 +203,8 @@ static void save_json(const laplace_options *o, int nranks, const checkpoint *cp
     json_string(&j, "cb", o->cb);
     json_int(&j, "ranks", nranks);
     json_string(&j, "dir", o->dir);
-    json_string(&j, "mpi_library", library);
-    json_string(&j, "mpi_io_component", component);
+    mpiio_run_json(&j, &o->mpi);
+    mpiio_hints_json(&j, "hints", &o->mpi);
     json_object_end(&j);
     json_uint(&j, "checkpoint_bytes", (uint64_t)bytes);
     json_double(&j, "compute_seconds", compute_s);
@@ -255,9 +238,9 @@ static void save_json(const laplace_options *o, int nranks, const checkpoint *cp
     json_bool(&j, "ok", true);
     json_object_end(&j);
     json_array_begin(&j, "warnings");
-    if (strcmp(component, "romio321") && strcmp(component, "romio") && strcmp(o->cb, "automatic"))
+    if (strncmp(o->mpi.impl, "romio", 5) != 0 && strcmp(o->cb, "automatic") != 0)
         json_string(&j, NULL, "--cb sets romio_cb_write, a ROMIO hint; this run's MPI-IO may ignore it "
-                              "(see last_write_per_rank): under Open MPI use OMPI_MCA_io=romio321");
+                              "(see last_write_per_rank): give --mpiio-impl romio");
     json_array_end(&j);
     json_object_end(&j);
     int e = json_save(&j, o->json);
@@ -273,6 +256,7 @@ int laplace_command(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     laplace_options o;
     parse(argc, argv, rank, &o);
+    mpiio_settings_apply_or_exit(&o.mpi, nranks); /* before the first MPI_File call */
     if (nranks > o.grid)
         fail_usage("a %d×%d grid does not split over %d ranks (at least one row each): use at most "
                    "%d ranks or a larger --grid", o.grid, o.grid, nranks, o.grid);
@@ -286,16 +270,14 @@ int laplace_command(int argc, char **argv)
         mpi_why_set(&w, "cannot allocate %d rows of %d points: use more ranks or a smaller --grid", rows, o.grid);
     mpi_stop_if_failed(&w, MPI_COMM_WORLD, NULL, NULL);
 
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "romio_cb_write", o.cb);
+    MPI_Info info = mpiio_info_create(&o.mpi);
     MPI_Datatype mine; /* my interior rows inside the ghost frame */
     MPI_Type_vector(rows, o.grid, o.grid + 2, MPI_DOUBLE, &mine);
     MPI_Type_commit(&mine);
 
     mpi_file_unique_path(MPI_COMM_WORLD, o.dir, "pario-laplace", ".chk", s.path, sizeof s.path);
     MPI_File fh;
-    if (mpi_file_create(MPI_COMM_WORLD, s.path, info, &fh, &w) == MPI_SUCCESS) {
+    if (mpi_file_create(MPI_COMM_WORLD, s.path, info, &fh, &s.who, &w) == MPI_SUCCESS) {
         s.created = true;
         mpi_failed(MPI_File_close(&fh), &w, "closing %s", s.path);
     }
@@ -334,8 +316,8 @@ int laplace_command(int argc, char **argv)
 
     if (rank == 0) {
         const double mib = (double)o.grid * o.grid * sizeof(double) / 1048576.0;
-        printf("pario-engine laplace: %d×%d grid, %d sweeps, %d rank(s) in row blocks, cb %s, %s\n",
-               o.grid, o.grid, o.iterations, nranks, o.cb, s.path);
+        printf("pario-engine laplace: %d×%d grid, %d sweeps, %d rank(s) in row blocks, cb %s on %s, %s\n",
+               o.grid, o.grid, o.iterations, nranks, o.cb, o.mpi.impl, s.path);
         printf("%10s %14s %10s %10s %8s\n", "iteration", "residual", "seconds", "MiB/s", "writers");
         for (int i = 0; i < ncp; i++)
             printf("%10d %14.6e %10.4f %10.1f %8d\n", cp[i].iteration, cp[i].residual, cp[i].seconds,
@@ -350,7 +332,7 @@ int laplace_command(int argc, char **argv)
         if (o.keep)
             printf("  kept %s\n", s.path);
         else
-            unlink(s.path); /* created by this run (MPI_MODE_EXCL) */
+            remove_if_ours(s.path, &s.who); /* created by this run (MPI_MODE_EXCL) */
     }
     free(per_rank);
     free(cp);

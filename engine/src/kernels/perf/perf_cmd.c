@@ -8,7 +8,6 @@
  * figure the best of the repeats (5, as perf), bandwidth =
  * size × ranks / best time in MiB/s.  Unlike perf, pario checks what it
  * read against what it wrote (untimed) and removes the file it created. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,8 @@
 #include "../../util/json.h"
 #include "../../util/mpi_fail.h"
 #include "../../util/mpi_file.h"
+#include "../../util/mpiio_env.h"
+#include "../../util/options.h"
 #include "../../util/pattern.h"
 #include "../../util/result_doc.h"
 #include "../../util/sizes.h"
@@ -32,6 +33,7 @@ typedef struct perf_options {
     bool pass[2]; /* [0] without sync, [1] with sync */
     bool keep;
     const char *json;
+    mpiio_settings mpi; /* which MPI-IO runs, recorded in the result */
 } perf_options;
 
 typedef struct perf_pass {
@@ -39,76 +41,59 @@ typedef struct perf_pass {
     double best_write, best_read;
 } perf_pass;
 
-static void usage(void)
+enum { O_DIR, O_SIZE, O_REPEATS, O_SYNC, O_IMPL, O_KEEP, O_JSON };
+static const option_spec perf_option_table[] = {
+    {"dir", 0, "DIR", "where the shared file goes (required)", O_DIR},
+    {"size", 0, "S", "bytes per rank (default 4m, perf's; at most 1g)", O_SIZE},
+    {"repeats", 0, "N", "repetitions, the best is reported (default 5, perf's)", O_REPEATS},
+    {"sync", 0, "MODE", "no, yes or both (default): MPI_File_sync inside the\ntimed write", O_SYNC},
+    MPIIO_IMPL_ROW(O_IMPL),
+    OPTION_KEEP_ROW("the file", O_KEEP),
+    OPTION_JSON_ROW(O_JSON),
+};
+static const command_spec perf_command_spec =
+    COMMAND_SPEC("perf",
+                 "usage: mpirun -np P pario-engine perf --dir DIR [options]\n",
+                 NULL, perf_option_table);
+
+static void set_option(void *ctx, int id, const char *opt, const char *v)
 {
-    printf("usage: mpirun -np P pario-engine perf --dir DIR [options]\n"
-           "\n"
-           "  --dir DIR        where the shared file goes (required)\n"
-           "  --size S         bytes per rank (default 4m, perf's; at most 1g)\n"
-           "  --repeats N      repetitions, the best is reported (default 5, perf's)\n"
-           "  --sync MODE      no, yes or both (default): MPI_File_sync inside the\n"
-           "                   timed write\n"
-           "  --keep           keep the file (default: removed)\n"
-           "  --json FILE      write the result document\n");
+    perf_options *o = ctx;
+    static const char *const sync_modes[] = {"no", "yes", "both", NULL};
+    switch (id) {
+    case O_DIR: option_path(opt, v, o->dir, sizeof o->dir); break;
+    case O_SIZE:
+        o->size = option_size_in(opt, v, 8, 1u << 30);
+        if (o->size % 8)
+            fail_usage("%s '%s' is not a multiple of 8 bytes: give e.g. 4m", opt, v);
+        break;
+    case O_REPEATS: o->repeats = (int)option_whole(opt, v, 1, PERF_MAX_REPEATS); break;
+    case O_SYNC: {
+        const int m = option_choice(opt, v, sync_modes);
+        o->pass[0] = m != 1; /* without sync: no, both */
+        o->pass[1] = m != 0; /* with sync: yes, both */
+        break;
+    }
+    case O_IMPL: mpiio_impl_option(&o->mpi, v); break;
+    case O_KEEP: o->keep = true; break;
+    case O_JSON: o->json = option_output(opt, v); break;
+    }
 }
 
 static void parse(int argc, char **argv, int rank, perf_options *o)
 {
-    enum { O_DIR = 1000, O_SIZE, O_REPEATS, O_SYNC, O_KEEP, O_JSON, O_HELP };
-    static const struct option opts[] = {
-        {"dir", required_argument, 0, O_DIR},         {"size", required_argument, 0, O_SIZE},
-        {"repeats", required_argument, 0, O_REPEATS}, {"sync", required_argument, 0, O_SYNC},
-        {"keep", no_argument, 0, O_KEEP},             {"json", required_argument, 0, O_JSON},
-        {"help", no_argument, 0, O_HELP},             {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->size = 4u << 20;
     o->repeats = 5;
     o->pass[0] = o->pass[1] = true;
-    opterr = 0;
-    optind = 1;
-    int c, which = 0;
-    const char *why;
-    uint64_t v;
-    while ((c = getopt_long(argc, argv, ":", opts, &which)) != -1) {
-        if (optarg && optarg[0] == '-' && optarg[1] == '-')
-            fail_usage("--%s needs a value: see pario-engine perf --help", opts[which].name);
-        switch (c) {
-        case O_DIR: snprintf(o->dir, sizeof o->dir, "%s", optarg); break;
-        case O_SIZE:
-            if (size_parse(optarg, &o->size, &why) != 0)
-                fail_usage("--size '%s' %s: give bytes per rank such as 4m", optarg, why);
-            if (o->size > (1u << 30) || o->size % 8)
-                fail_usage("--size '%s' must be a multiple of 8 bytes and at most 1g", optarg);
-            break;
-        case O_REPEATS:
-            if (count_parse(optarg, &v, &why) != 0 || v > PERF_MAX_REPEATS)
-                fail_usage("--repeats '%s' must be a whole number from 1 to %d", optarg, PERF_MAX_REPEATS);
-            o->repeats = (int)v;
-            break;
-        case O_SYNC:
-            if (strcmp(optarg, "no") && strcmp(optarg, "yes") && strcmp(optarg, "both"))
-                fail_usage("--sync '%s' is unknown: use no, yes or both", optarg);
-            o->pass[0] = strcmp(optarg, "yes") != 0;
-            o->pass[1] = strcmp(optarg, "no") != 0;
-            break;
-        case O_KEEP: o->keep = true; break;
-        case O_JSON: o->json = optarg; break;
-        case O_HELP:
-            if (rank == 0)
-                usage();
-            fail_exit(0, 0, "%s", "");
-        case ':': fail_usage("%s needs a value: see pario-engine perf --help", argv[optind - 1]);
-        default: fail_usage("unknown option '%s': see pario-engine perf --help", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        fail_usage("unexpected argument '%s': see pario-engine perf --help", argv[optind]);
+    options_parse(&perf_command_spec, argc, argv, rank, set_option, o);
     fail_unless_target_dir(o->dir, "where the shared file goes");
 }
 
 typedef struct perf_state {
     char path[4200];
-    bool created; /* only then is it ours to delete */
+    bool created; /* by this run: a failure after it is not a bad --dir */
+    owned_file who; /* which file that is: the only one reopened or removed */
     int rank;
 } perf_state;
 
@@ -116,8 +101,8 @@ static void remove_ours(void *arg)
 {
     perf_state *s = arg;
     MPI_Barrier(MPI_COMM_WORLD); /* every rank has closed it */
-    if (s->created && s->rank == 0)
-        unlink(s->path);
+    if (s->rank == 0)
+        remove_if_ours(s->path, &s->who);
 }
 
 /* One repetition: timed write (and sync), close, reopen, timed read. */
@@ -126,7 +111,7 @@ static void one_repeat(const perf_options *o, perf_state *s, bool sync, const vo
 {
     const MPI_Offset at = (MPI_Offset)s->rank * (MPI_Offset)o->size;
     MPI_File fh;
-    if (mpi_file_reopen(MPI_COMM_WORLD, s->path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh, w) == MPI_SUCCESS) {
+    if (mpi_file_reopen(MPI_COMM_WORLD, s->path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh, &s->who, w) == MPI_SUCCESS) {
         mpi_failed(MPI_File_seek(fh, at, MPI_SEEK_SET), w, "seeking in %s", s->path);
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Status st;
@@ -148,7 +133,7 @@ static void one_repeat(const perf_options *o, perf_state *s, bool sync, const vo
     memset(rbuf, 0, o->size);
     MPI_Status st;
     int got = -1;
-    if (mpi_file_reopen(MPI_COMM_WORLD, s->path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh, w) == MPI_SUCCESS) {
+    if (mpi_file_reopen(MPI_COMM_WORLD, s->path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh, &s->who, w) == MPI_SUCCESS) {
         mpi_failed(MPI_File_seek(fh, at, MPI_SEEK_SET), w, "seeking in %s", s->path);
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
@@ -170,9 +155,6 @@ static double mib_per_s(const perf_options *o, int nranks, double seconds)
 
 static void save_json(const perf_options *o, int nranks, const perf_pass pass[2])
 {
-    char library[256];
-    const char *component;
-    mpi_io_describe(library, sizeof library, &component);
     json j;
     json_init(&j, true);
     result_doc_begin(&j, "perf");
@@ -182,8 +164,7 @@ static void save_json(const perf_options *o, int nranks, const perf_pass pass[2]
     json_uint(&j, "size_per_rank_bytes", o->size);
     json_int(&j, "ranks", nranks);
     json_int(&j, "repeats", o->repeats);
-    json_string(&j, "mpi_library", library);
-    json_string(&j, "mpi_io_component", component);
+    mpiio_run_json(&j, &o->mpi);
     json_object_end(&j);
     json_array_begin(&j, "passes");
     for (int p = 0; p < 2; p++) {
@@ -226,6 +207,7 @@ int perf_command(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     perf_options o;
     parse(argc, argv, rank, &o);
+    mpiio_settings_apply_or_exit(&o.mpi, nranks); /* before the first MPI_File call */
     static perf_state s;
     s.rank = rank;
     mpi_why w = {{0}};
@@ -242,7 +224,7 @@ int perf_command(int argc, char **argv)
     }
     mpi_file_unique_path(MPI_COMM_WORLD, o.dir, "pario-perf", NULL, s.path, sizeof s.path);
     MPI_File fh;
-    if (mpi_file_create(MPI_COMM_WORLD, s.path, MPI_INFO_NULL, &fh, &w) == MPI_SUCCESS) {
+    if (mpi_file_create(MPI_COMM_WORLD, s.path, MPI_INFO_NULL, &fh, &s.who, &w) == MPI_SUCCESS) {
         s.created = true;
         mpi_failed(MPI_File_close(&fh), &w, "closing %s", s.path);
     }
@@ -289,7 +271,7 @@ int perf_command(int argc, char **argv)
         if (o.keep)
             printf("  kept %s\n", s.path);
         else
-            unlink(s.path); /* created by this run (MPI_MODE_EXCL) */
+            remove_if_ours(s.path, &s.who); /* created by this run (MPI_MODE_EXCL) */
         if (o.json)
             save_json(&o, nranks, pass);
     }

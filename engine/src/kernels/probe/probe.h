@@ -16,8 +16,10 @@
  *                     measured with mincore)
  *   metadata          every rank creates, stats and removes --ops files
  *
- * Every file is created exclusively (O_EXCL) under --dir with the run's
- * name and removed by the probe itself. */
+ * Every file is created exclusively (O_EXCL, never through a symlink)
+ * under --dir with the run's name, its identity noted, and removed by the
+ * probe itself only while the name still holds it (remove_if_ours: so the
+ * metadata remove rate includes one lstat per file). */
 #ifndef PARIO_PROBE_H
 #define PARIO_PROBE_H
 

@@ -19,6 +19,7 @@
 #include "../../util/clock.h"
 #include "../../util/fail.h"
 #include "../../util/pattern.h"
+#include "../../util/safe_file.h"
 #include "probe.h"
 
 #define BARRIERS_PER_SAMPLE 1000
@@ -34,8 +35,9 @@ typedef struct probe_ctx {
     MPI_Comm comm;
     int rank, nranks;
     char base[PATH_MAX];
-    bool stream_exists, one_byte_exists;
-    unsigned char *md_exists; /* per metadata file of this rank */
+    /* The files this probe created, by identity: the only ones removed. */
+    owned_file stream, one_byte;
+    owned_file *md; /* per metadata file of this rank */
     int err;
     char err_msg[PATH_MAX + 256];
 } probe_ctx;
@@ -63,26 +65,18 @@ static uint64_t md_index(const probe_ctx *c, uint64_t i)
     return FILE_METADATA0 + (uint64_t)c->rank * c->o->ops + i;
 }
 
-/* Only ever files this probe created (each was made with O_EXCL). */
+/* Only ever files this probe created (each was made with O_EXCL) and that
+ * the names still hold. */
 static void remove_own_files(probe_ctx *c)
 {
     char p[PATH_MAX];
-    if (c->stream_exists) {
-        file_path(c, FILE_STREAM, p);
-        unlink(p);
-        c->stream_exists = false;
-    }
-    if (c->one_byte_exists) {
-        file_path(c, FILE_ONE_BYTE, p);
-        unlink(p);
-        c->one_byte_exists = false;
-    }
-    for (uint64_t i = 0; c->md_exists && i < c->o->ops; i++) {
-        if (c->md_exists[i]) {
-            file_path(c, md_index(c, i), p);
-            unlink(p);
-            c->md_exists[i] = 0;
-        }
+    file_path(c, FILE_STREAM, p);
+    remove_if_ours(p, &c->stream);
+    file_path(c, FILE_ONE_BYTE, p);
+    remove_if_ours(p, &c->one_byte);
+    for (uint64_t i = 0; c->md && i < c->o->ops; i++) {
+        file_path(c, md_index(c, i), p);
+        remove_if_ours(p, &c->md[i]);
     }
 }
 
@@ -100,11 +94,13 @@ static void agree_or_fail(probe_ctx *c)
     fail_exit(EXIT_RUN_FAILED, 0, "%s", "");
 }
 
-/* Create a new file exclusively; EEXIST means someone else's file. */
-static int create_new(probe_ctx *c, const char *path, int extra_flags)
+/* Create a new file exclusively (never through a symlink) and note which
+ * file it is in who; EEXIST means someone else's file. */
+static int create_new(probe_ctx *c, const char *path, owned_file *who)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | extra_flags, 0644);
+    int fd = create_exclusive(path, O_WRONLY, who);
     if (fd < 0) {
+        errno = -fd;
         if (errno == EEXIST)
             record_error(c, EEXIST,
                          "%s already exists: pario never overwrites or removes a file it did not "
@@ -257,9 +253,8 @@ static void measure_one_byte(probe_ctx *c, probe_result *r)
     char p[PATH_MAX];
     file_path(c, FILE_ONE_BYTE, p);
     if (c->rank == 0) {
-        int fd = create_new(c, p, 0);
+        int fd = create_new(c, p, &c->one_byte);
         if (fd >= 0) {
-            c->one_byte_exists = true;
             if (write(fd, "p", 1) != 1)
                 record_error(c, errno, "write %s: %s", p, strerror(errno));
             close(fd);
@@ -268,7 +263,7 @@ static void measure_one_byte(probe_ctx *c, probe_result *r)
         for (uint64_t it = 0; it < c->o->iterations && !c->err; it++) {
             double t0 = clock_now();
             for (uint64_t i = 0; i < c->o->ops && !c->err; i++) {
-                fd = open(p, O_RDONLY | O_CLOEXEC);
+                fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
                 if (fd < 0 || pread(fd, &byte, 1, 0) != 1)
                     record_error(c, errno, "open/read a byte/close %s: %s", p, strerror(errno));
                 if (fd >= 0)
@@ -277,7 +272,7 @@ static void measure_one_byte(probe_ctx *c, probe_result *r)
             add(&r->open_read_close, (clock_now() - t0) / (double)c->o->ops);
             t0 = clock_now();
             for (uint64_t i = 0; i < c->o->ops && !c->err; i++) {
-                fd = open(p, O_WRONLY | O_CLOEXEC);
+                fd = open(p, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
                 if (fd < 0 || pwrite(fd, "q", 1, 0) != 1)
                     record_error(c, errno, "open/write a byte/close %s: %s", p, strerror(errno));
                 if (fd >= 0 && close(fd) != 0)
@@ -285,8 +280,10 @@ static void measure_one_byte(probe_ctx *c, probe_result *r)
             }
             add(&r->open_write_close, (clock_now() - t0) / (double)c->o->ops);
         }
-        if (c->one_byte_exists && unlink(p) == 0)
-            c->one_byte_exists = false;
+        const int e = c->err ? 0 : owned_file_check(p, &c->one_byte); /* as io between phases */
+        if (e)
+            record_error(c, e, "%s %s", p, owned_file_reason(e));
+        remove_if_ours(p, &c->one_byte);
     }
     quiet_barrier(c);
     agree_or_fail(c);
@@ -302,16 +299,15 @@ static double timed_stream_write(probe_ctx *c, const char *p, pattern_source *sr
                                  bool *preallocated)
 {
     const uint64_t block = c->o->block, n = c->o->stream_bytes / block;
-    int fd = create_new(c, p, 0);
+    int fd = create_new(c, p, &c->stream);
     if (fd < 0)
         return 0;
-    c->stream_exists = true;
     *preallocated = posix_fallocate(fd, 0, (off_t)c->o->stream_bytes) == 0 && fsync(fd) == 0;
     close(fd);
     double t0 = clock_now();
-    fd = open(p, O_WRONLY | O_CLOEXEC);
+    fd = open_ours(p, O_WRONLY, &c->stream);
     if (fd < 0) {
-        record_error(c, errno, "open %s: %s", p, strerror(errno));
+        record_error(c, -fd, "open %s: %s", p, owned_file_reason(-fd));
         return 0;
     }
     for (uint64_t k = 0; k < n && !c->err; k++) {
@@ -332,9 +328,9 @@ static double timed_stream_read(probe_ctx *c, const char *p, unsigned char *buf,
 {
     const uint64_t block = c->o->block, n = c->o->stream_bytes / block;
     double t0 = clock_now();
-    int fd = open(p, O_RDONLY | O_CLOEXEC | (direct ? O_DIRECT : 0));
+    int fd = open_ours(p, O_RDONLY | (direct ? O_DIRECT : 0), &c->stream);
     if (fd < 0) {
-        record_error(c, errno, "open %s: %s", p, strerror(errno));
+        record_error(c, -fd, "open %s: %s", p, owned_file_reason(-fd));
         return 0;
     }
     for (uint64_t k = 0; k < n && !c->err; k++) {
@@ -360,7 +356,7 @@ static const char *keep_cache_out(probe_ctx *c, const char *p, const probe_resul
     *fraction = page_cache_fraction(p);
     if (e == 0 && *fraction >= 0 && *fraction < 0.01)
         return "posix_fadvise DONTNEED";
-    int fd = open(p, O_RDONLY | O_DIRECT | O_CLOEXEC);
+    int fd = open(p, O_RDONLY | O_DIRECT | O_NOFOLLOW | O_CLOEXEC);
     if (fd >= 0) {
         close(fd);
         return "O_DIRECT";
@@ -383,8 +379,7 @@ static void measure_stream(probe_ctx *c, probe_result *r)
         else
             pattern_source_fill(&src, pattern_key_make(1, 0, 0));
         for (uint64_t it = 0; it < c->o->iterations && !c->err; it++) {
-            if (c->stream_exists && unlink(p) == 0)
-                c->stream_exists = false; /* ours: a fresh file every iteration */
+            remove_if_ours(p, &c->stream); /* ours: a fresh file every iteration */
             double t = timed_stream_write(c, p, &src, &r->stream_preallocated);
             if (c->err)
                 break;
@@ -398,8 +393,7 @@ static void measure_stream(probe_ctx *c, probe_result *r)
             add(&r->stream_read_seconds, t);
             add(&r->stream_read, (double)c->o->stream_bytes / (1 << 20) / t);
         }
-        if (c->stream_exists && unlink(p) == 0)
-            c->stream_exists = false;
+        remove_if_ours(p, &c->stream);
         if (buf)
             pattern_buffer_free(buf, mapped);
         pattern_source_free(&src);
@@ -412,7 +406,10 @@ static void measure_stream(probe_ctx *c, probe_result *r)
 static void measure_metadata(probe_ctx *c, probe_result *r)
 {
     const uint64_t n = c->o->ops;
-    c->md_exists = calloc(n, 1);
+    c->md = calloc(n, sizeof *c->md);
+    if (!c->md)
+        record_error(c, ENOMEM, "cannot allocate the notes of %llu metadata files",
+                     (unsigned long long)n);
     char p[PATH_MAX];
     for (uint64_t it = 0; it < c->o->iterations; it++) {
         double t[3];
@@ -421,11 +418,9 @@ static void measure_metadata(probe_ctx *c, probe_result *r)
         double t0 = clock_now();
         for (uint64_t i = 0; i < n && !c->err; i++) {
             file_path(c, md_index(c, i), p);
-            int fd = create_new(c, p, 0);
-            if (fd >= 0) {
-                c->md_exists[i] = 1;
+            int fd = create_new(c, p, &c->md[i]);
+            if (fd >= 0)
                 close(fd);
-            }
         }
         t[0] = clock_now() - t0;
         agree_or_fail(c);
@@ -442,10 +437,10 @@ static void measure_metadata(probe_ctx *c, probe_result *r)
         t0 = clock_now();
         for (uint64_t i = 0; i < n && !c->err; i++) {
             file_path(c, md_index(c, i), p);
-            if (unlink(p) != 0)
-                record_error(c, errno, "remove %s: %s", p, strerror(errno));
-            else
-                c->md_exists[i] = 0;
+            /* only while the name still holds our file: one lstat per remove, timed */
+            const int e = remove_if_ours(p, &c->md[i]);
+            if (e)
+                record_error(c, e, "remove %s: %s", p, owned_file_reason(e));
         }
         t[2] = clock_now() - t0;
         agree_or_fail(c);
@@ -540,7 +535,7 @@ int probe_command(int argc, char **argv)
     }
     MPI_Bcast(&status, 1, MPI_INT, 0, c.comm);
     remove_own_files(&c);
-    free(c.md_exists);
+    free(c.md);
     free(r.hosts);
     free(r.host_of);
     return status;

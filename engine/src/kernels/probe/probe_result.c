@@ -213,27 +213,12 @@ int probe_result_save_json(const probe_result *r, const char *path)
     json j;
     json_init(&j, true);
     result_doc_begin(&j, "probe");
-    json_array_begin(&j, "argv");
-    for (int i = 0; i < r->argc; i++)
-        json_string(&j, NULL, r->argv[i]);
-    json_array_end(&j);
-    json_string(&j, "started_utc", r->started_utc);
-    json_string(&j, "finished_utc", r->finished_utc);
-    json_string(&j, "status", "ok");
+    result_doc_run(&j, r->argc, r->argv, r->started_utc, r->finished_utc);
 
     hosts_write_mpi_json(&j, r->mpi_library, r->mpi_version, r->mpi_subversion, r->hosts,
                          r->host_of, r->nranks);
 
-    json_object_begin(&j, "target");
-    json_string(&j, "dir", o->dir);
-    json_string(&j, "fs_type", r->fs.type);
-    char magic[24];
-    snprintf(magic, sizeof magic, "0x%llx", (unsigned long long)r->fs.magic);
-    json_string(&j, "fs_magic", magic);
-    json_bool(&j, "memory_backed", r->fs.memory_backed);
-    json_uint(&j, "node_memory_bytes", r->hosts[0].memory_bytes);
-    result_doc_mount(&j, o->dir);
-    json_object_end(&j);
+    result_doc_target(&j, o->dir, NULL, &r->fs, r->hosts[0].memory_bytes);
 
     json_object_begin(&j, "params");
     json_uint(&j, "stream_bytes", o->stream_bytes);

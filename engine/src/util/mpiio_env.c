@@ -1,7 +1,7 @@
 #include "mpiio_env.h"
 
-#include "../util/fail.h"
-#include "io_options.h"
+#include "fail.h"
+#include "options.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -73,6 +73,13 @@ const char *mpiio_impl_parse(mpiio_settings *s, const char *text, char *why, siz
     else
         return failf(why, len, "--mpiio-impl '%s' is unknown: use romio or ompio", text);
     return NULL;
+}
+
+void mpiio_impl_option(mpiio_settings *s, const char *text)
+{
+    char why[256];
+    if (mpiio_impl_parse(s, text, why, sizeof why))
+        fail_usage("%s", why);
 }
 
 int mpiio_aggregators_parse(const char *text)
@@ -157,6 +164,26 @@ const char *mpiio_settings_apply(mpiio_settings *s, int nranks, char *why, size_
                          strerror(errno));
     }
     return NULL;
+}
+
+void mpiio_settings_apply_or_exit(mpiio_settings *s, int nranks)
+{
+    char why[512];
+    if (mpiio_settings_apply(s, nranks, why, sizeof why))
+        fail_usage("%s", why);
+}
+
+void mpiio_run_json(json *j, const mpiio_settings *s)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING], loaded[128];
+    int n = 0;
+    MPI_Get_library_version(lib, &n);
+    lib[strcspn(lib, "\n,")] = 0; /* the first line or clause names it */
+    json_string(j, "mpi_library", lib);
+    json_string(j, "mpi_io_implementation", s->impl);
+    json_string(j, "mpi_io_chosen_by", s->impl_source);
+    mpiio_loaded_components(loaded, sizeof loaded);
+    json_string(j, "mpi_io_components_loaded", loaded);
 }
 
 /* The pairs mpiio_info_create puts in the info object, in order. */

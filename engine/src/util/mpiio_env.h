@@ -9,7 +9,10 @@
  * the variable then; the engine sets it while checking its options, after
  * MPI_Init and before any file is opened (verified here: the chosen
  * component is the only mca_io_* object loaded afterwards, which the
- * result records).  The launcher's environment (mpirun -x OMPI_MCA_io=...)
+ * result records).  So every command that goes through MPI-IO (io's mpiio
+ * and hdf5 backends, and the perf, laplace, flashio and beff kernels)
+ * applies these settings once, after its options and before its first
+ * file.  The launcher's environment (mpirun -x OMPI_MCA_io=...)
  * works the same way and is honoured when --mpiio-impl is not given.
  *
  * Aggregators: ROMIO takes the hint cb_nodes, but caps it at one
@@ -29,7 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../util/json.h"
+#include "json.h"
 
 #define MPIIO_MAX_HINTS 32
 #define MPIIO_HINT_KEY_MAX 256
@@ -53,12 +56,26 @@ typedef struct mpiio_settings {
 const char *mpiio_hint_add(mpiio_settings *s, const char *text, char *why, size_t len);
 const char *mpiio_impl_parse(mpiio_settings *s, const char *text, char *why, size_t len);
 
+/* --mpiio-impl for a command of its own: the one line and exit 2 when wrong. */
+void mpiio_impl_option(mpiio_settings *s, const char *text);
+#define MPIIO_IMPL_HELP \
+    "romio | ompio: Open MPI's MPI-IO implementation\n(default: ompio, or what OMPI_MCA_io names)"
+#define MPIIO_IMPL_ROW(id) {"mpiio-impl", 0, "I", MPIIO_IMPL_HELP, id} /* an option_spec */
+
 /* --aggregators N: a whole number of at least 1 (else one line, exit 2). */
 int mpiio_aggregators_parse(const char *text);
 
 /* Check against the rank count and the MPI library, and set the MCA
  * environment.  Call on every rank before any MPI_File_* call. */
 const char *mpiio_settings_apply(mpiio_settings *s, int nranks, char *why, size_t len);
+
+/* mpiio_settings_apply for a kernel: its one line and exit 2 on a problem. */
+void mpiio_settings_apply_or_exit(mpiio_settings *s, int nranks);
+
+/* A kernel's record of what ran, into its params: the MPI library (the
+ * first clause of its version string), the MPI-IO implementation and what
+ * chose it, and the mca_io_* objects loaded (the evidence). */
+void mpiio_run_json(json *j, const mpiio_settings *s);
 
 /* The info object for MPI_File_open / H5Pset_fapl_mpio: the user's hints
  * plus what --aggregators means for the implementation.  Free with

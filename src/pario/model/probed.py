@@ -1,0 +1,219 @@
+"""The machine in front of us, as `pario probe` measured it.
+
+`pario model EXPERIMENT --machine probe:RUN` builds the machine description
+from a stored probe run (`pario probe --dir D --stream-blocks 4k,64k,1m`):
+every parameter's value comes from one of its measured rows, or from what
+a local file system is (one server, no network, no service agents), and
+its source says which.  The model of a local file system:
+
+* a rank reaches the file system by a system call, not a message: no
+  network (network.link_rate 0);
+* behind it one "disk" per storage unit (--servers) that serves one call at
+  a time: a transfer of s bytes costs overhead + s / rate, fitted from the
+  probe's one storage stream at several call sizes.  That includes the
+  copy between the rank's buffer and the page cache: on one file the calls
+  pass one at a time (a buffered write holds the file's lock while it
+  copies; the reads after eviction queue at one device).  For a stream of S
+  bytes in n calls of b bytes the probe's best time is
+      T(b) = n x per_call + S x per_byte + open/close,
+  so a least-squares line of T against n gives per_call (its slope) and
+  per_byte ((intercept - the open/write/close cost of Table 3) / S):
+  disk.overhead = per_call and disk.rate = 1 / per_byte.  The write stream is
+  timed with fsync before close and the read stream with the page cache
+  kept out, as the CFS presets run (eviction on, fsync on), so write-back
+  at fsync and the kernel's read-ahead are inside these costs;
+* no block cache of the model's own (the page cache is what the probe's
+  streams and the presets keep out of the way), no service agents but
+  collective MPI-IO's aggregators, which copy every call's data through
+  their buffer at the memory copy rate of Table 2;
+* a call is a system call, not a message (network.latency 0); a grouped
+  run's token is an MPI message: network.token_latency is half the probe's
+  4 KiB request/reply round trip between the nearest ranks.
+
+`describe()` of the machine (stored with every predicted run) keeps each
+value with its source."""
+
+import json
+
+from ..errors import UsageError
+from ..units import format_size
+from .machine import Machine, apply_overrides, check_relations
+from .params import PARAMS
+
+MIB = float(1 << 20)
+PREFIX = "probe:"
+
+
+def _probe_docs(store, run_id):
+    """The ok result documents of a probe run, or one line why not."""
+    run = store.run(run_id)  # an unknown run: one line
+    if run.get("launcher") == "model":
+        raise UsageError(f"run {run_id} is predicted by the model, not measured: give the id of a "
+                         "'pario probe' run (see 'pario list')")
+    if run.get("kind") != "probe":
+        raise UsageError(f"run {run_id} is a {run['preset']} run (kind {run.get('kind') or 'io'}), "
+                         "not a probe: give the id of a 'pario probe --stream-blocks 4k,64k,1m' run "
+                         "(see 'pario list')")
+    if run.get("status") != "complete":
+        # a stopped probe lacks some of the rows every parameter comes from
+        raise UsageError(f"probe run {run_id} is {run.get('status')}, not complete: its machine would "
+                         "lack measured rows; run 'pario probe' again to the end")
+    docs = [json.loads(p["result_json"]) for p in store.points(run_id)
+            if p["status"] == "ok" and p["result_json"]]
+    if not docs:
+        raise UsageError(f"probe run {run_id} has no successful point: run 'pario probe' again")
+    return run, docs
+
+
+def _fit(samples):
+    """Least squares T = c + n x a over (n, T) pairs: (a, c)."""
+    k = len(samples)
+    mn = sum(n for n, _ in samples) / k
+    mt = sum(t for _, t in samples) / k
+    sxx = sum((n - mn) ** 2 for n, _ in samples)
+    a = sum((n - mn) * (t - mt) for n, t in samples) / sxx
+    return a, mt - a * mn
+
+
+def _stream_fit(run_id, docs, which, open_close):
+    """(per_call seconds, per_byte seconds, text of the measured rows)."""
+    by_block = {}
+    for d in docs:
+        c = d["components"].get(which)
+        if c:
+            by_block[c["block_bytes"]] = (c["bytes"], c["seconds"]["best"], c["mib_per_s"]["best"])
+    sizes = {v[0] for v in by_block.values()}
+    if len(by_block) < 2 or len(sizes) != 1:
+        raise UsageError(f"probe run {run_id} measured its storage stream at "
+                         f"{len(by_block)} call size(s): the disk's rate against transfer size needs "
+                         "at least two; run 'pario probe --dir D --stream-blocks 4k,64k,1m'")
+    size = sizes.pop()
+    samples = [(size // b, t) for b, (_, t, _) in sorted(by_block.items())]
+    per_call, intercept = _fit(samples)
+    per_byte = (intercept - open_close) / size
+    rows = ", ".join(f"{format_size(b)} calls {r:.1f} MiB/s ({t * 1e3:.2f} ms)"
+                     for b, (_, t, r) in sorted(by_block.items()))
+    return per_call, per_byte, rows, size
+
+
+def _time(seconds):
+    return f"{seconds * 1e6:.4g}us"
+
+
+def _rate(bps):
+    return f"{bps / MIB:.6g}MB/s"
+
+
+def machine_from_probe(store, run_id, overrides=()):
+    """The Machine that probe run `run_id` of `store` measured."""
+    run, docs = _probe_docs(store, run_id)
+    main = max(docs, key=lambda d: (d["params"].get("block_bytes") == 1 << 20,
+                                    d["params"].get("block_bytes", 0)))
+    c, t = main["components"], main["target"]
+    host = (main["mpi"].get("hosts") or [{}])[0].get("name", "?")
+    where = f"probe run {run_id} ({t.get('dir')} {t.get('fs_type')} on {host}, {main['mpi']['ranks']} ranks)"
+    table2, table3 = f"{where}, Table 2", f"{where}, Table 3"
+    v, src = {}, {}
+
+    def put(key, text, source):
+        v[key], src[key] = text, source
+
+    rr = (c.get("request_reply") or {}).get("nearest")
+    mem_all = c["memory_copy"]["aggregate_mib_per_s"]["best"] * MIB
+    latency = rr["round_trip_seconds"]["best"] / 2 if rr else 0.0
+    oc_read = c["open_read_byte_close_seconds"]["best"]
+    oc_write = c["open_write_byte_close_seconds"]["best"]
+    servers = int(main["params"].get("servers") or 1)
+
+    put("network.latency", "0s", "a call is a system call on this host, not a message: its cost is "
+                                 "in the fitted disk costs")
+    put("network.token_latency", _time(latency),
+        f"{table2} 'request/reply 4 KiB, nearest rank': half the best round trip "
+        f"({rr['round_trip_seconds']['best'] * 1e6:.2f} us), one message of a grouped run's token"
+        if rr else f"{where}: one rank, no request/reply measured (no token to pass)")
+    put("network.link_rate", "0", "no network: the ranks and the file system share this host's "
+                                  "memory; a call's copy between the rank's buffer and the page cache "
+                                  "is inside the fitted disk costs")
+    put("network.backplane_rate", "0", "no network")
+    put("client.outstanding", 1, "a read or write system call is synchronous: one transfer at a time per rank")
+    put("client.call_overhead", "0s", "in disk.overhead and disk.write_overhead: the fitted cost of one call")
+    put("file.open_close_read", _time(oc_read), f"{table3} 'open / read a byte / close', best")
+    put("file.open_close_write", _time(oc_write), f"{table3} 'open / write a byte / close', best")
+    put("stripe.unit", "1g", "a local file is not striped: one call is one transfer (the engine's "
+                             "calls are at most 1 GiB)")
+    put("stripe.count", servers, f"{where}: --servers {servers}, the storage units behind the directory")
+    put("io_node.count", 1, "one host's kernel serves the file system")
+    put("io_node.disks", servers, f"{where}: --servers {servers}")
+    put("io_node.request_overhead", "0s", "in the fitted per-call disk costs")
+    put("io_node.link_dma", "yes", "the copy is the rank's own (its link), not the server's processor")
+    put("io_node.memory_rate", "0", "the copy is counted once, on the rank's link")
+    put("io_node.max_outstanding", 0, "no limit besides one call at a time per rank")
+    put("io_node.cache", "0", "the page cache is kept out of the way as the presets run (eviction "
+                              "before reads, fsync before close): its read-ahead and write-back are "
+                              "inside the fitted disk costs")
+    put("io_node.cache_block", "1g", "unused without a cache (equal to stripe.unit)")
+    put("io_node.prefetch", 1, "no cache, so no prefetch of the model's own")
+    put("io_node.readahead_at", 0, "no cache: the kernel's read-ahead is inside the fitted read costs")
+    put("io_node.write_group", 1, "no cache: write-back at fsync is inside the fitted write costs")
+    for which, oc, rate_key, over_key, label in (
+            ("stream_read", oc_read, "disk.rate", "disk.overhead",
+             "storage, one stream read (cache kept out)"),
+            ("stream_write", oc_write, "disk.write_rate", "disk.write_overhead",
+             "storage, one stream write (preallocated, fsync)")):
+        per_call, per_byte, rows, size = _stream_fit(run_id, docs, which, oc)
+        overhead = per_call
+        disk_byte = per_byte
+        fit = (f"{table2} '{label}': {rows} for {format_size(size)}; least squares of the time "
+               f"against the number of calls gives {per_call * 1e6:.3g} us per call and "
+               f"{per_byte * 1e9:.4g} ns per byte (after the open/close of Table 3)")
+        if overhead < 0:
+            put(over_key, "0s", fit + "; a negative slope is noise: no cost per call")
+        else:
+            put(over_key, _time(overhead), fit)
+        if disk_byte <= 0:
+            raise UsageError(f"probe run {run_id}: the storage stream ({which}) took less time at small "
+                             "calls than at large ones, which leaves no time per byte: the machine was "
+                             "too busy for a steady probe; run 'pario probe' again with a larger --size")
+        put(rate_key, _rate(1 / disk_byte), fit + "; the copy between the rank's buffer and the page "
+                                                  "cache is part of it")
+    put("agent.ranks_per_agent", 0, "no service agents: ranks call the kernel directly")
+    put("agent.count", 0, "no service agents")
+    put("agent.overhead", "0s", "no service agents; collective MPI-IO's aggregators, which act as "
+                                "agents, cost their copy (agent.copy_rate)")
+    mem_rank = min(c["memory_copy"]["per_rank_best_mib_per_s"]) * MIB
+    put("agent.copy_rate", _rate(mem_rank),
+        f"{table2} 'memory copy, slowest rank' (all ranks copying at once): a collective "
+        "MPI-IO aggregator copies every call's data through its collective buffer")
+    put("agent.mode", "masync", "no service agents, so no shared-file token")
+    put("agent.munix_overhead", 0, "no service agents")
+
+    missing = [k for k in PARAMS if k not in v]
+    assert not missing, missing  # a parameter added to params.py needs its line here
+    from .params import parse_value
+
+    values = {k: parse_value(k, v[k]) for k in PARAMS}
+    machine = Machine(name=f"{PREFIX}{run_id}", title=f"this host as {where} measured it",
+                      values=values, sources=dict(src), host_page_cache=True)
+    machine.written = {k: v[k] for k in PARAMS}
+    check_relations(values, f"machine {PREFIX}{run_id}")
+    apply_overrides(machine, overrides)
+    return machine
+
+
+def machine_toml(machine):
+    """The machine as a TOML file `pario model --machine FILE.toml` reads."""
+    def q(text):
+        return json.dumps(str(text))  # a TOML basic string is JSON's string syntax
+
+    lines = [f"# {machine.title}", f"name = {q(machine.name.replace(':', '-'))}",
+             f"title = {q(machine.title)}", f"source = {q('pario probe, ' + machine.name)}"]
+    section = None
+    for key in PARAMS:
+        part, name = key.split(".")
+        if part != section:
+            lines += ["", f"[{part}]"]
+            section = part
+        value = machine.written[key]
+        shown = value if isinstance(value, int) else q(value)
+        lines.append(f"{name} = {{ value = {shown}, source = {q(machine.sources[key])} }}")
+    return "\n".join(lines) + "\n"
