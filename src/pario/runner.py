@@ -18,7 +18,7 @@ from .figures import build
 from .launch import choose_launcher
 from .version import describe as describe_version
 from .model.command import bound_lines, predicted_label
-from .plot import Palette, plot_figure
+from .plot import Palette, check_figure_paths, plot_figure
 from .presets import load_experiment, parse_experiment, preset_figures, Experiment
 from .progress import Progress
 from .rundirs import RunDirs
@@ -151,7 +151,10 @@ def run_experiment(args, out=None):
         for s, h in old.items():
             signal.signal(s, h)
     store.finish_run(run_id, "complete")
-    show_run(store, run_id, out, plots_dir=args.out)
+    try:
+        show_run(store, run_id, out, plots_dir=args.out)
+    except UsageError as exc:  # e.g. a plot name taken by a file pario did not write
+        raise UsageError(f"run {run_id} is stored, but {exc}") from None
     if failures:
         print(f"{failures} point(s) failed: see 'pario show {run_id}'", file=out)
     store.close()
@@ -208,6 +211,8 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
           f"started {run['started_utc']}, dir {run['dir']}", file=out)
     print("points: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())), file=out)
     target = Path(plots_dir) if plots_dir else store.path.parent / "plots" / f"run{run_id}"
+    if with_plots:  # a taken name refuses before anything is printed or written
+        check_figure_paths(figures, target, run_id, store)
     for table in kind.tables(experiment.data, records, options):
         print(table, file=out)
     if probe_run:
@@ -230,7 +235,7 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     _print_failures(store, run_id, out)
     if with_plots and figures:
         palette = Palette()
-        paths = [plot_figure(fig, target, run_id, palette) for fig in figures]
+        paths = [plot_figure(fig, target, run_id, store, palette) for fig in figures]
         print(f"\nplots: {len(paths)} PNG files in {target}", file=out)
     return counts.get("ok", 0)
 

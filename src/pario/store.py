@@ -67,6 +67,12 @@ CREATE TABLE IF NOT EXISTS warnings (
     point_id INTEGER NOT NULL REFERENCES points(id),
     text TEXT NOT NULL
 );
+-- Every figure file pario wrote: the only files it may later replace
+-- (re-plotting a run), and only while their content is unchanged.
+CREATE TABLE IF NOT EXISTS figure_files (
+    path TEXT PRIMARY KEY,         -- absolute
+    sha256 TEXT NOT NULL
+);
 CREATE INDEX IF NOT EXISTS points_by_run ON points(run_id);
 CREATE INDEX IF NOT EXISTS phases_by_point ON phases(point_id);
 """
@@ -242,6 +248,18 @@ class Store:
                 for text in result.get("warnings", []):
                     self.db.execute("INSERT INTO warnings VALUES (?,?)", (point_id, text))
         return point_id
+
+    def figure_written(self, path, digest):
+        """Record a figure file pario wrote (see safefile)."""
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO figure_files VALUES (?,?)",
+                            (str(Path(path).absolute()), digest))
+
+    def figure_is_ours(self, path, digest):
+        """Whether pario wrote this file at this path with this content."""
+        row = self.db.execute("SELECT sha256 FROM figure_files WHERE path=?",
+                              (str(Path(path).absolute()),)).fetchone()
+        return row is not None and row[0] == digest
 
     # --- reading -----------------------------------------------------------
     def runs(self):
