@@ -33,7 +33,7 @@ def stored_run():
         db = Path(home) / "r.sqlite"
         r = pario("run", "cfs", "--dir", target, *ONE_POINT, db=db)
         assert r.returncode == 0, r.stderr
-        assert sorted(os.listdir(Path(home) / "plots" / "run1")) == NAMES
+        assert sorted(os.listdir(Path(home) / "plots" / "r-run1")) == NAMES
         yield Path(home), db, target
 
 
@@ -58,7 +58,7 @@ def test_replot_into_the_default_folder_and_an_out_folder_it_made_works(stored_r
             r = pario("plot", "1", *extra, db=db)
             assert r.returncode == 0, r.stderr
             assert "plots: 2 PNG files" in r.stdout
-    for folder in (home / "plots" / "run1", out):
+    for folder in (home / "plots" / "r-run1", out):
         assert sorted(os.listdir(folder)) == NAMES
         assert all((folder / n).read_bytes()[:4] == b"\x89PNG" for n in NAMES)
 
@@ -91,7 +91,7 @@ def test_run_leaves_a_users_file_and_a_symlink_at_figure_names_untouched(tmp_pat
     victim = tmp_path / "victim.txt"
     victim.write_text("precious\n")
     db = tmp_path / "r.sqlite"
-    folder = tmp_path / "out" if use_out else tmp_path / "plots" / "run1"
+    folder = tmp_path / "out" if use_out else tmp_path / "plots" / "r-run1"
     _plant(folder, victim)
     r = pario("run", "cfs", "--dir", str(shm_dir), *ONE_POINT,
               *(["--out", str(folder)] if use_out else []), db=db)
@@ -133,3 +133,54 @@ def test_dir_that_is_a_file_or_empty_says_so(tmp_path):
     r = pario("run", "cfs", "--quick", "--dir", "", db=tmp_path / "r.sqlite")
     assert r.returncode == 2 and "--dir needs a directory" in r.stderr, r.stderr
     assert not (tmp_path / "r.sqlite").exists()
+
+
+NORMALISED = """name = "norm"
+title = "normalise check"
+[sweep]
+ranks = [1]
+blocks = ["64k"]
+size = "1m"
+iterations = 1
+background = [0, 1]
+kind_figures = false
+[[test]]
+id = "cpu-load"
+title = "CPU spinners"
+layout = "partitioned"
+phases = ["write"]
+background_kind = "cpu"
+[[figure]]
+id = "fign"
+title = "Write under load"
+x = "background"
+series = "title"
+y = "rate"
+normalise = { background = 0 }
+where = { phase = "write" }
+"""
+
+
+def test_a_normalise_value_no_point_has_is_refused_and_an_empty_figure_is_named(tmp_path, shm_dir):
+    bad = tmp_path / "n99.toml"
+    bad.write_text(NORMALISED.replace("background = 0 }", "background = 99 }"))
+    db = tmp_path / "r.sqlite"
+    r = pario("run", str(bad), "--dir", str(shm_dir), db=db)
+    assert r.returncode == 2 and not db.exists(), r.stderr
+    assert "figure fign: normalise background = 99 matches no point of the plan" in r.stderr
+    good = tmp_path / "n.toml"
+    good.write_text(NORMALISED)
+    r = pario("run", str(good), "--dir", str(shm_dir), db=db)
+    assert r.returncode == 0 and "left out" not in r.stdout, r.stderr
+    # A run stored by an older pario, whose figure finds no baseline: show
+    # and plot say which figure is missing and why.
+    con = sqlite3.connect(db)
+    con.execute("UPDATE runs SET experiment_toml=replace(experiment_toml, 'background = 0 }', "
+                "'background = 99 }')")
+    con.commit()
+    con.close()
+    for args in (["show"], ["plot", "--out", str(tmp_path / "p")]):
+        r = pario(*args, db=db)
+        assert r.returncode == 0, r.stderr
+        assert ("figure fign (Write under load) left out: no point has background = 99 "
+                "to normalise by") in r.stdout

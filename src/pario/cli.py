@@ -64,7 +64,7 @@ def build_parser():
     run = sub.add_parser("run", help="run an experiment (a preset) and store its results")
     run.add_argument("experiment", help="preset name (see 'pario presets') or a .toml file "
                                         "(docs/presets.md)")
-    run.add_argument("--dir", required=True, help="directory on the file system to test")
+    run.add_argument("--dir", required=True, help="a directory on the file system to test")
     run.add_argument("--quick", action="store_true", help="smaller sizes and rank counts: minutes on a laptop")
     run.add_argument("--ranks", type=_csv, help="rank counts, e.g. 1,2,4,8")
     run.add_argument("--tests", type=_csv, help="only these tests of the preset")
@@ -128,9 +128,11 @@ def build_parser():
     return p
 
 
-def _store(args):
-    """list, show and plot read a database; they never create one."""
-    return Store(args.db if args.db is not None else default_db_path(), create=False)
+def _store(args, readonly=True):
+    """list, show and plot read a database; they never create one, and
+    only plot writes to it (the figure files it wrote, see safefile)."""
+    return Store(args.db if args.db is not None else default_db_path(), create=False,
+                 readonly=readonly)
 
 
 def _existing_store(args):
@@ -141,7 +143,7 @@ def _existing_store(args):
     path = Path(args.db or default_db_path())
     if not path.is_file():
         raise UsageError(f"--db {path} does not exist: run an experiment first or give --db")
-    return Store(path)
+    return Store(path, create=False, readonly=True)
 
 
 def cmd_list(args):
@@ -170,7 +172,7 @@ def cmd_show(args, with_plots=False):
 
     if with_plots:
         check_out(getattr(args, "out", None))  # a file or an unwritable place: before anything
-    store = _store(args)
+    store = _store(args, readonly=not with_plots)
     run_id = args.run or store.latest_run_id()
     shown = show_run(store, run_id, plots_dir=getattr(args, "out", None), with_plots=with_plots)
     if with_plots and not shown:
@@ -225,10 +227,25 @@ def _refuse_empty(args, parser):
     "the default": refuse it for every option, whoever adds the option.
     (argparse turns a value of "--" into [], refused the same way.)"""
     defaults = _defaults(parser)
+    needs = _required(parser)
     for dest, value in vars(args).items():
         if isinstance(value, (str, list)) and not value and value != defaults.get(dest):
             flag = dest if dest == "experiment" else "--" + dest.replace("_", "-")
+            if dest in needs:  # leaving it out is no way out: say what it needs
+                raise UsageError(f"{flag} is empty: {flag} needs {needs[dest]}")
             raise UsageError(f"{flag} is empty: give a value or leave the option out")
+
+
+def _required(parser):
+    """{dest: its help} of the options a subcommand cannot go without."""
+    found = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found.update(_required(sub))
+        elif action.required and action.option_strings and action.help:
+            found[action.dest] = action.help
+    return found
 
 
 def _main(argv=None):

@@ -14,7 +14,7 @@ from .checks import check_dir, check_out, check_timeout, run_tag
 from .engine import engine_mpi, engine_path
 from .errors import UsageError
 from .explain import explain_run
-from .figures import build
+from .figures import build, why_left_out
 from .launch import choose_launcher
 from .version import describe as describe_version
 from .model.command import bound_lines, predicted_label
@@ -68,6 +68,7 @@ def run_experiment(args, out=None):
         print(f"plan: skipping {p.label()}: {why}", file=out)
     for line in kind.plan_notes(preset, points, options):
         print(f"plan: {line}", file=out)
+    _check_normalise(preset, points)
     dirs = RunDirs(directory, [d for p in points for d in _subdirs(p)])
     dirs.check()  # before anything is stored
     if args.dry_run:
@@ -191,9 +192,26 @@ def run_views(store, run_id):
         point["params"] = json.loads(p["params_json"]) if p["params_json"] else {}
         records += kind.records(point, json.loads(p["result_json"]))
     records = kind.finish(records)
-    figures = kind.figures(experiment.data, records, options) + preset_figures(experiment.data)
-    data = [d for d in (build(f, records, kind.params, kind.quantities) for f in figures) if d]
+    data = [d for d in (build(f, records, kind.params, kind.quantities)
+                        for f in _figures(kind, experiment, records, options)) if d]
     return run, kind, experiment, options, records, data
+
+
+def _figures(kind, experiment, records, options):
+    """The run's figure descriptions: its kind's and its experiment's own."""
+    return kind.figures(experiment.data, records, options) + preset_figures(experiment.data)
+
+
+def _check_normalise(preset, points):
+    """A figure's normalise value that no point of the plan has would leave
+    the figure empty: refuse it before anything runs."""
+    for fig in preset_figures(preset):
+        for key, value in fig.normalise.items():
+            if not any(p.params().get(key) == value for p in points):
+                have = sorted({str(p.params().get(key)) for p in points})
+                raise UsageError(f"figure {fig.id}: normalise {key} = {value} matches no point of "
+                                 f"the plan ({key}: {', '.join(have)}): normalise by one of those "
+                                 f"or add {key} {value} to the sweep")
 
 
 def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
@@ -210,7 +228,9 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     print(f"\nrun {run_id}: preset {run['preset']} ({run['title']}), {run['status']}, "
           f"started {run['started_utc']}, dir {run['dir']}", file=out)
     print("points: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())), file=out)
-    target = Path(plots_dir) if plots_dir else store.path.parent / "plots" / f"run{run_id}"
+    # The default folder carries the database's name: two databases side by
+    # side each have a run 1, and neither may replace the other's figures.
+    target = Path(plots_dir) if plots_dir else store.path.parent / "plots" / f"{store.path.stem}-run{run_id}"
     if with_plots:  # a taken name refuses before anything is printed or written
         check_figure_paths(figures, target, run_id, store)
     for table in kind.tables(experiment.data, records, options):
@@ -223,6 +243,9 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     for test_id, text in store.warnings(run_id):
         warnings.setdefault(text, set()).add(test_id)
     notes = kind.notes(experiment.data, records, options)
+    notes += [f"figure {f.id} ({f.title}) left out: {why}"
+              for f in _figures(kind, experiment, records, options)
+              if f.id not in {d.figure.id for d in figures} and (why := why_left_out(f, records))]
     if warnings or notes:
         print("\nwarnings:", file=out)
         for text, tests in warnings.items():
