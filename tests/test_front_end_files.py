@@ -184,3 +184,18 @@ def test_a_normalise_value_no_point_has_is_refused_and_an_empty_figure_is_named(
         assert r.returncode == 0, r.stderr
         assert ("figure fign (Write under load) left out: no point has background = 99 "
                 "to normalise by") in r.stdout
+
+
+def test_btio_takes_classes_and_a_plan_with_no_point_says_why_first(tmp_path, shm_dir):
+    db = tmp_path / "r.sqlite"
+    r = pario("run", "btio", "--quick", "--dir", str(shm_dir), "--ranks", "1,4", "--classes", "S",
+              "--dry-run", db=db)
+    assert r.returncode == 0, r.stderr
+    assert "--class S" in r.stdout and "--class W" not in r.stdout
+    r = pario("run", "btio", "--quick", "--dir", str(shm_dir), "--classes", "Q", "--dry-run", db=db)
+    assert r.returncode == 2 and "--classes Q is unknown" in r.stderr
+    r = pario("run", "btio", "--quick", "--dir", str(shm_dir), "--ranks", "2,3", "--dry-run", db=db)
+    assert r.returncode == 2 and "the plan has no runnable point" in r.stderr
+    assert "plan: skipping btio full ranks=3" in r.stdout
+    assert "multi-partition needs a square rank count, not 3" in r.stdout
+    assert not db.exists()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .checks import check_dir, check_out, check_timeout, run_tag
 from .engine import engine_mpi, engine_path
-from .errors import UsageError
+from .errors import NoRunnablePoint, UsageError
 from .explain import explain_run
 from .figures import build, why_left_out
 from .launch import choose_launcher
@@ -60,7 +60,12 @@ def run_experiment(args, out=None):
     engine = engine_path(mpi)
     launcher = choose_launcher(args.launcher_template, args.launcher, mpi=engine_mpi(engine, mpi))
     options["slots"], options["slots_from"] = launcher.slots()
-    points, skipped = kind.plan(preset, options)
+    try:
+        points, skipped = kind.plan(preset, options)
+    except NoRunnablePoint as exc:  # the reasons first, then the one error line
+        for p, why in exc.skipped:
+            print(f"plan: skipping {p.label()}: {why}", file=out)
+        raise
     max_ranks = max(p.ranks for p in points)
     for line in launcher.explain(max_ranks):
         print(line, file=out)

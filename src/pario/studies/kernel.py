@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 
 from .. import schema
-from ..errors import UsageError
+from ..errors import NoRunnablePoint, UsageError
 from ..figures import Param, Quantity
 from . import Kind, Option, positive_int
 from .io import int_list, select_tests, sweep_of
@@ -110,7 +110,8 @@ class KernelKind(Kind):
             points += p
             skipped += s
         if not points:
-            raise UsageError("the plan has no runnable point: check --ranks and the preset's tests")
+            raise NoRunnablePoint("the plan has no runnable point: check --ranks and the preset's tests",
+                                  skipped)
         return points, skipped
 
     def points(self, test, ranks, trials):
