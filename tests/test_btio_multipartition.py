@@ -38,7 +38,7 @@ def test_npb_subtypes_on_multipartition_write_the_slab_file_byte_for_byte(launch
     assert p.returncode == 0 and "file check SUCCESSFUL" in p.stdout, p.stdout + p.stderr
     want = _one_file(ref)
     assert len(want) == 40 * 12**3 * 12
-    for ranks, subtype in ((4, "full"), (4, "simple"), (4, "fortran"), (1, "full")):
+    for ranks, subtype in ((4, "full"), (4, "simple"), (4, "fortran"), (4, "serial"), (1, "full")):
         d = base / f"mp{ranks}-{subtype}"
         d.mkdir()
         p = run_bt(launcher, engine, ranks, "--class", "S", "--decomposition", "multipartition",

@@ -66,3 +66,15 @@ def test_help_lists_every_option_from_the_table(engine, launcher):
     for opt in ("--dir DIR", "-T, --time S", "--mem-per-pe SIZE", "--max-chunk SIZE", "--no-shared", "--keep",
                 "--json FILE", "--help"):
         assert opt in h.stdout, opt
+
+
+@pytest.mark.parametrize("args,want", [
+    (["--frob"], "unknown option '--frob': see pario-engine verify-laplace --help"),
+    (["f.chk", "--grid"], "--grid needs a value: see pario-engine verify-laplace --help"),
+    (["f.chk", "--grid", "many"], "--grid 'many' must be a whole number from 3 to 100000"),
+    (["f.chk", "g.chk", "--grid", "5"], "unexpected argument 'g.chk': options start with --, see pario-engine "
+                                        "verify-laplace --help"),
+])
+def test_the_laplace_reader_words_its_mistakes_alike(engine, launcher, args, want):
+    p = run(engine, launcher, 0, ["verify-laplace", *args])
+    assert p.returncode == 2 and errors(p.stderr) == [f"pario-engine: error: {want}"], p.stderr

@@ -77,7 +77,6 @@ def main():
         (mpi(4, "bt", "--class", "S", "--steps", "6", "--io", "full", "--dir", d), 0),
         (mpi(4, "bt", "--class", "S", "--steps", "6", "--io", "serial", "--dir", d), 0),
         (mpi(4, "bt", "--class", "S", "--io", "epio", "--dir", d), 0),
-        (mpi(3, "bt", "--class", "S", "--decomposition", "multipartition"), 2),
         ([engine, "bt", "--class", "S", "--json", f"{d}/none/x.json"], 2),
         ([engine, "verify-bt", str(bt_kept), "--class", "S"], 0),
         ([engine, "verify-bt", str(bt_kept), "--class", "W", "--quiet"], 3),

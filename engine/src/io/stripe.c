@@ -121,6 +121,23 @@ static int striped_open(const backend_open_args *a, void **handle)
     return 0;
 }
 
+/* The inner API's checks, part by part (backend.h, Opening). */
+static int striped_open_check(const backend_open_args *a)
+{
+    const stripe_wrap *w = a->config;
+    for (int t = 0; t < w->spec->ntargets && w->inner->open_check; t++) {
+        char path[PATH_MAX];
+        stripe_part_path(w->spec, t, a->path, path);
+        backend_open_args pa = *a;
+        pa.path = path;
+        pa.config = w->inner_config;
+        int e = w->inner->open_check(&pa);
+        if (e)
+            return e;
+    }
+    return 0;
+}
+
 /* Cut [offset, offset+len) at stripe boundaries; each piece to its part. */
 static int striped_io(striped_file *f, bool writing, unsigned char *buf, size_t len,
                       uint64_t offset)
@@ -181,6 +198,7 @@ const backend_ops stripe_backend = {
     .summary = "one logical file over one part per --stripe-dirs directory",
     .caps = BACKEND_CAP_PER_CALL,
     .open = striped_open,
+    .open_check = striped_open_check,
     .write_at = striped_write_at,
     .read_at = striped_read_at,
     .sync = striped_sync,

@@ -50,7 +50,7 @@ static void usage(const command_spec *cmd)
         printf("\n%s\n", cmd->epilogue);
 }
 
-void options_parse(const command_spec *cmd, int argc, char **argv, int rank, option_setter set,
+int options_parse(const command_spec *cmd, int argc, char **argv, int rank, option_setter set,
                    void *ctx)
 {
     const size_t n = cmd->noptions;
@@ -112,9 +112,10 @@ void options_parse(const command_spec *cmd, int argc, char **argv, int rank, opt
     }
     free(longopts);
     free(shorts);
-    if (optind < argc)
+    if (argc - optind > cmd->operands)
         fail_usage("unexpected argument '%s': options start with --, see pario-engine %s --help",
-                   argv[optind], cmd->name);
+                   argv[optind + cmd->operands], cmd->name);
+    return optind;
 }
 
 /* text through parse (size_parse or count_parse), or the line naming why

@@ -33,11 +33,12 @@ typedef struct command_spec {
     const char *epilogue; /* after them, or NULL */
     const option_spec *options;
     size_t noptions;
+    int operands; /* arguments besides the options it takes at most (verify-laplace's FILE) */
 } command_spec;
 
 /* A command_spec over a table of option_spec rows. */
 #define COMMAND_SPEC(name, synopsis, epilogue, table) \
-    {name, synopsis, epilogue, table, sizeof table / sizeof table[0]}
+    {name, synopsis, epilogue, table, sizeof table / sizeof table[0], 0}
 
 /* The rows every kernel has, in one wording. */
 #define OPTION_JSON_ROW(id) {"json", 0, "FILE", "write the result document (pario.result/1)", id}
@@ -48,8 +49,9 @@ typedef struct command_spec {
 typedef void (*option_setter)(void *ctx, int id, const char *opt, const char *value);
 
 /* argv[0] is the command's name.  Every rank parses the same line, so every
- * rank fails alike; only rank 0 prints. */
-void options_parse(const command_spec *cmd, int argc, char **argv, int rank, option_setter set,
+ * rank fails alike; only rank 0 prints.  Returns the index in argv of the
+ * first operand (argc when none): getopt moves them behind the options. */
+int options_parse(const command_spec *cmd, int argc, char **argv, int rank, option_setter set,
                    void *ctx);
 
 /* One option's --help line(s), in the column every command uses. */

@@ -172,7 +172,7 @@ int bt_problem_init(bt_problem *p, int n, double dt, bt_layout layout, void *com
         p->cprime = malloc(sizeof(double) * 25 * pts);
         p->face_out = malloc(sizeof(double) * 35 * face * (size_t)p->ncells);
         p->face_back = p->face_out + 30 * face * (size_t)p->ncells;
-        p->face_in = malloc(sizeof(double) * 30 * face); /* one message: a row, or a face */
+        p->face_in = malloc(sizeof(double) * 30 * (size_t)n);
         if (!p->cprime || !p->face_out || !p->face_in)
             return -1;
     }
@@ -487,17 +487,6 @@ void bt_compute_rhs(bt_problem *p)
 
 #include "bt_blocks.h"
 
-/* Rows of lines per pipeline message.  With one cell per rank (slabs) a
- * rank's successor waits for its whole face, so one row per message lets
- * it start on row 1 while this rank works on row 2.  With several cells
- * per rank (multi-partition) every rank has a cell of its own in every
- * stage, so the whole face goes in one message, as NPB sends it: fewer
- * points where a rank can be left waiting. */
-static inline int rows_per_message(const bt_problem *p, int rows)
-{
-    return p->ncells > 1 ? rows : 1;
-}
-
 /* The lines of one direction, cell by cell in the order the cells lie
  * along it (§1.9's stages).  A line wholly inside a cell is eliminated and
  * back-substituted at once with its C' in scratch.  A line crossing cells
@@ -535,20 +524,18 @@ static void line_solve(bt_problem *p, int axis)
          * cache, and hands the solution of its first point back */
         const bool from_prev = f > 1, to_next = l < n - 2, at_once = !to_next;
         const long st_ = stride_of(c, axis);
-        const int width = c1_ - c0 + 1, rows = rows_per_message(p, b1 - b0 + 1);
+        const int width = c1_ - c0 + 1;
         for (int b = b0; b <= b1; b++) {
-            const int g = (b - b0) % rows, glen = rows < b1 - (b - g) + 1 ? rows : b1 - (b - g) + 1;
-            if (from_prev && g == 0)
-                MPI_Recv(p->face_in, 30 * width * glen, MPI_DOUBLE, c->prev[axis], TAG(0, b), comm,
+            if (from_prev)
+                MPI_Recv(p->face_in, 30 * width, MPI_DOUBLE, c->prev[axis], TAG(0, b), comm,
                          MPI_STATUS_IGNORE);
             for (int cc = c0; cc <= c1_; cc++) {
-                const int at = g * width + (cc - c0); /* this line's place in a message */
                 int i0, j0, k0;
                 line_point(axis, f - 1, b, cc, &i0, &j0, &k0);
                 const long first = bt_at(c, i0, j0, k0); /* point f-1 of this line */
                 for (int s = 0; s <= l - f + 2; s++)
                     bt_jacobians(&p->u[5 * (first + s * st_)], d.normal, F[s], N[s]);
-                const double *in = &p->face_in[30 * at];
+                const double *in = &p->face_in[30 * (cc - c0)];
                 block *Cprev = NULL;
                 for (int s = 1; s <= l - f + 1; s++) {
                     block A, B;
@@ -565,7 +552,7 @@ static void line_solve(bt_problem *p, int axis)
                     Cprev = C;
                 }
                 if (to_next) {
-                    double *o = &out[30 * at];
+                    double *o = &out[30 * (cc - c0)];
                     const long q = first + (l - f + 1) * st_;
                     memcpy(o, CPRIME(q), 25 * sizeof(double));
                     memcpy(o + 25, &p->rhs[5 * q], 5 * sizeof(double));
@@ -576,20 +563,16 @@ static void line_solve(bt_problem *p, int axis)
                         bt_back_substitute(Cl[s], r + 5 * st_, r);
                     }
                     if (from_prev)
-                        memcpy(&back[5 * at], &p->rhs[5 * (first + st_)], 5 * sizeof(double));
+                        memcpy(&back[5 * (cc - c0)], &p->rhs[5 * (first + st_)], 5 * sizeof(double));
                 }
             }
-            if (g < glen - 1)
-                continue; /* the message is not complete yet */
             if (to_next) {
-                MPI_Isend(out, 30 * width * glen, MPI_DOUBLE, c->next[axis], TAG(0, b - g), comm,
-                          &req[nreq++]);
-                out += 30 * width * glen;
+                MPI_Isend(out, 30 * width, MPI_DOUBLE, c->next[axis], TAG(0, b), comm, &req[nreq++]);
+                out += 30 * width;
             }
             if (at_once && from_prev) {
-                MPI_Isend(back, 5 * width * glen, MPI_DOUBLE, c->prev[axis], TAG(1, b - g), comm,
-                          &back_req[nback++]);
-                back += 5 * width * glen;
+                MPI_Isend(back, 5 * width, MPI_DOUBLE, c->prev[axis], TAG(1, b), comm, &back_req[nback++]);
+                back += 5 * width;
             }
         }
     }
@@ -606,14 +589,11 @@ static void line_solve(bt_problem *p, int axis)
         if (!to_next)
             continue; /* solved above */
         const long st_ = stride_of(c, axis);
-        const int width = c1_ - c0 + 1, rows = rows_per_message(p, b1 - b0 + 1);
+        const int width = c1_ - c0 + 1;
         for (int b = b0; b <= b1; b++) {
-            const int g = (b - b0) % rows, glen = rows < b1 - (b - g) + 1 ? rows : b1 - (b - g) + 1;
-            if (g == 0)
-                MPI_Recv(p->face_in, 5 * width * glen, MPI_DOUBLE, c->next[axis], TAG(1, b), comm,
-                         MPI_STATUS_IGNORE);
+            MPI_Recv(p->face_in, 5 * width, MPI_DOUBLE, c->next[axis], TAG(1, b), comm,
+                     MPI_STATUS_IGNORE);
             for (int cc = c0; cc <= c1_; cc++) {
-                const int at = g * width + (cc - c0);
                 int i0, j0, k0;
                 line_point(axis, f, b, cc, &i0, &j0, &k0);
                 const long first = bt_at(c, i0, j0, k0); /* point f */
@@ -623,15 +603,14 @@ static void line_solve(bt_problem *p, int axis)
                     if (s < l - f)
                         bt_back_substitute(*CPRIME(q), r + 5 * st_, r);
                     else /* the point after lives in the next cell */
-                        bt_back_substitute(*CPRIME(q), &p->face_in[5 * at], r);
+                        bt_back_substitute(*CPRIME(q), &p->face_in[5 * (cc - c0)], r);
                 }
                 if (from_prev)
-                    memcpy(&back[5 * at], &p->rhs[5 * first], 5 * sizeof(double));
+                    memcpy(&back[5 * (cc - c0)], &p->rhs[5 * first], 5 * sizeof(double));
             }
-            if (from_prev && g == glen - 1) {
-                MPI_Isend(back, 5 * width * glen, MPI_DOUBLE, c->prev[axis], TAG(1, b - g), comm,
-                          &back_req[nback++]);
-                back += 5 * width * glen;
+            if (from_prev) {
+                MPI_Isend(back, 5 * width, MPI_DOUBLE, c->prev[axis], TAG(1, b), comm, &back_req[nback++]);
+                back += 5 * width;
             }
         }
     }

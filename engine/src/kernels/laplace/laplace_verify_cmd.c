@@ -5,7 +5,6 @@
  * file must match exactly. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,41 +12,35 @@
 #include <sys/stat.h>
 
 #include "../../util/fail.h"
+#include "../../util/options.h"
 #include "laplace.h"
 
-static int whole(const char *opt, const char *text, long lo, long hi)
+enum { O_GRID, O_ITER };
+static const option_spec verify_option_table[] = {
+    {"grid", 0, "N", "the checkpoint's grid is N×N (as laplace --grid)", O_GRID},
+    {"iterations", 0, "K", "the Jacobi sweeps before it", O_ITER},
+};
+static const command_spec verify_command_spec = {
+    "verify-laplace",
+    "usage: pario-engine verify-laplace FILE --grid N --iterations K\n"
+    "  recompute K Jacobi sweeps serially and compare the checkpoint FILE exactly\n",
+    NULL, verify_option_table, sizeof verify_option_table / sizeof verify_option_table[0], 1};
+
+static void set_option(void *ctx, int id, const char *opt, const char *v)
 {
-    char *end;
-    long v = strtol(text, &end, 10);
-    if (*end || !*text || v < lo || v > hi)
-        fail_usage("--%s '%s' must be a whole number from %ld to %ld", opt, text, lo, hi);
-    return (int)v;
+    int *grid_iterations = ctx;
+    grid_iterations[id] = (int)(id == O_GRID ? option_whole(opt, v, 3, 100000)
+                                             : option_whole(opt, v, 1, 10000000));
 }
 
 int verify_laplace_command(int argc, char **argv)
 {
-    enum { O_GRID = 1000, O_ITER, O_HELP };
-    static const struct option opts[] = {{"grid", required_argument, 0, O_GRID},
-                                         {"iterations", required_argument, 0, O_ITER},
-                                         {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0}};
-    int grid = 0, iterations = 0, c, which = 0;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":", opts, &which)) != -1) {
-        switch (c) {
-        case O_GRID: grid = whole("grid", optarg, 3, 100000); break;
-        case O_ITER: iterations = whole("iterations", optarg, 1, 10000000); break;
-        case O_HELP:
-            printf("usage: pario-engine verify-laplace FILE --grid N --iterations K\n"
-                   "  recompute K Jacobi sweeps serially and compare the checkpoint FILE exactly\n");
-            return 0;
-        case ':': fail_usage("%s needs a value: see pario-engine verify-laplace --help", argv[optind - 1]);
-        default: fail_usage("unknown option '%s': see pario-engine verify-laplace --help", argv[optind - 1]);
-        }
-    }
-    if (optind != argc - 1 || !grid || !iterations)
+    int gi[2] = {0, 0};
+    const int first = options_parse(&verify_command_spec, argc, argv, 0, set_option, gi);
+    const int grid = gi[O_GRID], iterations = gi[O_ITER];
+    if (first != argc - 1 || !grid || !iterations)
         fail_usage("give one checkpoint FILE, --grid N and --iterations K (the sweeps before it)");
-    const char *path = argv[optind];
+    const char *path = argv[first];
     FILE *f = fopen(path, "rb");
     struct stat st;
     if (!f || fstat(fileno(f), &st) != 0)
