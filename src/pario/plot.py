@@ -45,9 +45,10 @@ def check_figure_paths(figures, out_dir, run_id, store):
         check_replaceable(figure_path(data, out_dir, run_id), store.figure_is_ours, "", _FIX)
 
 
-def plot_figure(data, out_dir, run_id, store, palette=None):
+def plot_figure(data, out_dir, run_id, palette=None, store=None):
     """The figure as a PNG file in out_dir, written through safefile and
-    recorded in the store; returns its path."""
+    recorded in the store; returns its path.  Without a store it only
+    creates a new name (nothing recorded, so nothing to replace)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     f = draw_figure(data, palette)
@@ -58,8 +59,9 @@ def plot_figure(data, out_dir, run_id, store, palette=None):
     f.savefig(buf, format="png")
     plt.close(f)
     digest = write_new_file(path, buf.getvalue(), option="",
-                            may_replace=store.figure_is_ours, fix=_FIX)
-    store.figure_written(path, digest)
+                            may_replace=store.figure_is_ours if store else None, fix=_FIX)
+    if store:
+        store.figure_written(path, digest)
     return path
 
 

@@ -263,7 +263,7 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     _print_failures(store, run_id, out)
     if with_plots and figures:
         palette = Palette()
-        paths = [plot_figure(fig, target, run_id, store, palette) for fig in figures]
+        paths = [plot_figure(fig, target, run_id, palette, store) for fig in figures]
         print(f"\nplots: {len(paths)} PNG files in {target}", file=out)
     return counts.get("ok", 0)
 
