@@ -199,3 +199,19 @@ def test_btio_takes_classes_and_a_plan_with_no_point_says_why_first(tmp_path, sh
     assert "plan: skipping btio full ranks=3" in r.stdout
     assert "multi-partition needs a square rank count, not 3" in r.stdout
     assert not db.exists()
+
+
+def test_a_kind_shortcut_and_compare_have_their_own_help(tmp_path):
+    db = tmp_path / "r.sqlite"
+    r = pario("probe", "--help", db=db)
+    assert r.returncode == 0 and r.stdout.startswith("usage: pario probe"), r.stdout
+    assert "--stream-blocks" in r.stdout and "experiment" not in r.stdout
+    assert "--blocks" not in r.stdout  # another kind's option
+    r = pario("probe", db=db)
+    assert r.returncode == 2 and "see 'pario probe --help'" in r.stderr and "--dir" in r.stderr
+    r = pario("compare", "--help", db=db)
+    assert r.returncode == 0
+    for words in ("measured against predicted", "run_a", "run_b", "reference run", "predicted one",
+                  "results database holding both runs"):
+        assert words in " ".join(r.stdout.split()), words
+    assert not db.exists()

@@ -56,14 +56,8 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"pario: error: {one_line(message)}: see '{self.prog} --help'\n")
 
 
-def build_parser():
-    p = _Parser(prog="pario", description="Parallel I/O benchmarks: plan, launch, store, explain.")
-    p.add_argument("--version", action="version", version=f"pario {__version__}")
-    sub = p.add_subparsers(dest="command", parser_class=_Parser)
-
-    run = sub.add_parser("run", help="run an experiment (a preset) and store its results")
-    run.add_argument("experiment", help="preset name (see 'pario presets') or a .toml file "
-                                        "(docs/presets.md)")
+def _add_run_options(run):
+    """The options of `pario run` and of every kind's shortcut (`pario probe`)."""
     run.add_argument("--dir", required=True, help="a directory on the file system to test")
     run.add_argument("--quick", action="store_true", help="smaller sizes and rank counts: minutes on a laptop")
     run.add_argument("--ranks", type=_csv, help="rank counts, e.g. 1,2,4,8")
@@ -79,6 +73,17 @@ def build_parser():
     run.add_argument("--launcher-template",
                      help="your own launch line, e.g. 'mpiexec -n {ranks} {engine} {engine_args}'")
     run.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+
+
+def build_parser():
+    p = _Parser(prog="pario", description="Parallel I/O benchmarks: plan, launch, store, explain.")
+    p.add_argument("--version", action="version", version=f"pario {__version__}")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+
+    run = sub.add_parser("run", help="run an experiment (a preset) and store its results")
+    run.add_argument("experiment", help="preset name (see 'pario presets') or a .toml file "
+                                        "(docs/presets.md)")
+    _add_run_options(run)
     # Options of one study kind or another (studies/*.py): a preset refuses
     # those its kind does not take.
     add_kind_options(run)
@@ -97,12 +102,19 @@ def build_parser():
 
     sub.add_parser("presets", help="list the experiments pario knows")
 
-    cmp_ = sub.add_parser("compare", help="two runs point by point: ratio and verdict from the noise")
-    cmp_.add_argument("run_a", type=_positive_int)
-    cmp_.add_argument("run_b", type=_positive_int)
+    cmp_ = sub.add_parser("compare", help="two runs point by point: ratio and verdict from the noise",
+                          description="Two stored runs point by point: B's rate over A's and whether "
+                                      "the difference is beyond the trials' noise.  Also measured "
+                                      "against predicted: a run of 'pario model' held against the "
+                                      "measured run it models (e.g. 'pario compare 3 7', 3 measured, "
+                                      "7 predicted).")
+    cmp_.add_argument("run_a", type=_positive_int, help="the reference run (e.g. the measured one)")
+    cmp_.add_argument("run_b", type=_positive_int,
+                      help="the run held against it (e.g. a later run, or the predicted one)")
     cmp_.add_argument("--fail-below", type=_positive_float, metavar="R",
                       help="exit 1 when a point is slower than the noise and below R x run A (e.g. 0.9)")
-    cmp_.add_argument("--db", default=None)
+    cmp_.add_argument("--db", default=None, help=f"results database holding both runs "
+                                                 f"(default {default_db_path()})")
 
     exp = sub.add_parser("export", help="every trial of every point of a run, one row each")
     exp.add_argument("run", type=_positive_int)
@@ -119,9 +131,14 @@ def build_parser():
                      help="the point whose per-rank timeline to draw (ids: 'pario export RUN --csv')")
     rep.add_argument("--db", default=None)
     for kind in kinds().values():
-        if kind.command:
-            sub.add_parser(kind.command, add_help=False,
-                           help=f"{kind.description}: 'pario run {kind.command}' with the same options")
+        if kind.command:  # its own usage and help; runs as 'pario run <command>'
+            short = sub.add_parser(
+                kind.command, help=f"{kind.description}: 'pario run {kind.command}' with the same options",
+                description=f"{kind.description}. Runs the preset '{kind.command}' "
+                            f"(the same as 'pario run {kind.command} ...') and stores its results.")
+            _add_run_options(short)
+            for opt in kind.options:
+                opt.add_to(short)
     from .model.command import add_parser as add_model_parser
 
     add_model_parser(sub, _csv, _positive_int)
@@ -252,6 +269,7 @@ def _main(argv=None):
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] and argv[0] in {k.command for k in kinds().values() if k.command}:
+        parser.parse_args(argv)  # the shortcut's own --help, and its name in usage errors
         argv = ["run", *argv]  # a kind's shortcut runs its preset of the same name
     args = parser.parse_args(argv)
     try:
