@@ -139,6 +139,14 @@ def build_parser():
             _add_run_options(short)
             for opt in kind.options:
                 opt.add_to(short)
+            # Other kinds' options are parsed but not listed, so giving one
+            # gets run's one line ("--blocks does not apply to ...").
+            seen = {o.flags[0] for o in kind.options}
+            for other in kinds().values():
+                for opt in other.options:
+                    if opt.flags[0] not in seen:
+                        seen.add(opt.flags[0])
+                        short.add_argument(*opt.flags, **{**opt.kwargs, "help": argparse.SUPPRESS})
     from .model.command import add_parser as add_model_parser
 
     add_model_parser(sub, _csv, _positive_int)
