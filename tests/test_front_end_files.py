@@ -215,3 +215,23 @@ def test_a_kind_shortcut_and_compare_have_their_own_help(tmp_path):
                   "results database holding both runs"):
         assert words in " ".join(r.stdout.split()), words
     assert not db.exists()
+
+
+def test_a_preset_error_shows_toml_values_and_list_aligns_its_columns(stored_run, tmp_path):
+    bad = tmp_path / "b.toml"
+    bad.write_text('name = "x"\ntitle = "t"\n[sweep]\nranks = [1]\nblocks = ["64k"]\nsize = true\n'
+                   '[[test]]\nid = "a"\nlayout = "partitioned"\nphases = ["write"]\n')
+    r = pario("run", str(bad), "--dir", str(tmp_path), "--dry-run", db=tmp_path / "r.sqlite")
+    assert r.returncode == 2 and "sweep.size: true is not a size" in r.stderr, r.stderr
+    _, db, _ = stored_run
+    con = sqlite3.connect(db)
+    con.execute("UPDATE runs SET preset='a-much-longer-preset' WHERE id=1")
+    con.commit()
+    try:
+        lines = pario("list", db=db).stdout.splitlines()
+    finally:
+        con.execute("UPDATE runs SET preset='cfs' WHERE id=1")
+        con.commit()
+        con.close()
+    assert [l.index("status") for l in lines[:1]] == [l.index("complete") for l in lines[1:2]]
+    assert lines[0].index("dir") == lines[1].index(" /") + 1

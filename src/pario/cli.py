@@ -184,11 +184,16 @@ def cmd_list(args):
     if not runs:
         print(f"no runs in {store.path}")
         return 0
-    print(f"{'run':>4}  {'preset':<10} {'status':<11} {'started (UTC)':<21} {'points':<20} dir")
+    rows = []
     for r in runs:
         counts = store.counts(r["id"])
         pts = ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "none"
-        print(f"{r['id']:>4}  {r['preset']:<10} {r['status']:<11} {r['started_utc']:<21} {pts:<20} {r['dir']}")
+        rows.append((str(r["id"]), r["preset"], r["status"], r["started_utc"], pts, r["dir"]))
+    head = ("run", "preset", "status", "started (UTC)", "points", "dir")
+    widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head) - 1)]
+    for row in [head, *rows]:  # each column as wide as its widest cell
+        print("  ".join([row[0].rjust(widths[0]), *(c.ljust(w) for c, w in zip(row[1:-1], widths[1:])),
+                         row[-1]]))
     return 0
 
 
