@@ -235,3 +235,39 @@ def test_a_preset_error_shows_toml_values_and_list_aligns_its_columns(stored_run
         con.close()
     assert [l.index("status") for l in lines[:1]] == [l.index("complete") for l in lines[1:2]]
     assert lines[0].index("dir") == lines[1].index(" /") + 1
+
+
+NO_FSYNC_TEST = """name = "nofsync"
+title = "no fsync"
+[sweep]
+ranks = [1]
+blocks = ["64k"]
+size = "1m"
+iterations = 1
+[[test]]
+id = "cached"
+layout = "partitioned"
+phases = ["write"]
+fsync = false
+[[test]]
+id = "synced"
+layout = "partitioned"
+phases = ["write"]
+"""
+
+
+def test_warnings_about_the_presets_own_choices_are_left_out(tmp_path, shm_dir):
+    """A test's fsync = false draws no "drop --no-fsync" (the user's
+    --no-fsync still does); btio, which has no zeta, no "no --tc given"."""
+    toml = tmp_path / "n.toml"
+    toml.write_text(NO_FSYNC_TEST)
+    db = tmp_path / "r.sqlite"
+    r = pario("run", str(toml), "--dir", str(shm_dir), "--tests", "cached", db=db)
+    assert r.returncode == 0, r.stderr
+    assert "without fsync" not in r.stdout
+    r = pario("run", str(toml), "--dir", str(shm_dir), "--tests", "synced", "--no-fsync", db=db)
+    assert r.returncode == 0 and "drop --no-fsync [synced]" in r.stdout, r.stdout
+    r = pario("run", "btio", "--quick", "--dir", str(shm_dir), "--ranks", "1", "--classes", "S",
+              "--tests", "full", "--iterations", "1", db=db)
+    assert r.returncode == 0 and "points: 1 ok" in r.stdout, r.stderr
+    assert "--tc" not in r.stdout

@@ -34,6 +34,7 @@ class KernelPoint:
     settings: dict = field(default_factory=dict)   # what the point is, for records and the store
     trial: int = 1
     summarize: object = None            # result -> progress line
+    expected_warnings: tuple = ()       # engine warnings about the plan's own choices: left out
 
     def engine_args(self, directory, json_path, earlier=None):
         return [*self.args, "--dir", str(directory), "--json", str(json_path)]
