@@ -162,7 +162,8 @@ def test_report_holds_the_comparison_marked_predicted(runs):
     assert r.returncode == 0, r.stderr
     text = path.read_text()
     assert "Measured run 2 against PREDICTED run 3" in text
-    assert "[PREDICTED: predicted: model of probe:1]" in text
+    assert "[PREDICTED: model of probe:1]" in text
+    assert "PREDICTED: predicted" not in text
     assert text.count("<td class=\"text\">partitioned ") >= 8
     assert "predicted within 25%" in text
     # a report of the measured run alone has no such section
@@ -232,3 +233,70 @@ def test_collective_aggregators_are_agents_that_copy():
     assert indep["iterations"][0]["model"]["counters"]["agents"] == 0
     no_copy = predict_point(point(1, coll), plain)["phases"][0]
     assert no_copy["summary"]["best_mib_per_s"] == pytest.approx(1000, rel=0.02)
+
+
+def _copy_db(runs, tmp_path):
+    db = tmp_path / "copy.sqlite"
+    shutil.copy(runs["db"], db)
+    return db
+
+
+def test_model_leaves_out_what_it_does_not_model_and_keeps_the_rest(runs, tmp_path):
+    """ascired-api on a probed host: striped, stdio-buffered and cached
+    tests left out with one line each; the rest stored with the same
+    fsync/evict/stripe/loader parameters a measured run would show."""
+    import csv
+    import io
+
+    db = _copy_db(runs, tmp_path)
+    r = pario("model", "ascired-api", "--quick", "--ranks", "1", "--blocks", "1m",
+              "--machine", "probe:1", db=db)
+    assert r.returncode == 0, r.stderr
+    left = {l.split(" of test ")[1].split(",")[0]: l for l in r.stdout.splitlines()
+            if l.startswith("plan: leaving out")}
+    assert "stripe_targets=2" in left["striped-posix"] and "--tests without striped-posix" in left["striped-posix"]
+    assert "--stdio-buffer" in left["large-stdio-8k"] and "--stdio-buffer" in left["large-stdio-1m"]
+    assert "--no-fsync" in left["cached-posix"] and "evict=false" in left["cached-posix"]
+    assert len(left) == 13
+    run_id = sqlite3.connect(db).execute("SELECT max(id) FROM runs").fetchone()[0]
+    e = pario("export", str(run_id), "--csv", db=db)
+    assert e.returncode == 0, e.stderr
+    rows = list(csv.DictReader(io.StringIO(e.stdout)))
+    assert sorted({row["test"] for row in rows}) == ["large-hdf5", "large-mmap", "large-mpiio",
+                                                     "large-posix", "large-uring"]
+    assert {(row["fsync"], row["evict"], row["stripe_targets"], row["background"]) for row in rows} == {
+        ("True", "True", "0", "0")}
+    # the loaded points of ascired-load likewise: only the unloaded ones are predicted
+    r = pario("model", "ascired-load", "--quick", "--size", "4m", "--machine", "probe:1", db=db)
+    assert r.returncode == 0, r.stderr
+    assert [l.split(": background=")[1].split(":")[0] for l in r.stdout.splitlines()
+            if l.startswith("plan: leaving out")] == ["2,4", "2,4"]
+    loaded = sqlite3.connect(db).execute("SELECT params_json FROM points WHERE run_id=?",
+                                         (run_id + 1,)).fetchall()
+    assert sorted(json.loads(p)["background"] for (p,) in loaded) == [0, 0]
+
+
+def test_a_preset_the_model_cannot_predict_at_all_is_one_line(runs, tmp_path):
+    db = _copy_db(runs, tmp_path)
+    before = _count_runs(db)
+    r = pario("model", "ascired-api", "--quick", "--tests", "striped-posix,cached-mmap",
+              "--machine", "probe:1", db=db)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "the model predicts no point of" in lines[0], r.stderr
+    assert "leaving out 1 point(s) of test striped-posix" not in r.stdout  # quick: 4 blocks
+    assert "of test striped-posix" in r.stdout and "of test cached-mmap" in r.stdout
+    assert _count_runs(db) == before
+
+
+def test_an_incomplete_probe_is_refused_as_a_machine(runs, tmp_path):
+    db = _copy_db(runs, tmp_path)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE runs SET status='incomplete' WHERE id=1")
+    con.commit()
+    before = _count_runs(db)
+    r = pario("model", "cfs", *PLAN, "--machine", "probe:1", db=db)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "probe run 1 is incomplete" in lines[0] and "pario probe" in lines[0], r.stderr
+    assert _count_runs(db) == before

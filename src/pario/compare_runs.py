@@ -39,7 +39,8 @@ def prediction_table(store, run_a, run_b):
         raise UsageError(f"run {m_id} has no measured rates to compare: see 'pario show {m_id}'")
     got, only_m, only_p = against_prediction(measured, predicted)
     if not got:
-        raise UsageError(f"runs {m_id} and {p_id} share no point (test, phase, ranks, block, size): "
+        raise UsageError(f"runs {m_id} and {p_id} share no point (the same test with every "
+                         "parameter equal: ranks, block, size, options, stripes, loaders...): "
                          f"predict the same plan, e.g. 'pario model {m_run['preset']} --ranks ... "
                          "--machine ...' with the run's options")
     caption = (f"Measured against PREDICTED: run {m_id} ({m_run['preset']}, measured "
@@ -84,8 +85,9 @@ def compare_command(store, run_a, run_b, fail_below=None, out=sys.stdout):
         raise UsageError(f"run {run_b} has no measured rates to compare: see 'pario show {run_b}'")
     got, only_a, only_b = compare(pa, pb)
     if not got:
-        raise UsageError(f"runs {run_a} and {run_b} share no point (test, phase, ranks, block, "
-                         "size): compare runs of the same experiment")
+        raise UsageError(f"runs {run_a} and {run_b} share no point (the same test with "
+                         "every parameter equal: ranks, block, size, options, stripes, loaders...): "
+                         "compare runs of the same experiment")
     print(f"run {run_a} ({ra['preset']}, {ra['started_utc']}, {ra['dir']}) against "
           f"run {run_b} ({rb['preset']}, {rb['started_utc']}, {rb['dir']}): "
           "best MiB/s of each, ratio B/A", file=out)

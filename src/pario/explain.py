@@ -49,7 +49,8 @@ class PointResult:
         p = self.record.params
         return MeasuredPoint(phase=p.get("phase", ""), ranks=p.get("ranks") or 0,
                              series=series, rates=list(self.record.values.get("rate") or []),
-                             doc=self.doc, test=p.get("test", ""), label=label)
+                             doc=self.doc, test=p.get("test", ""), label=label,
+                             plan=self.point.get("params") or {})
 
 
 def point_results(store, run_id, kind):

@@ -156,6 +156,8 @@ class FigureData:
     # the ideal curve of the CFS report's Figure 3 (pario.explain).
     curves: list = field(default_factory=list)
     annotations: dict = field(default_factory=dict)   # (x, series key) -> "load 1.93"
+    # The model's numbers, not trials of a measurement: no "best of N".
+    predicted: bool = False
 
     @property
     def name(self):
@@ -303,9 +305,10 @@ def format_table(data):
     """x down the side, one column per series; best of N, and with
     `spread` the min-median range of the trials after it."""
     fig, q = data.figure, data.quantity
-    best_word = "best" if data.trials > 1 else "one trial"
+    trials = ("predicted" if data.predicted else
+              f"best of {data.trials}" if data.trials > 1 else "one trial")
     what = f"{q.label} in {data.unit}" if q.label and data.unit else (data.unit or q.label)
-    head = f"{data.heading}: {what}, {best_word}{f' of {data.trials}' if data.trials > 1 else ''}"
+    head = f"{data.heading}: {what}, {trials}"
     if fig.note:
         head += f"; {fig.note}"
     lines = [head]
@@ -315,7 +318,7 @@ def format_table(data):
         if c is None:
             return "-"
         text = format(c.best(q.better), q.fmt)
-        if fig.spread and len(c.values) > 1:
+        if fig.spread and len(c.values) > 1 and not data.predicted:
             lo, mid = c.worst(q.better), c.median
             text += f" [{format(lo, q.fmt)}-{format(mid, q.fmt)}]" if q.better == "max" \
                 else f" [{format(mid, q.fmt)}-{format(lo, q.fmt)}]"
@@ -331,7 +334,7 @@ def format_table(data):
     lines.append(data.x_param.label.rjust(xw) + "".join(c.rjust(width) for c in cols))
     for x, r in zip(data.xs, rows):
         lines.append(data.x_labels[x].rjust(xw) + "".join(v.rjust(width) for v in r))
-    if fig.spread:
+    if fig.spread and not data.predicted:
         lines.append(f"{'':>{xw}}  " + ("[a-b]: the lowest and the median of the trials" if q.better == "max"
                                         else "[a-b]: the median and the highest of the trials"))
     return "\n".join(lines)

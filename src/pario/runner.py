@@ -234,6 +234,7 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     if predicted:  # a model's figures say so in every table and plot title
         for fig in figures:
             fig.heading += f" [{predicted}]"
+            fig.predicted = True
     counts = store.counts(run_id)
     print(f"\nrun {run_id}: preset {run['preset']} ({run['title']}), {run['status']}, "
           f"started {run['started_utc']}, dir {run['dir']}", file=out)

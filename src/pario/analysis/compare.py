@@ -1,8 +1,13 @@
 """Two runs point by point: the ratio of their best rates and a verdict.
 
-Points match on what was measured (test, phase, ranks, block, size,
-layout, files, api); points left over match again without the test's name
-and group, so a grouped run can be held against an ungrouped one.
+Points match when every parameter that makes them what they are matches:
+the plan point's parameters (test, ranks, block, size, layout, files, api,
+backend options, stripe targets, loaders, fsync/evict flags ... whatever
+the study kind's planner put there), taken generically so a parameter
+added later separates points too; points left over match again without
+the test's name and group, so a grouped run can be held against an
+ungrouped one.  Row labels name every parameter that varies among the
+points, so no two rows read alike.
 
 The verdict uses the noise each run's iterations show: a change counts
 only when the two runs' trials do not overlap.  B is "faster" when its
@@ -30,16 +35,65 @@ class ComparedPoint:
     verdict: str
 
 
+# Plan parameters that do not make a point a different test: its title,
+# how many trials it ran, and its list of phases (each phase is a point).
+NOT_IDENTITY = ("title", "iterations", "phases")
+# Parameters every row label shows already (test and phase, then "4 ranks,
+# 64 KiB": the ranks and the series, which is the block size).
+IN_LABEL = ("test", "phase", "ranks", "block")
+
+
+def identity(p):
+    """Every parameter that makes a point what it is: the plan point's
+    parameters as the planner made them (the same for a measured run and
+    its prediction), whatever the study kind; a point stored without them
+    falls back to what its result document says."""
+    plan = {k: v for k, v in p.plan.items() if k not in NOT_IDENTITY}
+    if not plan:
+        prm = p.params()
+        plan = {"block": prm.get("block_bytes"), "size": prm.get("size_bytes"),
+                "layout": prm.get("layout"), "files": prm.get("files"), "api": prm.get("api"),
+                "group": prm.get("group", 0)}
+    return {**plan, "test": p.test, "phase": p.phase, "ranks": p.ranks}
+
+
+def _frozen(value):
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
+    return value
+
+
 def _full_key(p):
-    prm = p.params()
-    return (p.test, p.phase, p.ranks, prm.get("block_bytes"),
-            prm.get("size_bytes"), prm.get("layout"), prm.get("files"), prm.get("api"),
-            prm.get("group", 0))
+    return _frozen(identity(p))
 
 
 def _loose_key(p):
-    k = _full_key(p)
-    return k[1:8]
+    """Without the test's name and group: a grouped run against an ungrouped one."""
+    return _frozen({k: v for k, v in identity(p).items() if k not in ("test", "group")})
+
+
+def _shown(value):
+    if isinstance(value, (list, tuple)):
+        return " ".join(map(str, value)) or "-"
+    return "-" if value in ("", None) else str(value)
+
+
+def labeller(points):
+    """A function naming a point by its test, phase, ranks and series plus
+    every other parameter whose value differs among `points`, so no two
+    different points read alike."""
+    ids = [identity(p) for p in points]
+    keys = list(dict.fromkeys(k for i in ids for k in i))
+    varying = [k for k in keys if k not in IN_LABEL
+               and len({_frozen(i.get(k)) for i in ids}) > 1]
+
+    def name(p):
+        i = identity(p)
+        extra = "".join(f", {k}={_shown(i.get(k))}" for k in varying)
+        return f"{p.test} {p.phase}, {p.label}{extra}".strip()
+    return name
 
 
 def verdict(a_rates, b_rates):
@@ -84,15 +138,12 @@ def compare(points_a, points_b):
     pairs, only_a, only_b = match(points_a, points_b)
     order = {id(p): i for i, p in enumerate(points_a)}
     pairs.sort(key=lambda ab: order[id(ab[0])])
+    _name = labeller(list(points_a) + list(points_b))
     out = []
     for a, b in pairs:
         ratio, band, v = verdict(a.rates, b.rates)
         out.append(ComparedPoint(_loose_key(a), _name(a), a, b, ratio, band, v))
     return out, [_name(p) for p in only_a], [_name(p) for p in only_b]
-
-
-def _name(p):
-    return f"{p.test} {p.phase}, {p.label}".strip()
 
 
 def regressions(compared, fail_below):
@@ -121,6 +172,7 @@ def against_prediction(measured, predicted):
     pairs, only_m, only_p = match(measured, predicted)
     order = {id(p): i for i, p in enumerate(measured)}
     pairs.sort(key=lambda ab: order[id(ab[0])])
+    _name = labeller(list(measured) + list(predicted))
     out = []
     for m, p in pairs:
         ratio = p.best / m.best if m.best > 0 else float("inf")

@@ -258,12 +258,18 @@ def rule_oversubscribed(points, ctx):
 
 RULES = [rule_cache, rule_straggler, rule_cliff, rule_above_peak, rule_grouping,
          rule_short_phase, rule_oversubscribed]
+# Rules about how a measurement was taken (this host's page cache, its
+# timer and barriers, its cores): they say nothing of a point the model
+# predicted, which has no cache, timer or cores of this host.
+MEASUREMENT_RULES = (rule_cache, rule_short_phase, rule_oversubscribed)
 
 
 def diagnose(points, probe=None):
     """Every rule's findings for one figure's points (of one phase)."""
     ctx = Context(probe=probe)
+    predicted = bool(points) and all(p.doc.get("predicted") for p in points)
     out = []
     for rule in RULES:
-        out.extend(rule(points, ctx))
+        if not (predicted and rule in MEASUREMENT_RULES):
+            out.extend(rule(points, ctx))
     return out

@@ -18,6 +18,7 @@ class MeasuredPoint:
     doc: dict = field(default_factory=dict)
     label: str = ""            # how findings name it, e.g. "4 ranks, 64 KiB"
     test: str = ""             # the study's test (figure) it belongs to, e.g. "partitioned"
+    plan: dict = field(default_factory=dict)  # the plan point's parameters (what made it)
 
     def __post_init__(self):
         if not self.label:

@@ -19,6 +19,7 @@ from ..studies import add_kind_options, kind_of, refuse_foreign_options
 from .machine import machine_by_spec, machine_names
 from .params import describe_parameters
 from .predict import predict_point
+from .scope import refusals
 
 PREDICTED = "predicted: model of "
 
@@ -92,6 +93,15 @@ def run_model(args, out=None):
     points, skipped = kind.plan(preset, options)
     for p, why in skipped:
         print(f"plan: skipping {p.label()}: {why}", file=out)
+    # Before anything is stored: leave out the points whose parameters the
+    # model would ignore (model/scope.py), one line per test and parameter.
+    points, refused = refusals(points, machine)
+    for line in refused:
+        print(f"plan: {line}", file=out)
+    if not points:
+        raise UsageError(f"the model predicts no point of {experiment.origin} on machine {machine.name}: "
+                         "every test has a parameter it does not model (listed above); measure it "
+                         "with 'pario run'")
     for line in getattr(kind, "plan_notes", lambda *a: [])(preset, points, options):
         print(f"plan: {line}", file=out)
 

@@ -29,6 +29,10 @@ class Machine:
     sources: dict
     overrides: dict = field(default_factory=dict)
     written: dict = field(default_factory=dict)  # each value as its file writes it
+    # A host whose page cache the model leaves out (a probe's machine): its
+    # cached regimes (reads that may hit the cache, writes without fsync)
+    # are not predicted (model/scope.py refuses them).
+    host_page_cache: bool = False
 
     def __getitem__(self, key):
         return self.values[key]

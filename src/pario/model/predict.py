@@ -28,6 +28,17 @@ def _summary(iterations):
             "best_seconds": iterations[best]["seconds"]}
 
 
+def _api_options(point):
+    """What the engine's MPI-IO and HDF5 backends report of the options
+    asked (calls, atomic, aggregators), so records read them alike."""
+    if point.api not in ("mpiio", "hdf5"):
+        return {}
+    options = list(getattr(point, "options", []))
+    return {"calls": "collective" if "--collective" in options else "independent",
+            "atomic": "--atomic" in options,
+            "aggregators_asked": getattr(point, "aggregators", 0) or None}
+
+
 def predict_point(point, machine, env_factory=Environment):
     """Runs `point`'s phases and iterations through the model of `machine`;
     returns the result document.  Iterations run one after the other on
@@ -76,7 +87,12 @@ def predict_point(point, machine, env_factory=Environment):
                    "file_bytes": sim.file_bytes, "file_count": point.ranks if per_rank_files else 1,
                    "calls_per_rank": len(sim.offsets[0]), "phases": list(point.phases),
                    "iterations": point.iterations, "group": point.group,
-                   "group_unit": "rank" if sim.per_rank_grain else "call"},
+                   "group_unit": "rank" if sim.per_rank_grain else "call",
+                   # the engine's flags as a measured run's document states them
+                   # (model/scope.py refuses the values the model cannot honour)
+                   "prealloc": "--prealloc" in point.extra, "fsync": sim.fsync,
+                   "direct": "--direct" in point.extra, "evict": "--evict" in point.extra,
+                   "stripe": None, "background": None, "api_options": _api_options(point)},
         "phases": phase_docs,
         "verification": {"requested": False, "ok": True, "bytes_checked": 0},
         "kept_files": [],

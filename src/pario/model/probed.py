@@ -54,6 +54,10 @@ def _probe_docs(store, run_id):
         raise UsageError(f"run {run_id} is a {run['preset']} run (kind {run.get('kind') or 'io'}), "
                          "not a probe: give the id of a 'pario probe --stream-blocks 4k,64k,1m' run "
                          "(see 'pario list')")
+    if run.get("status") != "complete":
+        # a stopped probe lacks some of the rows every parameter comes from
+        raise UsageError(f"probe run {run_id} is {run.get('status')}, not complete: its machine would "
+                         "lack measured rows; run 'pario probe' again to the end")
     docs = [json.loads(p["result_json"]) for p in store.points(run_id)
             if p["status"] == "ok" and p["result_json"]]
     if not docs:
@@ -189,7 +193,7 @@ def machine_from_probe(store, run_id, overrides=()):
 
     values = {k: parse_value(k, v[k]) for k in PARAMS}
     machine = Machine(name=f"{PREFIX}{run_id}", title=f"this host as {where} measured it",
-                      values=values, sources=dict(src))
+                      values=values, sources=dict(src), host_page_cache=True)
     machine.written = {k: v[k] for k in PARAMS}
     check_relations(values, f"machine {PREFIX}{run_id}")
     apply_overrides(machine, overrides)

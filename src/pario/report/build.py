@@ -97,7 +97,7 @@ def _run_section(page, store, run_id, counter, wanted_point):
     docs = _ok_docs(store, run_id)
     predicted = predicted_label(run)
     page.add(H.heading(2, f"Run {run_id}: {run['preset']} — {run.get('title') or ''}"
-                          + (f" [PREDICTED: {predicted}]" if predicted else ""), anchor=f"run{run_id}"))
+                          + (f" [PREDICTED: {predicted.removeprefix('predicted: ')}]" if predicted else ""), anchor=f"run{run_id}"))
     if predicted:
         page.add(H.paragraph(f"Every figure and table of run {run_id} is a prediction "
                              f"({predicted}), not a measurement."))
@@ -126,9 +126,12 @@ def _run_section(page, store, run_id, counter, wanted_point):
         title = data.heading.split(". ", 1)[1] if data.figure.number else data.heading
         if predicted:
             title += f" [{predicted}]"
-        trials = f"best of {data.trials}" if data.trials > 1 else "one trial"
+        # a model's iterations are not trials of a noisy measurement: no "best of", no bars
+        trials = ("predicted" if predicted else
+                  f"best of {data.trials}; bars span the lowest trial to the median" if data.trials > 1
+                  else "one trial")
         caption = (f"{title}: {data.quantity.label + ' in ' if data.quantity.label else ''}"
-                   f"{data.unit}, {trials}; bars span the lowest trial to the median")
+                   f"{data.unit}, {trials}")
         if e.ideal:
             caption += f"; dotted: ideal up to the predicted peak {e.ideal.peak:.0f} MiB/s"
         page.add(H.figure(svg_bytes(draw_figure(data, palette)), "image/svg+xml", caption,

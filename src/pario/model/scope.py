@@ -1,0 +1,135 @@
+"""What the model predicts, parameter by parameter: the one place that
+says which of a plan point's parameters reach the simulation, so that
+`pario model` leaves out (with one line why) every point it would
+otherwise predict while silently ignoring part of it.
+
+Every key of the point's `params()` must have a rule here; a parameter the
+planner grows later and nobody taught the model is refused as unknown
+rather than dropped.  A rule returns None when the model honours the
+value, else the reason it does not."""
+
+from .params import API_KIND
+from .workload import LAYOUTS
+
+
+def _always(value, machine):
+    return None
+
+
+def _zero(what):
+    def rule(value, machine):
+        return None if not value else f"the model has no {what}"
+    return rule
+
+
+def _one_of(known, what):
+    def rule(value, machine):
+        return None if value in known else f"the model has no {what} '{value}'"
+    return rule
+
+
+# Flags of the engine (point.extra, from the sweep's phase choices and
+# the command line) the simulation honours, with their argument count.
+def _no_fsync(machine):
+    return ("writes without fsync land in this host's page cache, which a probed host's model "
+            "leaves out" if machine.host_page_cache else None)
+
+
+_EXTRA_FLAGS = {
+    "--group-unit": (1, lambda m: None),       # the token's grain (simulate.py)
+    "--no-fsync": (0, _no_fsync),              # write-back at close, or the page cache
+    "--evict": (0, lambda m: None),            # reads from storage, as the model has them
+    # the probe fits a preallocated stream write; allocation is not modelled
+    # apart (docs/model.md), as for every machine description
+    "--prealloc": (0, lambda m: None),
+}
+# Backend flags of a test (point.options) the simulation honours.
+_OPTION_FLAGS = {
+    "--collective": (0, lambda m: None),       # aggregators act as service agents
+    # one MPI-IO model whichever implementation the run chose (docs/model.md)
+    "--mpiio-impl": (1, lambda m: None),
+    "--atomic": (0, lambda m: None if m["agent.mode"] == "munix" else
+                 "atomic mode is modelled only as a munix machine's token (agent.mode)"),
+}
+
+
+def _flags(table, what):
+    def rule(values, machine):
+        values, i = list(values), 0
+        while i < len(values):
+            flag = values[i]
+            if flag not in table:
+                return f"{flag}: a {what} the model does not model"
+            nargs, why = table[flag]
+            reason = why(machine)
+            if reason:
+                return f"{flag}: {reason}"
+            i += 1 + nargs
+        return None
+    return rule
+
+
+def _evict(point, machine):
+    """Reads without eviction may come from this host's page cache."""
+    if machine.host_page_cache and "read" in point.phases and "--evict" not in point.extra:
+        return ("reads without eviction may come from this host's page cache, which a probed "
+                "host's model leaves out")
+    return None
+
+
+RULES = {
+    "test": _always, "title": _always, "phases": _always, "ranks": _always, "block": _always,
+    "size": _always, "group": _always, "files": _always, "iterations": _always,
+    "aggregators": _always, "stripe_unit": _always, "background_kind": _always,
+    "layout": _one_of(LAYOUTS, "layout"),
+    "api": _one_of(API_KIND, "api"),
+    "stripe_targets": _zero("striping over several targets (each its own file system)"),
+    "background": _zero("background loaders"),
+    "extra": _flags(_EXTRA_FLAGS, "engine flag"),
+    "options": _flags(_OPTION_FLAGS, "backend option"),
+}
+
+
+def _shown(value):
+    return " ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def unmodelled(point, machine):
+    """{parameter: (value, why)} the model would ignore at this point; an
+    engine or backend flag is named by the flag itself."""
+    out = {}
+    for key, value in point.params().items():
+        rule = RULES.get(key)
+        why = rule(value, machine) if rule else f"the model does not know parameter {key}"
+        if why:
+            flag = why.split(":", 1)[0] if key in ("extra", "options") else None
+            out[flag or key] = ("", why.split(": ", 1)[1]) if flag else (_shown(value), why)
+    why = _evict(point, machine)
+    if why:
+        out["evict"] = ("false", why)
+    return out
+
+
+def refusals(points, machine):
+    """(points the model predicts, one line per test it leaves out, naming
+    the parameters with their values, why, and the fix)."""
+    kept, left, counts = [], {}, {}
+    for p in points:
+        why = unmodelled(p, machine)
+        if not why:
+            kept.append(p)
+            continue
+        counts[p.test_id] = counts.get(p.test_id, 0) + 1
+        mine = left.setdefault(p.test_id, {})
+        for param, (value, reason) in why.items():
+            values, _ = mine.setdefault(param, ([], reason))
+            if value and value not in values:
+                values.append(value)
+    lines = []
+    for test, params in left.items():
+        what = "; ".join(f"{param}{'=' + ','.join(values) if values else ''}: {reason}"
+                         for param, (values, reason) in params.items())
+        lines.append(f"leaving out {counts[test]} point(s) of test {test}, which the model does not "
+                     f"predict: {what}; give --tests without {test} to leave it out, or measure it "
+                     "with 'pario run'")
+    return kept, lines
