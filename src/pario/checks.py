@@ -39,6 +39,8 @@ def check_dir(text):
     """--dir: an existing, writable directory; returned resolved."""
     d = Path(path_text("--dir", text))
     try:
+        if d.exists() and not d.is_dir():
+            raise UsageError(f"--dir {d} is not a directory: point --dir at the directory to test")
         if not d.is_dir():
             raise UsageError(f"--dir {d} does not exist: create it or point --dir at an existing "
                              "directory")

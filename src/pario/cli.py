@@ -56,15 +56,9 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"pario: error: {one_line(message)}: see '{self.prog} --help'\n")
 
 
-def build_parser():
-    p = _Parser(prog="pario", description="Parallel I/O benchmarks: plan, launch, store, explain.")
-    p.add_argument("--version", action="version", version=f"pario {__version__}")
-    sub = p.add_subparsers(dest="command", parser_class=_Parser)
-
-    run = sub.add_parser("run", help="run an experiment (a preset) and store its results")
-    run.add_argument("experiment", help="preset name (see 'pario presets') or a .toml file "
-                                        "(docs/presets.md)")
-    run.add_argument("--dir", required=True, help="directory on the file system to test")
+def _add_run_options(run):
+    """The options of `pario run` and of every kind's shortcut (`pario probe`)."""
+    run.add_argument("--dir", required=True, help="a directory on the file system to test")
     run.add_argument("--quick", action="store_true", help="smaller sizes and rank counts: minutes on a laptop")
     run.add_argument("--ranks", type=_csv, help="rank counts, e.g. 1,2,4,8")
     run.add_argument("--tests", type=_csv, help="only these tests of the preset")
@@ -79,6 +73,17 @@ def build_parser():
     run.add_argument("--launcher-template",
                      help="your own launch line, e.g. 'mpiexec -n {ranks} {engine} {engine_args}'")
     run.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+
+
+def build_parser():
+    p = _Parser(prog="pario", description="Parallel I/O benchmarks: plan, launch, store, explain.")
+    p.add_argument("--version", action="version", version=f"pario {__version__}")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+
+    run = sub.add_parser("run", help="run an experiment (a preset) and store its results")
+    run.add_argument("experiment", help="preset name (see 'pario presets') or a .toml file "
+                                        "(docs/presets.md)")
+    _add_run_options(run)
     # Options of one study kind or another (studies/*.py): a preset refuses
     # those its kind does not take.
     add_kind_options(run)
@@ -97,12 +102,19 @@ def build_parser():
 
     sub.add_parser("presets", help="list the experiments pario knows")
 
-    cmp_ = sub.add_parser("compare", help="two runs point by point: ratio and verdict from the noise")
-    cmp_.add_argument("run_a", type=_positive_int)
-    cmp_.add_argument("run_b", type=_positive_int)
+    cmp_ = sub.add_parser("compare", help="two runs point by point: ratio and verdict from the noise",
+                          description="Two stored runs point by point: B's rate over A's and whether "
+                                      "the difference is beyond the trials' noise.  Also measured "
+                                      "against predicted: a run of 'pario model' held against the "
+                                      "measured run it models (e.g. 'pario compare 3 7', 3 measured, "
+                                      "7 predicted).")
+    cmp_.add_argument("run_a", type=_positive_int, help="the reference run (e.g. the measured one)")
+    cmp_.add_argument("run_b", type=_positive_int,
+                      help="the run held against it (e.g. a later run, or the predicted one)")
     cmp_.add_argument("--fail-below", type=_positive_float, metavar="R",
                       help="exit 1 when a point is slower than the noise and below R x run A (e.g. 0.9)")
-    cmp_.add_argument("--db", default=None)
+    cmp_.add_argument("--db", default=None, help=f"results database holding both runs "
+                                                 f"(default {default_db_path()})")
 
     exp = sub.add_parser("export", help="every trial of every point of a run, one row each")
     exp.add_argument("run", type=_positive_int)
@@ -119,18 +131,33 @@ def build_parser():
                      help="the point whose per-rank timeline to draw (ids: 'pario export RUN --csv')")
     rep.add_argument("--db", default=None)
     for kind in kinds().values():
-        if kind.command:
-            sub.add_parser(kind.command, add_help=False,
-                           help=f"{kind.description}: 'pario run {kind.command}' with the same options")
+        if kind.command:  # its own usage and help; runs as 'pario run <command>'
+            short = sub.add_parser(
+                kind.command, help=f"{kind.description}: 'pario run {kind.command}' with the same options",
+                description=f"{kind.description}. Runs the preset '{kind.command}' "
+                            f"(the same as 'pario run {kind.command} ...') and stores its results.")
+            _add_run_options(short)
+            for opt in kind.options:
+                opt.add_to(short)
+            # Other kinds' options are parsed but not listed, so giving one
+            # gets run's one line ("--blocks does not apply to ...").
+            seen = {o.flags[0] for o in kind.options}
+            for other in kinds().values():
+                for opt in other.options:
+                    if opt.flags[0] not in seen:
+                        seen.add(opt.flags[0])
+                        short.add_argument(*opt.flags, **{**opt.kwargs, "help": argparse.SUPPRESS})
     from .model.command import add_parser as add_model_parser
 
     add_model_parser(sub, _csv, _positive_int)
     return p
 
 
-def _store(args):
-    """list, show and plot read a database; they never create one."""
-    return Store(args.db if args.db is not None else default_db_path(), create=False)
+def _store(args, readonly=True):
+    """list, show and plot read a database; they never create one, and
+    only plot writes to it (the figure files it wrote, see safefile)."""
+    return Store(args.db if args.db is not None else default_db_path(), create=False,
+                 readonly=readonly)
 
 
 def _existing_store(args):
@@ -141,7 +168,7 @@ def _existing_store(args):
     path = Path(args.db or default_db_path())
     if not path.is_file():
         raise UsageError(f"--db {path} does not exist: run an experiment first or give --db")
-    return Store(path)
+    return Store(path, create=False, readonly=True)
 
 
 def cmd_list(args):
@@ -157,11 +184,16 @@ def cmd_list(args):
     if not runs:
         print(f"no runs in {store.path}")
         return 0
-    print(f"{'run':>4}  {'preset':<10} {'status':<11} {'started (UTC)':<21} {'points':<20} dir")
+    rows = []
     for r in runs:
         counts = store.counts(r["id"])
         pts = ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "none"
-        print(f"{r['id']:>4}  {r['preset']:<10} {r['status']:<11} {r['started_utc']:<21} {pts:<20} {r['dir']}")
+        rows.append((str(r["id"]), r["preset"], r["status"], r["started_utc"], pts, r["dir"]))
+    head = ("run", "preset", "status", "started (UTC)", "points", "dir")
+    widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head) - 1)]
+    for row in [head, *rows]:  # each column as wide as its widest cell
+        print("  ".join([row[0].rjust(widths[0]), *(c.ljust(w) for c, w in zip(row[1:-1], widths[1:])),
+                         row[-1]]))
     return 0
 
 
@@ -170,7 +202,7 @@ def cmd_show(args, with_plots=False):
 
     if with_plots:
         check_out(getattr(args, "out", None))  # a file or an unwritable place: before anything
-    store = _store(args)
+    store = _store(args, readonly=not with_plots)
     run_id = args.run or store.latest_run_id()
     shown = show_run(store, run_id, plots_dir=getattr(args, "out", None), with_plots=with_plots)
     if with_plots and not shown:
@@ -225,16 +257,32 @@ def _refuse_empty(args, parser):
     "the default": refuse it for every option, whoever adds the option.
     (argparse turns a value of "--" into [], refused the same way.)"""
     defaults = _defaults(parser)
+    needs = _required(parser)
     for dest, value in vars(args).items():
         if isinstance(value, (str, list)) and not value and value != defaults.get(dest):
             flag = dest if dest == "experiment" else "--" + dest.replace("_", "-")
+            if dest in needs:  # leaving it out is no way out: say what it needs
+                raise UsageError(f"{flag} is empty: {flag} needs {needs[dest]}")
             raise UsageError(f"{flag} is empty: give a value or leave the option out")
+
+
+def _required(parser):
+    """{dest: its help} of the options a subcommand cannot go without."""
+    found = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found.update(_required(sub))
+        elif action.required and action.option_strings and action.help:
+            found[action.dest] = action.help
+    return found
 
 
 def _main(argv=None):
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] and argv[0] in {k.command for k in kinds().values() if k.command}:
+        parser.parse_args(argv)  # the shortcut's own --help, and its name in usage errors
         argv = ["run", *argv]  # a kind's shortcut runs its preset of the same name
     args = parser.parse_args(argv)
     try:

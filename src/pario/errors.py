@@ -3,3 +3,12 @@
 
 class UsageError(Exception):
     """A bad parameter or environment: the message names it and the fix."""
+
+
+class NoRunnablePoint(UsageError):
+    """A plan every point of which was left out: carries the (point, why)
+    pairs so the runner prints the reasons before the one error line."""
+
+    def __init__(self, message, skipped=()):
+        super().__init__(message)
+        self.skipped = list(skipped)

@@ -251,6 +251,15 @@ def build(figure, records, params, quantities):
         annotations=_annotations(figure, extra, quantities))
 
 
+def why_left_out(figure, records):
+    """Why `build` gave nothing for a figure whose records exist, or None
+    (a figure with no records of its own is simply not part of this run)."""
+    if figure.normalise and any(figure.selects(r) and r.values.get(figure.y) for r in records):
+        at = ", ".join(f"{k} = {v}" for k, v in figure.normalise.items())
+        return f"no point has {at} to normalise by"
+    return None
+
+
 def _normalised(figure, quantity, records, cells, order, params):
     """Divide each series' cells by its baseline: the best of its records
     whose parameters have the `normalise` values.  A series without one is

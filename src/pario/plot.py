@@ -8,9 +8,13 @@ of a run, so one write method has one colour on all its plots; a series
 parameter that lists its values (`Param.order`) gives them the same
 colours in every run."""
 
+import io
 from pathlib import Path
 
+from .safefile import check_replaceable, write_new_file
+
 _MARKERS = "os^vD<>ph*"
+_FIX = "remove it or plot into another --out"
 
 
 class Palette:
@@ -30,16 +34,34 @@ class Palette:
         return dict(color=cycle[i % len(cycle)], marker=_MARKERS[i % len(_MARKERS)], label=label)
 
 
-def plot_figure(data, out_dir, run_id, palette=None):
-    """The figure as a PNG file in out_dir; returns its path."""
+def figure_path(data, out_dir, run_id):
+    return Path(out_dir) / f"run{run_id}-{data.figure.id}.png"
+
+
+def check_figure_paths(figures, out_dir, run_id, store):
+    """Refuse, before writing any, a figure name taken by a file pario did
+    not write there (safefile's rule), so a refusal leaves no half set."""
+    for data in figures:
+        check_replaceable(figure_path(data, out_dir, run_id), store.figure_is_ours, "", _FIX)
+
+
+def plot_figure(data, out_dir, run_id, palette=None, store=None):
+    """The figure as a PNG file in out_dir, written through safefile and
+    recorded in the store; returns its path.  Without a store it only
+    creates a new name (nothing recorded, so nothing to replace)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     f = draw_figure(data, palette)
     import matplotlib.pyplot as plt
 
-    path = out_dir / f"run{run_id}-{data.figure.id}.png"
-    f.savefig(path)
+    path = figure_path(data, out_dir, run_id)
+    buf = io.BytesIO()
+    f.savefig(buf, format="png")
     plt.close(f)
+    digest = write_new_file(path, buf.getvalue(), option="",
+                            may_replace=store.figure_is_ours if store else None, fix=_FIX)
+    if store:
+        store.figure_written(path, digest)
     return path
 
 

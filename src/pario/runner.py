@@ -12,13 +12,13 @@ from pathlib import Path
 
 from .checks import check_dir, check_out, check_timeout, run_tag
 from .engine import engine_mpi, engine_path
-from .errors import UsageError
+from .errors import NoRunnablePoint, UsageError
 from .explain import explain_run
-from .figures import build
+from .figures import build, why_left_out
 from .launch import choose_launcher
 from .version import describe as describe_version
 from .model.command import bound_lines, predicted_label
-from .plot import Palette, plot_figure
+from .plot import Palette, check_figure_paths, plot_figure
 from .presets import load_experiment, parse_experiment, preset_figures, Experiment
 from .progress import Progress
 from .rundirs import RunDirs
@@ -60,7 +60,12 @@ def run_experiment(args, out=None):
     engine = engine_path(mpi)
     launcher = choose_launcher(args.launcher_template, args.launcher, mpi=engine_mpi(engine, mpi))
     options["slots"], options["slots_from"] = launcher.slots()
-    points, skipped = kind.plan(preset, options)
+    try:
+        points, skipped = kind.plan(preset, options)
+    except NoRunnablePoint as exc:  # the reasons first, then the one error line
+        for p, why in exc.skipped:
+            print(f"plan: skipping {p.label()}: {why}", file=out)
+        raise
     max_ranks = max(p.ranks for p in points)
     for line in launcher.explain(max_ranks):
         print(line, file=out)
@@ -68,6 +73,7 @@ def run_experiment(args, out=None):
         print(f"plan: skipping {p.label()}: {why}", file=out)
     for line in kind.plan_notes(preset, points, options):
         print(f"plan: {line}", file=out)
+    _check_normalise(preset, points)
     dirs = RunDirs(directory, [d for p in points for d in _subdirs(p)])
     dirs.check()  # before anything is stored
     if args.dry_run:
@@ -131,6 +137,11 @@ def run_experiment(args, out=None):
                     progress.finish("failed")
                     continue
                 result = json.loads(json_path.read_text())
+                # The engine's warnings about what the plan chose on purpose
+                # (optional in the point contract) would only confuse.
+                expected = tuple(getattr(p, "expected_warnings", ()))
+                result["warnings"] = [w for w in result.get("warnings", [])
+                                      if not (expected and w.startswith(expected))]
                 store.add_point(run_id, p, "ok", command, outcome.seconds, result=result)
                 p.remember(result, earlier)
                 progress.finish(p.summary(result))
@@ -150,7 +161,10 @@ def run_experiment(args, out=None):
         for s, h in old.items():
             signal.signal(s, h)
     store.finish_run(run_id, "complete")
-    show_run(store, run_id, out, plots_dir=args.out)
+    try:
+        show_run(store, run_id, out, plots_dir=args.out)
+    except UsageError as exc:  # e.g. a plot name taken by a file pario did not write
+        raise UsageError(f"run {run_id} is stored, but {exc}") from None
     if failures:
         print(f"{failures} point(s) failed: see 'pario show {run_id}'", file=out)
     store.close()
@@ -187,9 +201,26 @@ def run_views(store, run_id):
         point["params"] = json.loads(p["params_json"]) if p["params_json"] else {}
         records += kind.records(point, json.loads(p["result_json"]))
     records = kind.finish(records)
-    figures = kind.figures(experiment.data, records, options) + preset_figures(experiment.data)
-    data = [d for d in (build(f, records, kind.params, kind.quantities) for f in figures) if d]
+    data = [d for d in (build(f, records, kind.params, kind.quantities)
+                        for f in _figures(kind, experiment, records, options)) if d]
     return run, kind, experiment, options, records, data
+
+
+def _figures(kind, experiment, records, options):
+    """The run's figure descriptions: its kind's and its experiment's own."""
+    return kind.figures(experiment.data, records, options) + preset_figures(experiment.data)
+
+
+def _check_normalise(preset, points):
+    """A figure's normalise value that no point of the plan has would leave
+    the figure empty: refuse it before anything runs."""
+    for fig in preset_figures(preset):
+        for key, value in fig.normalise.items():
+            if not any(p.params().get(key) == value for p in points):
+                have = sorted({str(p.params().get(key)) for p in points})
+                raise UsageError(f"figure {fig.id}: normalise {key} = {value} matches no point of "
+                                 f"the plan ({key}: {', '.join(have)}): normalise by one of those "
+                                 f"or add {key} {value} to the sweep")
 
 
 def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
@@ -207,7 +238,11 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     print(f"\nrun {run_id}: preset {run['preset']} ({run['title']}), {run['status']}, "
           f"started {run['started_utc']}, dir {run['dir']}", file=out)
     print("points: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())), file=out)
-    target = Path(plots_dir) if plots_dir else store.path.parent / "plots" / f"run{run_id}"
+    # The default folder carries the database's name: two databases side by
+    # side each have a run 1, and neither may replace the other's figures.
+    target = Path(plots_dir) if plots_dir else store.path.parent / "plots" / f"{store.path.stem}-run{run_id}"
+    if with_plots:  # a taken name refuses before anything is printed or written
+        check_figure_paths(figures, target, run_id, store)
     for table in kind.tables(experiment.data, records, options):
         print(table, file=out)
     if probe_run:
@@ -218,6 +253,9 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     for test_id, text in store.warnings(run_id):
         warnings.setdefault(text, set()).add(test_id)
     notes = kind.notes(experiment.data, records, options)
+    notes += [f"figure {f.id} ({f.title}) left out: {why}"
+              for f in _figures(kind, experiment, records, options)
+              if f.id not in {d.figure.id for d in figures} and (why := why_left_out(f, records))]
     if warnings or notes:
         print("\nwarnings:", file=out)
         for text, tests in warnings.items():
@@ -230,7 +268,7 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     _print_failures(store, run_id, out)
     if with_plots and figures:
         palette = Palette()
-        paths = [plot_figure(fig, target, run_id, palette) for fig in figures]
+        paths = [plot_figure(fig, target, run_id, palette, store) for fig in figures]
         print(f"\nplots: {len(paths)} PNG files in {target}", file=out)
     return counts.get("ok", 0)
 

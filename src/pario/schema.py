@@ -75,8 +75,19 @@ def _table(v):
 
 
 def _shown(v):
-    text = repr(v)
+    """A value as the user wrote it in TOML (true, not Python's True)."""
+    text = _toml(v)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _toml(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {_toml(x)}" for k, x in v.items()) + " }"
+    return repr(v)
 
 
 STRING = Type("string", _string)

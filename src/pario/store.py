@@ -14,9 +14,11 @@ import json
 import os
 import socket
 import sqlite3
+import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+from urllib.parse import quote
 
 from .errors import UsageError
 
@@ -66,6 +68,12 @@ CREATE TABLE IF NOT EXISTS phases (
 CREATE TABLE IF NOT EXISTS warnings (
     point_id INTEGER NOT NULL REFERENCES points(id),
     text TEXT NOT NULL
+);
+-- Every figure file pario wrote: the only files it may later replace
+-- (re-plotting a run), and only while their content is unchanged.
+CREATE TABLE IF NOT EXISTS figure_files (
+    path TEXT PRIMARY KEY,         -- absolute
+    sha256 TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS points_by_run ON points(run_id);
 CREATE INDEX IF NOT EXISTS phases_by_point ON phases(point_id);
@@ -132,30 +140,74 @@ def check_db_path(path):
     try:
         if p.is_dir():
             raise UsageError(f"--db {p} is a directory: give a file name inside it")
-        if p.exists() and p.stat().st_size > 0:
+        if p.exists() and p.stat().st_size == 0:
+            raise UsageError(f"--db {p} is an empty file, not a pario results database: pario "
+                             "will not change it; choose another path")
+        if p.exists():
             _refuse_foreign(p)
     except OSError as exc:
         raise UsageError(f"--db {p}: {exc.strerror}: choose another path") from exc
 
 
 class Store:
-    def __init__(self, path, create=True):
-        """create=False (list, show, plot): a missing database is an error,
-        and nothing is written to the disk."""
+    def __init__(self, path, create=True, readonly=False):
+        """create=False (show, plot, ...): a missing database is an error.
+        readonly=True (list, show, compare, export, report): opened with
+        SQLite's mode=ro, so a reading command writes nothing to the file.
+        A new database is built under a temporary name and linked into
+        place, so the file at `path` is always a whole pario database and
+        an existing file that is not one is refused, never written."""
         self.path = Path(path)
         check_db_path(self.path)
         if not create and not self.path.exists():
             raise UsageError(f"no results database at {self.path}: start with "
                              "'pario run cfs --quick --dir DIR', or name one with --db")
         try:
-            if create:
+            if create and not self.path.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(str(self.path), timeout=30)
-            self._prepare()
+                self._create_new()
+                check_db_path(self.path)  # another pario may have linked its own first
+            self.db = self._connect(readonly)
         except (OSError, sqlite3.Error) as exc:
             raise UsageError(f"--db {self.path}: cannot open the results database ({exc}): "
                              "choose a writable path") from exc
         self.db.row_factory = sqlite3.Row
+
+    def _connect(self, readonly):
+        if readonly:
+            db = sqlite3.connect(f"file:{quote(str(self.path.absolute()))}?mode=ro", uri=True,
+                                 timeout=30)
+            if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
+                return db
+            db.close()  # an older pario database: migrate it (columns are only added)
+        db = sqlite3.connect(str(self.path), timeout=30)
+        self.db = db
+        self._prepare()
+        return db
+
+    def _create_new(self):
+        """A complete, stamped database under a temporary name in the same
+        directory, linked to self.path unless a file appeared there."""
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".pario-new",
+                                   dir=self.path.parent)
+        os.close(fd)
+        try:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+            self.db = sqlite3.connect(tmp, timeout=30)
+            self._prepare()
+            self.db.close()
+            try:
+                os.link(tmp, self.path)
+            except FileExistsError:
+                pass
+        finally:
+            for name in (tmp, tmp + "-wal", tmp + "-shm"):
+                try:
+                    os.unlink(name)
+                except FileNotFoundError:
+                    pass
 
     def close(self):
         self.db.close()
@@ -242,6 +294,18 @@ class Store:
                 for text in result.get("warnings", []):
                     self.db.execute("INSERT INTO warnings VALUES (?,?)", (point_id, text))
         return point_id
+
+    def figure_written(self, path, digest):
+        """Record a figure file pario wrote (see safefile)."""
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO figure_files VALUES (?,?)",
+                            (str(Path(path).absolute()), digest))
+
+    def figure_is_ours(self, path, digest):
+        """Whether pario wrote this file at this path with this content."""
+        row = self.db.execute("SELECT sha256 FROM figure_files WHERE path=?",
+                              (str(Path(path).absolute()),)).fetchone()
+        return row is not None and row[0] == digest
 
     # --- reading -----------------------------------------------------------
     def runs(self):

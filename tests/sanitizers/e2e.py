@@ -87,7 +87,7 @@ def main():
         (lambda: [engine, "verify-laplace", str(next(work.glob("pario-laplace*"))), "--grid", "65",
                   "--iterations", "5"], 0),
         (mpi(2, "flashio", "--dir", d, "--nxb", "4", "--blocks", "2"), 0),
-        (mpi(2, "beff", "--dir", d, "-T", "2", "--mem-per-pe", "4m", "--max-chunk", "64k"), 0),
+        (mpi(2, "beff", "--dir", d, "-T", "4", "--mem-per-pe", "4m", "--max-chunk", "1k"), 0),
         (mpi(2, "probe", "--dir", d, "--size", "4m", "--memory", "8m", "--ops", "5",
              "--iterations", "1", "--json", f"{d}/probe.json"), 0),
         ([engine, "probe", "--dir", d, "--size", "0"], 2),

@@ -89,13 +89,22 @@ def check_relations(values, where):
         raise UsageError(f"{where}: {problems[0]}")
 
 
+def _exists(path):
+    """Path.exists, where a name the system cannot even look up (too long,
+    a NUL) counts as missing rather than a traceback."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
+
+
 def load_machine(name, overrides=()):
     """A machine by name (or a path to a .toml file), with `key=value`
     overrides applied and checked."""
     path = Path(name)
-    if not (path.suffix == ".toml" and path.exists()):
+    if not (path.suffix == ".toml" and _exists(path)):
         path = MACHINE_DIR / f"{name}.toml"
-    if not path.exists():
+    if not _exists(path):
         raise UsageError(f"machine '{name}' is unknown: use one of {', '.join(machine_names())} "
                          "or a .toml file")
     try:

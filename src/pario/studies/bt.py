@@ -146,11 +146,25 @@ def _fmt4(v):
     return f"{v:.4g}" if v < 1e4 else f"{v:.0f}"
 
 
+# --classes: taken by both BT kinds (bt and btio); one Option, so the flag
+# is added once and each kind that lists it accepts it.
+CLASSES_OPTION = Option(("--classes",), dict(type=csv_list, help="BT classes, e.g. S,A"))
+
+
+def check_classes(classes):
+    """--classes, upper-cased; an unknown class refused in one line."""
+    out = [c.upper() for c in classes]
+    for c in out:
+        if c not in GRID:
+            raise UsageError(f"--classes {c} is unknown: use S, W, A, B or C")
+    return out
+
+
 class BtKind(Kind):
     name = "bt"
     description = "NHT-1 application I/O: T_C, T_T, R_IO and zeta of BT per write method"
     options = (
-        Option(("--classes",), dict(type=csv_list, help="BT classes, e.g. S,A")),
+        CLASSES_OPTION,
         Option(("--iterations",), dict(type=positive_int, help="trials per point (best is reported)")),
         Option(("--write-interval",), dict(type=positive_int,
                                            help="I_W: write the solution every I_W steps (default: the "
@@ -202,10 +216,7 @@ class BtKind(Kind):
     def plan(self, preset, options):
         sweep = sweep_of(preset, bool(options.get("quick")))
         rank_list = int_list(options.get("ranks") or sweep["ranks"], "--ranks")
-        class_list = [c.upper() for c in (options.get("classes") or sweep["classes"])]
-        for c in class_list:
-            if c not in GRID:
-                raise UsageError(f"--classes {c} is unknown: use S, W, A, B or C")
+        class_list = check_classes(options.get("classes") or sweep["classes"])
         groups = int_list(options.get("groups") or sweep.get("groups") or [1], "--groups")
         chosen = select_tests(preset, options.get("tests"))
         if options.get("groups") and not any(t.get("grouped") for t in chosen):

@@ -56,6 +56,9 @@ class IoPoint:
     stripe_unit: int = 0
     background: int = 0          # loader processes per node during each phase
     background_kind: str = ""
+    # Engine warnings about a choice the preset's test made on purpose
+    # (the runner leaves them out): e.g. a cached test's fsync = false.
+    expected_warnings: tuple = ()
 
     def subdirs(self):
         """Directories under --dir this point needs, which the runner
@@ -165,6 +168,11 @@ def powers_of_two(limit):
         out.append(r)
         r *= 2
     return out
+
+
+# The engine's warning for --no-fsync, which tells the user to drop it:
+# right when they passed --no-fsync, noise when the test chose fsync = false.
+NO_FSYNC_WARNING = "write phases without fsync"
 
 
 def _phase_choices(test, sweep, options):
@@ -421,7 +429,9 @@ class IoKind(Kind):
                             + (["--group-unit", unit] if unit and grouped else []),
                             options=list(test.get("options", [])), aggregators=aggregators,
                             stripe_targets=stripes, stripe_unit=stripe_unit, background=n,
-                            background_kind=load_kind)
+                            background_kind=load_kind,
+                            expected_warnings=() if fsync or options.get("no_fsync")
+                            else (NO_FSYNC_WARNING,))
                 why = why_impossible(p.layout, p.size, p.block, p.ranks, p.files, aggregators)
                 if why:
                     skipped.append((p, why))

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, field
 
 from .. import schema
-from ..errors import UsageError
+from ..errors import NoRunnablePoint, UsageError
 from ..figures import Param, Quantity
 from . import Kind, Option, positive_int
 from .io import int_list, select_tests, sweep_of
@@ -36,6 +36,7 @@ class KernelPoint:
     settings: dict = field(default_factory=dict)   # what the point is, for records and the store
     trial: int = 1
     summarize: object = None            # result -> progress line
+    expected_warnings: tuple = ()       # engine warnings about the plan's own choices: left out
 
     def engine_args(self, directory, json_path, earlier=None):
         return [*self.args, "--dir", str(directory), "--json", str(json_path)]
@@ -112,7 +113,8 @@ class KernelKind(Kind):
             points += p
             skipped += s
         if not points:
-            raise UsageError("the plan has no runnable point: check --ranks and the preset's tests")
+            raise NoRunnablePoint("the plan has no runnable point: check --ranks and the preset's tests",
+                                  skipped)
         return points, skipped
 
     def points(self, test, ranks, trials):

@@ -1,0 +1,273 @@
+"""Files pario did not create stay untouched: figure names taken by a
+user's file or a symlink (pario plot --out, pario run --out, the default
+plots folder), a --db that is not pario's under a read-only command; and
+the one-line answers for a --dir that is a file or empty."""
+
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+ONE_POINT = ["--tests", "partitioned", "--ranks", "2", "--blocks", "64k", "--size", "1m",
+             "--iterations", "1"]
+NAMES = ["run1-partitioned-read.png", "run1-partitioned-write.png"]
+
+
+def pario(*args, db):
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PARIO_DB": str(db)}
+    return subprocess.run([sys.executable, "-m", "pario", *args], capture_output=True,
+                          text=True, cwd=ROOT, env=env, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def stored_run():
+    """One stored cfs run (run 1) with its default plots folder."""
+    with tempfile.TemporaryDirectory(dir="/var/tmp", prefix="pario-test-files-") as home, \
+            tempfile.TemporaryDirectory(dir="/dev/shm", prefix="pario-test-files-") as target:
+        db = Path(home) / "r.sqlite"
+        r = pario("run", "cfs", "--dir", target, *ONE_POINT, db=db)
+        assert r.returncode == 0, r.stderr
+        assert sorted(os.listdir(Path(home) / "plots" / "r-run1")) == NAMES
+        yield Path(home), db, target
+
+
+def _plant(folder, victim):
+    """A user's file at one figure name, a symlink to `victim` at the other."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / NAMES[0]).write_text("mine\n")
+    os.symlink(victim, folder / NAMES[1])
+
+
+def _untouched(folder, victim):
+    assert (folder / NAMES[0]).read_text() == "mine\n"
+    assert os.path.islink(folder / NAMES[1]) and victim.read_text() == "precious\n"
+    assert sorted(os.listdir(folder)) == NAMES  # no temporary file left either
+
+
+def test_replot_into_the_default_folder_and_an_out_folder_it_made_works(stored_run):
+    home, db, _ = stored_run
+    out = home / "replot"
+    for _ in range(2):
+        for extra in ([], ["--out", str(out)]):
+            r = pario("plot", "1", *extra, db=db)
+            assert r.returncode == 0, r.stderr
+            assert "plots: 2 PNG files" in r.stdout
+    for folder in (home / "plots" / "r-run1", out):
+        assert sorted(os.listdir(folder)) == NAMES
+        assert all((folder / n).read_bytes()[:4] == b"\x89PNG" for n in NAMES)
+
+
+def test_plot_leaves_a_users_file_and_a_symlink_at_figure_names_untouched(stored_run):
+    home, db, _ = stored_run
+    victim = home / "victim.txt"
+    victim.write_text("precious\n")
+    out = home / "taken"
+    _plant(out, victim)
+    r = pario("plot", "1", "--out", str(out), db=db)
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
+    assert "already exists: pario never overwrites a file it did not write" in r.stderr
+    assert any(str(out / n) in r.stderr for n in NAMES) and "--out" in r.stderr
+    _untouched(out, victim)
+
+
+def test_a_replot_after_the_user_changed_a_figure_refuses(stored_run):
+    home, db, _ = stored_run
+    out = home / "changed"
+    assert pario("plot", "1", "--out", str(out), db=db).returncode == 0
+    (out / NAMES[0]).write_bytes(b"edited by hand")
+    r = pario("plot", "1", "--out", str(out), db=db)
+    assert r.returncode == 2 and "already exists" in r.stderr
+    assert (out / NAMES[0]).read_bytes() == b"edited by hand"
+
+
+@pytest.mark.parametrize("use_out", [True, False])
+def test_run_leaves_a_users_file_and_a_symlink_at_figure_names_untouched(tmp_path, shm_dir, use_out):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    db = tmp_path / "r.sqlite"
+    folder = tmp_path / "out" if use_out else tmp_path / "plots" / "r-run1"
+    _plant(folder, victim)
+    r = pario("run", "cfs", "--dir", str(shm_dir), *ONE_POINT,
+              *(["--out", str(folder)] if use_out else []), db=db)
+    errors = [l for l in r.stderr.splitlines() if l.startswith("pario: error:")]
+    assert r.returncode == 2 and len(errors) == 1, r.stderr
+    assert "run 1 is stored, but" in r.stderr and "already exists" in r.stderr
+    _untouched(folder, victim)
+
+
+def test_read_only_commands_leave_a_file_that_is_not_a_database_untouched(stored_run, tmp_path):
+    _, db, _ = stored_run
+    for content in (b"", b"some notes\n"):
+        mine = tmp_path / "mine.txt"
+        mine.write_bytes(content)
+        for args in (["list"], ["show"], ["plot"], ["compare", "1", "2"], ["export", "1", "--csv"]):
+            r = pario(*args, "--db", str(mine), db=db)
+            assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, (args, r.stderr)
+            assert "not a pario results database" in r.stderr
+            assert mine.read_bytes() == content
+            assert sorted(os.listdir(tmp_path)) == ["mine.txt"]
+
+
+def test_read_only_commands_write_nothing_to_a_pario_database(stored_run):
+    _, db, _ = stored_run
+    before = db.read_bytes(), os.stat(db).st_mtime_ns
+    for args in (["list"], ["show", "1"], ["export", "1", "--json"]):
+        r = pario(*args, "--db", str(db), db=db)
+        assert r.returncode == 0, r.stderr
+    assert (db.read_bytes(), os.stat(db).st_mtime_ns) == before
+    assert sqlite3.connect(f"file:{db}?mode=ro", uri=True).execute(
+        "SELECT count(*) FROM runs").fetchone()[0] >= 1
+
+
+def test_dir_that_is_a_file_or_empty_says_so(tmp_path):
+    a_file = tmp_path / "afile"
+    a_file.write_text("x")
+    r = pario("run", "cfs", "--quick", "--dir", str(a_file), db=tmp_path / "r.sqlite")
+    assert r.returncode == 2 and f"--dir {a_file} is not a directory" in r.stderr, r.stderr
+    r = pario("run", "cfs", "--quick", "--dir", "", db=tmp_path / "r.sqlite")
+    assert r.returncode == 2 and "--dir needs a directory" in r.stderr, r.stderr
+    assert not (tmp_path / "r.sqlite").exists()
+
+
+NORMALISED = """name = "norm"
+title = "normalise check"
+[sweep]
+ranks = [1]
+blocks = ["64k"]
+size = "1m"
+iterations = 1
+background = [0, 1]
+kind_figures = false
+[[test]]
+id = "cpu-load"
+title = "CPU spinners"
+layout = "partitioned"
+phases = ["write"]
+background_kind = "cpu"
+[[figure]]
+id = "fign"
+title = "Write under load"
+x = "background"
+series = "title"
+y = "rate"
+normalise = { background = 0 }
+where = { phase = "write" }
+"""
+
+
+def test_a_normalise_value_no_point_has_is_refused_and_an_empty_figure_is_named(tmp_path, shm_dir):
+    bad = tmp_path / "n99.toml"
+    bad.write_text(NORMALISED.replace("background = 0 }", "background = 99 }"))
+    db = tmp_path / "r.sqlite"
+    r = pario("run", str(bad), "--dir", str(shm_dir), db=db)
+    assert r.returncode == 2 and not db.exists(), r.stderr
+    assert "figure fign: normalise background = 99 matches no point of the plan" in r.stderr
+    good = tmp_path / "n.toml"
+    good.write_text(NORMALISED)
+    r = pario("run", str(good), "--dir", str(shm_dir), db=db)
+    assert r.returncode == 0 and "left out" not in r.stdout, r.stderr
+    # A run stored by an older pario, whose figure finds no baseline: show
+    # and plot say which figure is missing and why.
+    con = sqlite3.connect(db)
+    con.execute("UPDATE runs SET experiment_toml=replace(experiment_toml, 'background = 0 }', "
+                "'background = 99 }')")
+    con.commit()
+    con.close()
+    for args in (["show"], ["plot", "--out", str(tmp_path / "p")]):
+        r = pario(*args, db=db)
+        assert r.returncode == 0, r.stderr
+        assert ("figure fign (Write under load) left out: no point has background = 99 "
+                "to normalise by") in r.stdout
+
+
+def test_btio_takes_classes_and_a_plan_with_no_point_says_why_first(tmp_path, shm_dir):
+    db = tmp_path / "r.sqlite"
+    r = pario("run", "btio", "--quick", "--dir", str(shm_dir), "--ranks", "1,4", "--classes", "S",
+              "--dry-run", db=db)
+    assert r.returncode == 0, r.stderr
+    assert "--class S" in r.stdout and "--class W" not in r.stdout
+    r = pario("run", "btio", "--quick", "--dir", str(shm_dir), "--classes", "Q", "--dry-run", db=db)
+    assert r.returncode == 2 and "--classes Q is unknown" in r.stderr
+    r = pario("run", "btio", "--quick", "--dir", str(shm_dir), "--ranks", "2,3", "--dry-run", db=db)
+    assert r.returncode == 2 and "the plan has no runnable point" in r.stderr
+    assert "plan: skipping btio full ranks=3" in r.stdout
+    assert "multi-partition needs a square rank count, not 3" in r.stdout
+    assert not db.exists()
+
+
+def test_a_kind_shortcut_and_compare_have_their_own_help(tmp_path):
+    db = tmp_path / "r.sqlite"
+    r = pario("probe", "--help", db=db)
+    assert r.returncode == 0 and r.stdout.startswith("usage: pario probe"), r.stdout
+    assert "--stream-blocks" in r.stdout and "experiment" not in r.stdout
+    assert "--blocks" not in r.stdout  # another kind's option
+    r = pario("probe", db=db)
+    assert r.returncode == 2 and "see 'pario probe --help'" in r.stderr and "--dir" in r.stderr
+    r = pario("compare", "--help", db=db)
+    assert r.returncode == 0
+    for words in ("measured against predicted", "run_a", "run_b", "reference run", "predicted one",
+                  "results database holding both runs"):
+        assert words in " ".join(r.stdout.split()), words
+    assert not db.exists()
+
+
+def test_a_preset_error_shows_toml_values_and_list_aligns_its_columns(stored_run, tmp_path):
+    bad = tmp_path / "b.toml"
+    bad.write_text('name = "x"\ntitle = "t"\n[sweep]\nranks = [1]\nblocks = ["64k"]\nsize = true\n'
+                   '[[test]]\nid = "a"\nlayout = "partitioned"\nphases = ["write"]\n')
+    r = pario("run", str(bad), "--dir", str(tmp_path), "--dry-run", db=tmp_path / "r.sqlite")
+    assert r.returncode == 2 and "sweep.size: true is not a size" in r.stderr, r.stderr
+    _, db, _ = stored_run
+    con = sqlite3.connect(db)
+    con.execute("UPDATE runs SET preset='a-much-longer-preset' WHERE id=1")
+    con.commit()
+    try:
+        lines = pario("list", db=db).stdout.splitlines()
+    finally:
+        con.execute("UPDATE runs SET preset='cfs' WHERE id=1")
+        con.commit()
+        con.close()
+    assert [l.index("status") for l in lines[:1]] == [l.index("complete") for l in lines[1:2]]
+    assert lines[0].index("dir") == lines[1].index(" /") + 1
+
+
+NO_FSYNC_TEST = """name = "nofsync"
+title = "no fsync"
+[sweep]
+ranks = [1]
+blocks = ["64k"]
+size = "1m"
+iterations = 1
+[[test]]
+id = "cached"
+layout = "partitioned"
+phases = ["write"]
+fsync = false
+[[test]]
+id = "synced"
+layout = "partitioned"
+phases = ["write"]
+"""
+
+
+def test_warnings_about_the_presets_own_choices_are_left_out(tmp_path, shm_dir):
+    """A test's fsync = false draws no "drop --no-fsync" (the user's
+    --no-fsync still does); btio, which has no zeta, no "no --tc given"."""
+    toml = tmp_path / "n.toml"
+    toml.write_text(NO_FSYNC_TEST)
+    db = tmp_path / "r.sqlite"
+    r = pario("run", str(toml), "--dir", str(shm_dir), "--tests", "cached", db=db)
+    assert r.returncode == 0, r.stderr
+    assert "without fsync" not in r.stdout
+    r = pario("run", str(toml), "--dir", str(shm_dir), "--tests", "synced", "--no-fsync", db=db)
+    assert r.returncode == 0 and "drop --no-fsync [synced]" in r.stdout, r.stdout
+    r = pario("run", "btio", "--quick", "--dir", str(shm_dir), "--ranks", "1", "--classes", "S",
+              "--tests", "full", "--iterations", "1", db=db)
+    assert r.returncode == 0 and "points: 1 ok" in r.stdout, r.stderr
+    assert "--tc" not in r.stdout
