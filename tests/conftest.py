@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -111,3 +112,21 @@ def tiny_fs():
     yield d
     subprocess.run(["umount", str(d)], capture_output=True)
     d.rmdir()
+
+
+def wait_for(predicate, seconds, step=0.05):
+    """predicate()'s first true value within `seconds`, else its last."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    return predicate()
+
+
+def assert_refused_in_one_line(result, experiment_file, phrase):
+    """A bad experiment file: exit 2 and one line naming the file and the key."""
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and len(lines) == 1, result.stderr
+    assert str(experiment_file) in lines[0] and phrase in lines[0], lines[0]

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, assert_refused_in_one_line
 from test_ascired_presets import check_pngs, pario
 
 sys.path.insert(0, str(ROOT / "src"))
@@ -244,7 +244,5 @@ def test_new_keys_refuse_bad_values_with_one_line(tmp_path, label, text, phrase)
     f.write_text(text)
     db = tmp_path / "r.sqlite"
     r = pario("run", f, "--dir", tmp_path, db=db)
-    lines = r.stderr.strip().splitlines()
-    assert r.returncode == 2 and len(lines) == 1, r.stderr
-    assert str(f) in lines[0] and phrase in lines[0], lines[0]
+    assert_refused_in_one_line(r, f, phrase)
     assert not db.exists() and sorted(os.listdir(tmp_path)) == ["bad.toml"]

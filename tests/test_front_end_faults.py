@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, wait_for
 
 ONE_POINT = ["--tests", "partitioned", "--ranks", "2", "--blocks", "64k", "--size", "1m",
              "--iterations", "1"]
@@ -64,16 +64,6 @@ def _is_engine(pid):
         return Path(f"/proc/{pid}/exe").resolve().name == "pario-engine"
     except OSError:
         return False
-
-
-def wait_for(predicate, seconds):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    return predicate()
 
 
 def test_sigkill_of_pario_takes_ranks_files_and_scratch_with_it(shm_dir, tmp_path):

@@ -10,25 +10,14 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, wait_for
 
 USER_FILES = {"notes.txt": b"the user's own\n",
               "pario-beff.1.2.t0": b"named like beff's default, but the user's\n",
               "pario-bonnie.1.2": b"named like bonnie's default, but the user's\n"}
-
-
-def wait_for(predicate, seconds):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.01)
-    return predicate()
 
 
 def pario_files(directory):

@@ -1,15 +1,13 @@
 """The registry of study kinds, the figure description, experiments kept
 with their runs, and the TOML schema's one-line refusals."""
 
-import os
 import sqlite3
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, assert_refused_in_one_line
 from test_front_end import pario
 
 sys.path.insert(0, str(ROOT / "src"))
@@ -226,9 +224,7 @@ def test_a_bad_experiment_file_gets_one_line_naming_file_and_key(tmp_path, label
     f.write_text(text)
     db = tmp_path / "r.sqlite"
     r = pario("run", f, "--dir", tmp_path, db=db)
-    lines = r.stderr.strip().splitlines()
-    assert r.returncode == 2 and len(lines) == 1, r.stderr
-    assert str(f) in lines[0] and phrase in lines[0], lines[0]
+    assert_refused_in_one_line(r, f, phrase)
     assert not db.exists()
 
 

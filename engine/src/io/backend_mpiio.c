@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include "../util/fail.h"
 #include "../util/lock_count.h"
@@ -132,6 +133,7 @@ typedef struct mpiio_file {
     const mpiio_config *cfg;
     MPI_Comm comm;
     mpiio_probe probe; /* what the library did between open and close */
+    char path[4096];   /* for the free space behind a short write */
 } mpiio_file;
 
 static int mpiio_open(const backend_open_args *a, void **handle)
@@ -142,6 +144,7 @@ static int mpiio_open(const backend_open_args *a, void **handle)
         return ENOMEM;
     f->cfg = cfg;
     f->comm = a->comm;
+    snprintf(f->path, sizeof f->path, "%s", a->path);
     mpiio_probe_start(&f->probe, a->observed);
 
     int amode = a->mode == BACKEND_WRITE ? MPI_MODE_WRONLY : MPI_MODE_RDONLY;
@@ -205,18 +208,45 @@ static void count_of(size_t len, int *count, MPI_Datatype *type)
     }
 }
 
+/* Why a write moved less than asked while the library said success: the
+ * file system's free space answers it when the rest no longer fits. */
+static int short_write_reason(const mpiio_file *f, size_t rest)
+{
+    struct statvfs fs;
+    if (statvfs(f->path, &fs) == 0 && (unsigned long long)fs.f_bavail * fs.f_frsize < rest)
+        return ENOSPC;
+    return EIO;
+}
+
 static int mpiio_write_at(void *h, const void *buf, size_t len, uint64_t offset)
 {
     mpiio_file *f = h;
-    MPI_Status st;
-    int n;
-    MPI_Datatype t;
-    count_of(len, &n, &t);
-    errno = 0;
-    int rc = f->cfg->calls == CALLS_COLLECTIVE_PER_CALL
-                 ? MPI_File_write_at_all(f->fh, (MPI_Offset)offset, buf, n, t, &st)
-                 : MPI_File_write_at(f->fh, (MPI_Offset)offset, buf, n, t, &st);
-    return library_lines_reason(moved(rc, errno, &st, len, false));
+    const char *from = buf;
+    for (;;) {
+        MPI_Status st;
+        int n;
+        MPI_Datatype t;
+        count_of(len, &n, &t);
+        errno = 0;
+        int rc = f->cfg->calls == CALLS_COLLECTIVE_PER_CALL
+                     ? MPI_File_write_at_all(f->fh, (MPI_Offset)offset, from, n, t, &st)
+                     : MPI_File_write_at(f->fh, (MPI_Offset)offset, from, n, t, &st);
+        const int sys = errno;
+        if (rc != MPI_SUCCESS)
+            return library_lines_reason(mpiio_errno_after(rc, sys));
+        MPI_Count got = 0;
+        MPI_Get_elements_x(&st, MPI_BYTE, &got);
+        if ((size_t)got == len)
+            return 0;
+        /* A short write (ompio returns success with what fit when the disk
+         * fills): as with write(2), the rest is tried again, and that call
+         * says why (ENOSPC).  One rank cannot repeat a collective call. */
+        if (got <= 0 || f->cfg->calls == CALLS_COLLECTIVE_PER_CALL)
+            return library_lines_reason(short_write_reason(f, len - (size_t)got));
+        from += got;
+        offset += (uint64_t)got;
+        len -= (size_t)got;
+    }
 }
 
 static int mpiio_read_at(void *h, void *buf, size_t len, uint64_t offset)
