@@ -218,26 +218,37 @@ static int short_write_reason(const mpiio_file *f, size_t rest)
     return EIO;
 }
 
+/* One MPI-IO call of `len` bytes at `offset` (collective per call or
+ * independent, as configured): 0 with *got set, or why it failed. */
+static int one_call(const mpiio_file *f, void *buf, size_t len, uint64_t offset, bool reading,
+                    MPI_Count *got)
+{
+    MPI_Status st;
+    int n;
+    MPI_Datatype t;
+    count_of(len, &n, &t);
+    const bool all = f->cfg->calls == CALLS_COLLECTIVE_PER_CALL;
+    errno = 0;
+    int rc = reading ? (all ? MPI_File_read_at_all : MPI_File_read_at)(f->fh, (MPI_Offset)offset, buf, n, t, &st)
+                     : (all ? MPI_File_write_at_all : MPI_File_write_at)(f->fh, (MPI_Offset)offset, buf, n, t,
+                                                                           &st);
+    const int sys = errno;
+    if (rc != MPI_SUCCESS)
+        return mpiio_errno_after(rc, sys);
+    *got = 0;
+    MPI_Get_elements_x(&st, MPI_BYTE, got);
+    return 0;
+}
+
 static int mpiio_write_at(void *h, const void *buf, size_t len, uint64_t offset)
 {
     mpiio_file *f = h;
-    const char *from = buf;
+    char *from = (char *)buf; /* MPI's write calls take a const buffer */
     for (;;) {
-        MPI_Status st;
-        int n;
-        MPI_Datatype t;
-        count_of(len, &n, &t);
-        errno = 0;
-        int rc = f->cfg->calls == CALLS_COLLECTIVE_PER_CALL
-                     ? MPI_File_write_at_all(f->fh, (MPI_Offset)offset, from, n, t, &st)
-                     : MPI_File_write_at(f->fh, (MPI_Offset)offset, from, n, t, &st);
-        const int sys = errno;
-        if (rc != MPI_SUCCESS)
-            return library_lines_reason(mpiio_errno_after(rc, sys));
-        MPI_Count got = 0;
-        MPI_Get_elements_x(&st, MPI_BYTE, &got);
-        if ((size_t)got == len)
-            return 0;
+        MPI_Count got;
+        int e = one_call(f, from, len, offset, false, &got);
+        if (e || (size_t)got == len)
+            return library_lines_reason(e);
         /* A short write (ompio returns success with what fit when the disk
          * fills): as with write(2), the rest is tried again, and that call
          * says why (ENOSPC).  One rank cannot repeat a collective call. */
@@ -249,18 +260,12 @@ static int mpiio_write_at(void *h, const void *buf, size_t len, uint64_t offset)
     }
 }
 
+/* A short read means the file ended. */
 static int mpiio_read_at(void *h, void *buf, size_t len, uint64_t offset)
 {
-    mpiio_file *f = h;
-    MPI_Status st;
-    int n;
-    MPI_Datatype t;
-    count_of(len, &n, &t);
-    errno = 0;
-    int rc = f->cfg->calls == CALLS_COLLECTIVE_PER_CALL
-                 ? MPI_File_read_at_all(f->fh, (MPI_Offset)offset, buf, n, t, &st)
-                 : MPI_File_read_at(f->fh, (MPI_Offset)offset, buf, n, t, &st);
-    return library_lines_reason(moved(rc, errno, &st, len, true));
+    MPI_Count got;
+    int e = one_call(h, buf, len, offset, true, &got);
+    return library_lines_reason(e ? e : (size_t)got == len ? 0 : ENODATA);
 }
 
 /* One slice of the rank's list: a view over its offsets, one collective
