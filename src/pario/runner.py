@@ -3,6 +3,7 @@
 Nothing here sits inside a timed region: the engine times itself and hands
 back one result document per point."""
 
+import contextlib
 import json
 import os
 import signal
@@ -25,7 +26,7 @@ from .rundirs import RunDirs
 from .store import Store, check_db_path
 from .terminal import print_figure
 from .studies import kind_of, refuse_foreign_options
-from .watchdog import Watchdog, names_in_use, remove_point_files
+from .watchdog import Watchdog, names_in_use, new_ledger, remove_point_files
 
 # `pario run` exit status (README): 0 every point ok, 2 bad invocation or
 # environment (nothing run), 3 some points failed, 130 stopped by a signal.
@@ -95,12 +96,14 @@ def run_experiment(args, out=None):
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     progress = Progress(len(points))
     failures = 0
-    name = None
+    name = ledger = None
     earlier = {}  # what later points need from earlier ones (the kind's remember())
     tag = run_tag()
     watchdog = Watchdog()  # if pario is killed: ranks, files and scratch go too
+    # removed in `finally`, after the handler below has read the point's ledger
+    scratch_dir = tempfile.TemporaryDirectory(prefix="pario-results-")
     try:
-        with tempfile.TemporaryDirectory(prefix="pario-results-") as scratch:
+        with contextlib.nullcontext(scratch_dir.name) as scratch:
             watchdog.scratch(scratch)
             dirs.create(on_create=watchdog.made)
             for i, p in enumerate(points):
@@ -118,9 +121,12 @@ def run_experiment(args, out=None):
                     engine_argv += ["--name", name]
                 command = launcher.command(p.ranks, engine_argv)
                 progress.start(p.label())
-                outcome = launcher.run(p.ranks, engine_argv, args.timeout,
-                                       guard=lambda pgid: watchdog.point(pgid, directory, name, subdirs))
-                remove_point_files(directory, name, subdirs)  # created by this point's engine, which died
+                # the engine lists each file it makes here, so only those are removed
+                ledger = Path(scratch) / f"point{i}.owned"
+                outcome = launcher.run(p.ranks, engine_argv, args.timeout, env=new_ledger(ledger),
+                                       guard=lambda pgid: watchdog.point(pgid, directory, name, ledger, subdirs))
+                # what a failed or killed engine left behind, and nothing else
+                left = remove_point_files(directory, name, subdirs, ledger)
                 watchdog.clear()
                 if outcome.timed_out:
                     error = f"timed out after {args.timeout:g} s (raise --timeout, or look for a hung rank)"
@@ -130,6 +136,9 @@ def run_experiment(args, out=None):
                     error = _engine_error(outcome)
                 else:
                     error = None
+                for f in left:  # the engine's own line may already say so
+                    if not error or str(f) not in error:
+                        progress.note(f"{f} is not a file this point's engine created: left alone")
                 if error:
                     failures += 1
                     store.add_point(run_id, p, "failed", command, outcome.seconds, error=error)
@@ -147,7 +156,7 @@ def run_experiment(args, out=None):
                 progress.finish(p.summary(result))
     except (_Interrupted, UsageError) as exc:
         if name and not isinstance(exc, UsageError):
-            remove_point_files(directory, name, subdirs)
+            remove_point_files(directory, name, subdirs, ledger)
         store.finish_run(run_id, "incomplete")
         if isinstance(exc, UsageError):
             raise
@@ -158,6 +167,7 @@ def run_experiment(args, out=None):
         progress.close()
         dirs.remove(on_remove=watchdog.unmade)
         watchdog.close()
+        scratch_dir.cleanup()
         for s, h in old.items():
             signal.signal(s, h)
     store.finish_run(run_id, "complete")

@@ -90,6 +90,11 @@
  *   create == false  the file exists (it was created by this run, e.g. by
  *                    --prealloc or by the sharer that created it, or it is
  *                    read): open it with O_NOFOLLOW and without O_CREAT.
+ * A backend with a descriptor notes the created file's identity from it
+ * and checks an existing file's through it (backend_fd.c); one whose
+ * library holds the descriptor (MPI-IO, HDF5) notes it from the name at
+ * once after the library's exclusive create returns, and checks the name
+ * in open_check before opening an existing file.
  * For a shared file and a local open, only the file's owner (rank 0) gets
  * create == true; the other sharers open after it (the loop orders them
  * with a barrier on comm, inside the timed open).  A collective open gets
@@ -125,6 +130,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "../util/safe_file.h"
 #include "layout.h"
 
 struct json;
@@ -169,6 +175,15 @@ typedef struct backend_open_args {
     void *config;        /* the backend's options (config_size bytes); the backend may also
                           * keep there facts it learns while running, for describe() */
     double *observed;    /* BACKEND_MAX_OBSERVED zeroed numbers to fill, or NULL */
+    /* Which file is pario's (see "Creating files safely"): when create is
+     * true and the open succeeds, the backend notes in *created the file it
+     * just created, from its descriptor (owned_file_note_created), never
+     * from the name later on.  When create is false and expect is known,
+     * the backend opens only that file: ESTALE when the name now holds
+     * another.  Either may be NULL (nothing to note or to check).  For a
+     * striped file they point to one identity per part (stripe.c). */
+    owned_file *created;
+    const owned_file *expect;
 } backend_open_args;
 
 /* One asynchronous request. */

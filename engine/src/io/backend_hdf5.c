@@ -19,6 +19,7 @@
  * the same way (mpiio_observe.h); the result also records what HDF5 says
  * it did: H5Pget_mpio_actual_io_mode after each collective call. */
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,6 +248,11 @@ static int hdf5_open(const backend_open_args *a, void **handle)
         release(f);
         return e;
     }
+    /* HDF5 holds the descriptor: the name, at once after the exclusive
+     * create.  A failure leaves *created unknown, which the loop reports
+     * after the phase (failing here would split a collective open). */
+    if (a->mode == BACKEND_WRITE && a->create && a->created)
+        owned_file_note_path(a->path, a->created);
     if (cfg->atomic && H5Fset_mpi_atomicity(f->file, 1) < 0) {
         release(f);
         return ENOTSUP;
@@ -282,6 +288,16 @@ static int hdf5_open(const backend_open_args *a, void **handle)
     mpiio_probe_opened(&f->probe);
     *handle = f;
     return 0;
+}
+
+/* Opening an existing file: only the one this run made (backend.h,
+ * Opening; the library would open whatever the name holds). */
+static int hdf5_open_check(const backend_open_args *a)
+{
+    struct stat st;
+    if (!a->create && a->expect && a->expect->known)
+        return owned_file_check(a->path, a->expect);
+    return (!a->create && lstat(a->path, &st) == 0 && S_ISLNK(st.st_mode)) ? ELOOP : 0;
 }
 
 static int per_call(hdf5_file *f, void *buf, size_t len, uint64_t offset, bool reading)
@@ -510,6 +526,7 @@ const backend_ops backend_hdf5 = {
     .config_check = hdf5_config_check,
 #ifdef PARIO_HAVE_PARALLEL_HDF5
     .open = hdf5_open,
+    .open_check = hdf5_open_check,
     .write_at = hdf5_write_at,
     .read_at = hdf5_read_at,
     .transfer = hdf5_transfer,

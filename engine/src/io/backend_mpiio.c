@@ -168,6 +168,11 @@ static int mpiio_open(const backend_open_args *a, void **handle)
         free(f);
         return e;
     }
+    /* MPI holds the descriptor: the name, at once after the exclusive
+     * create.  A failure leaves *created unknown, which the loop reports
+     * after the phase (failing here would split a collective open). */
+    if (a->create && a->created)
+        owned_file_note_path(a->path, a->created);
     mpiio_observe_open(f->fh);
     mpiio_probe_opened(&f->probe);
     *handle = f;
@@ -181,6 +186,8 @@ static int mpiio_open(const backend_open_args *a, void **handle)
 static int mpiio_open_check(const backend_open_args *a)
 {
     struct stat st;
+    if (!a->create && a->expect && a->expect->known)
+        return owned_file_check(a->path, a->expect); /* only the file this run made */
     return (!a->create && lstat(a->path, &st) == 0 && S_ISLNK(st.st_mode)) ? ELOOP : 0;
 }
 

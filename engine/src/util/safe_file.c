@@ -2,16 +2,38 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* One line in the front end's ledger (safe_file.h); best effort: without
+ * it the front end removes nothing, which is the safe side. */
+static void ledger(const char *what, const owned_file *who, const char *path)
+{
+    const char *name = getenv(OWNED_LEDGER_ENV);
+    if (!name || !*name)
+        return;
+    int fd = open(name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC); /* never created here */
+    if (fd < 0)
+        return;
+    char line[PATH_MAX + 64];
+    int n = snprintf(line, sizeof line, "%s %llu %llu %s\n", what, (unsigned long long)who->dev,
+                     (unsigned long long)who->ino, path);
+    if (n > 0 && (size_t)n < sizeof line && write(fd, line, (size_t)n) < 0) {
+        /* nothing to do: the front end then leaves the file alone */
+    }
+    close(fd);
+}
 
 int create_exclusive(const char *path, int extra_flags, owned_file *who)
 {
     int fd = open(path, O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | extra_flags, 0644);
     if (fd < 0)
         return -errno;
-    int e = owned_file_note_fd(fd, who);
+    int e = owned_file_note_created(fd, path, who);
     if (e) {
         close(fd);
         return -e;
@@ -30,6 +52,14 @@ int owned_file_note_fd(int fd, owned_file *who)
     return 0;
 }
 
+int owned_file_note_created(int fd, const char *path, owned_file *who)
+{
+    int e = owned_file_note_fd(fd, who);
+    if (!e)
+        ledger("made", who, path);
+    return e;
+}
+
 int owned_file_note_path(const char *path, owned_file *who)
 {
     struct stat st;
@@ -42,6 +72,7 @@ int owned_file_note_path(const char *path, owned_file *who)
     who->dev = st.st_dev;
     who->ino = st.st_ino;
     who->known = true;
+    ledger("made", who, path);
     return 0;
 }
 
@@ -68,6 +99,7 @@ int remove_if_ours(const char *path, owned_file *who)
         return e;
     if (unlink(path) != 0)
         return errno;
+    ledger("gone", who, path);
     who->known = false;
     return 0;
 }
