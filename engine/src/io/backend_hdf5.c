@@ -26,7 +26,7 @@
 
 #include "../util/fail.h"
 #include "backend.h"
-#include "library_lines.h"
+#include "../util/library_lines.h"
 #include "io_options.h"
 #include "../util/mpiio_env.h"
 #include "mpiio_observe.h"

@@ -24,13 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 
+#include "../util/disk_full.h"
 #include "../util/fail.h"
 #include "../util/lock_count.h"
 #include "../util/proc_io.h"
 #include "backend.h"
-#include "library_lines.h"
+#include "../util/library_lines.h"
 #include "../util/mpiio_env.h"
 #include "mpiio_observe.h"
 #include "mpiio_view.h"
@@ -215,16 +215,6 @@ static void count_of(size_t len, int *count, MPI_Datatype *type)
     }
 }
 
-/* Why a write moved less than asked while the library said success: the
- * file system's free space answers it when the rest no longer fits. */
-static int short_write_reason(const mpiio_file *f, size_t rest)
-{
-    struct statvfs fs;
-    if (statvfs(f->path, &fs) == 0 && (unsigned long long)fs.f_bavail * fs.f_frsize < rest)
-        return ENOSPC;
-    return EIO;
-}
-
 /* One MPI-IO call of `len` bytes at `offset` (collective per call or
  * independent, as configured): 0 with *got set, or why it failed. */
 static int one_call(const mpiio_file *f, void *buf, size_t len, uint64_t offset, bool reading,
@@ -260,7 +250,7 @@ static int mpiio_write_at(void *h, const void *buf, size_t len, uint64_t offset)
          * fills): as with write(2), the rest is tried again, and that call
          * says why (ENOSPC).  One rank cannot repeat a collective call. */
         if (got <= 0 || f->cfg->calls == CALLS_COLLECTIVE_PER_CALL)
-            return library_lines_reason(short_write_reason(f, len - (size_t)got));
+            return library_lines_reason(disk_short_write_errno(f->path, len - (size_t)got));
         from += got;
         offset += (uint64_t)got;
         len -= (size_t)got;

@@ -2,7 +2,7 @@
 
 #include <stdbool.h>
 
-#include "../util/stderr_capture.h"
+#include "stderr_capture.h"
 
 static stderr_capture library;
 static int library_files;   /* open files holding stderr */
@@ -25,8 +25,26 @@ int library_lines_reason(int e)
     return stderr_capture_said(&library, line, sizeof line) ? stderr_capture_errno(line, e) : e;
 }
 
+int library_lines_named(void)
+{
+    char line[400];
+    if (!stderr_capture_said(&library, line, sizeof line))
+        return 0;
+    int e = stderr_capture_errno(line, 0);
+    library_failed = library_failed || e != 0;
+    return e;
+}
+
 void library_lines_release(void)
 {
     if (library_files > 0 && --library_files == 0)
         stderr_capture_end(&library, !library_failed);
+}
+
+void library_lines_give_back(void)
+{
+    if (library_files > 0) {
+        library_files = 0;
+        stderr_capture_end(&library, !library_failed);
+    }
 }

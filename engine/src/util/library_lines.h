@@ -1,5 +1,6 @@
 /* The lines an MPI-IO library prints about its own failures, held while
- * any of this process's files through it (mpiio, hdf5) is open.
+ * any of this process's files through it is open: the io command's mpiio
+ * and hdf5 backends, and the MPI-IO and HDF5 kernels (mpi_file.h, flashio).
  *
  * Open MPI's ompio reports a failed write by printing it ("mca_fbtl_posix_
  * pwritev: error in (p)write(v):No space left on device", once per call)
@@ -18,7 +19,16 @@ void library_lines_hold(void);
  * names; marks the held lines as explained by pario's own. */
 int library_lines_reason(int e);
 
+/* The errno a held line names (0 when nothing held names one): a library
+ * that printed a system error while its call returned success (HDF5 over
+ * ompio may) failed all the same; marks the lines as explained. */
+int library_lines_named(void);
+
 /* After closing a file: at the last one, stderr is given back. */
 void library_lines_release(void);
+
+/* Give stderr back now, whatever is still open: before pario prints its
+ * own error line and exits (fail.h), which must reach the real stderr. */
+void library_lines_give_back(void);
 
 #endif
