@@ -388,7 +388,10 @@ static void check_capabilities(const io_options *o, const parse_state *s, bool w
         fail_usage("--transfer-buffer sizes whole-list calls, which --api %s does not make: "
                    "drop it",
                    api);
-    if (o->transfer_buffer < o->block)
+    /* Only whole-list calls are cut into --transfer-buffer slices: a
+     * per-call or asynchronous API takes any block up to the 2 GiB limit
+     * (a default below one block was raised to it in io_options_parse). */
+    if ((caps & BACKEND_CAP_TRANSFER) && o->transfer_buffer < o->block)
         fail_usage("--transfer-buffer is smaller than one --block: give at least the block size");
     if (o->evict && (caps & BACKEND_CAP_OBJECTS))
         fail_usage("--evict drops a file from this node's page cache, and --api %s stores "
@@ -569,6 +572,9 @@ void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o
     if (o->direct && o->block % 4096 != 0)
         fail_usage("--direct needs --block to be a multiple of 4k (O_DIRECT alignment): "
                    "use 4k, 8k, 64k, 1m ...");
+    /* left at its default, a whole-list slice holds at least one block */
+    if (!s->transfer_given && o->transfer_buffer < o->block)
+        o->transfer_buffer = o->block;
     check_capabilities(o, s, writes, reads, nranks);
 
     /* Bytes in one file, and how many ranks share it. */
