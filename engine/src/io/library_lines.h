@@ -18,7 +18,18 @@ void library_lines_hold(void);
  * names; marks the held lines as explained by pario's own. */
 int library_lines_reason(int e);
 
+/* For a call the library may report as done although it failed (ompio's
+ * collective write prints "error in (p)write(v): No space left on device"
+ * on the aggregator and returns success): e when it is an error, else the
+ * errno a line printed since the last look names, else 0.  One fstat a
+ * call: for collective calls, not per block. */
+int library_lines_after(int e);
+
 /* After closing a file: at the last one, stderr is given back. */
 void library_lines_release(void);
+
+/* The same, for a file dropped after a failure on some rank: what the
+ * library said about it is explained by the run's one line, so dropped. */
+void library_lines_release_failed(void);
 
 #endif

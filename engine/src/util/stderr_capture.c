@@ -40,6 +40,17 @@ bool stderr_capture_said(stderr_capture *c, char *line, size_t len)
     return true;
 }
 
+bool stderr_capture_said_since(stderr_capture *c, long long *from, char *text, size_t len)
+{
+    struct stat st;
+    if (c->held < 0 || fstat(c->held, &st) != 0 || st.st_size <= *from)
+        return false;
+    ssize_t n = pread(c->held, text, len - 1, (off_t)*from);
+    text[n > 0 ? n : 0] = 0;
+    *from = st.st_size;
+    return true;
+}
+
 void stderr_capture_end(stderr_capture *c, bool replay)
 {
     if (c->saved < 0)
