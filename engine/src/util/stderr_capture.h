@@ -2,7 +2,7 @@
  *
  * Open MPI's ompio prints one line per failed write on a full disk (about
  * 1500 for one BT run) and still returns MPI_SUCCESS.  While an MPI-IO file
- * is open, this rank's stderr goes to an unnamed temporary file instead:
+ * is open, this rank's stderr goes to an unnamed in-memory file instead:
  * anything the library writes there is taken as its report of a failure,
  * turned into pario's one line, and otherwise passed on unchanged when the
  * file is closed. */
