@@ -63,7 +63,7 @@ def _add_run_options(run):
     run.add_argument("--ranks", type=_csv, help="rank counts, e.g. 1,2,4,8")
     run.add_argument("--tests", type=_csv, help="only these tests of the preset")
     run.add_argument("--db", default=None, help=f"results database (default {default_db_path()})")
-    run.add_argument("--out", help="directory for the PNG plots")
+    run.add_argument("--out", help="directory for the PNG plots (default: plots/DBFILE-runN beside the database)")
     run.add_argument("--timeout", type=_timeout, default=900.0,
                      help="seconds one point may take before its ranks are killed (default 900)")
     run.add_argument("--launcher", default="auto", help="auto, mpirun, mpiexec or srun")

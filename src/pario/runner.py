@@ -30,8 +30,10 @@ from .studies import kind_of, refuse_foreign_options
 from .watchdog import Watchdog, names_in_use, new_ledger, remove_point_files
 
 # `pario run` exit status (README): 0 every point ok, 2 bad invocation or
-# environment (nothing run), 3 some points failed, 130 stopped by a signal.
+# environment (nothing run), 3 some points failed, 4 every point ok and
+# stored but the plots could not be written, 130 stopped by a signal.
 EXIT_POINTS_FAILED = 3
+EXIT_PLOTS_NOT_WRITTEN = 4
 
 
 class _Interrupted(Exception):
@@ -178,14 +180,20 @@ def run_experiment(args, out=None):
         for s, h in old.items():
             signal.signal(s, h)
     store.finish_run(run_id, "complete")
+    plotted = True
     try:
         show_run(store, run_id, out, plots_dir=args.out)
     except UsageError as exc:  # e.g. a plot name taken by a file pario did not write
-        raise UsageError(f"run {run_id} is stored, but {exc}") from None
+        # the run is whole and stored: not "nothing stored" (exit 2)
+        print(f"pario: warning: run {run_id} is stored, but its plots were not written: {exc} "
+              f"(then 'pario plot {run_id} --out DIR')", file=sys.stderr)
+        plotted = False
     if failures:
         print(f"{failures} point(s) failed: see 'pario show {run_id}'", file=out)
     store.close()
-    return EXIT_POINTS_FAILED if failures else 0
+    if failures:
+        return EXIT_POINTS_FAILED
+    return 0 if plotted else EXIT_PLOTS_NOT_WRITTEN
 
 
 def _subdirs(point):
@@ -253,9 +261,10 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     print(f"\nrun {run_id}: preset {run['preset']} ({run['title']}), {run['status']}, "
           f"started {run['started_utc']}, dir {run['dir']}", file=out)
     print("points: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())), file=out)
-    # The default folder carries the database's name: two databases side by
-    # side each have a run 1, and neither may replace the other's figures.
-    target = Path(plots_dir) if plots_dir else store.path.parent / "plots" / f"{store.path.stem}-run{run_id}"
+    # The default folder carries the database's whole file name: two
+    # databases side by side (r.sqlite, r.db) each have a run 1, and neither
+    # may replace the other's figures.
+    target = Path(plots_dir) if plots_dir else store.path.parent / "plots" / f"{store.path.name}-run{run_id}"
     if with_plots:  # a taken name refuses before anything is printed or written
         check_figure_paths(figures, target, run_id, store)
     for table in kind.tables(experiment.data, records, options):
