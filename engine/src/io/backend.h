@@ -108,9 +108,9 @@
  *                    read): open it with O_NOFOLLOW and without O_CREAT.
  * A backend with a descriptor notes the created file's identity from it
  * and checks an existing file's through it (backend_fd.c); one whose
- * library holds the descriptor (MPI-IO, HDF5) notes it from the name at
- * once after the library's exclusive create returns, and checks the name
- * in open_check before opening an existing file.
+ * library holds the descriptor (MPI-IO, HDF5) notes it from the descriptor
+ * the library opened (owned_file_note_opened), and checks the name in
+ * open_check before opening an existing file.
  * For a shared file and a local open, only the file's owner (rank 0) gets
  * create == true; the other sharers open after it (the loop orders them
  * with a barrier on comm, inside the timed open).  A collective open gets
@@ -195,8 +195,8 @@ typedef struct backend_open_args {
     double *observed;    /* BACKEND_MAX_OBSERVED zeroed numbers to fill, or NULL */
     /* Which file is pario's (see "Creating files safely"): when create is
      * true and the open succeeds, the backend notes in *created the file it
-     * just created, from its descriptor (owned_file_note_created), never
-     * from the name later on.  When create is false and expect is known,
+     * just created, from its descriptor (owned_file_note_created, or
+     * owned_file_note_opened for a library's), never from the name.  When create is false and expect is known,
      * the backend opens only that file: ESTALE when the name now holds
      * another.  Either may be NULL (nothing to note or to check).  For a
      * striped file they point to one identity per part (stripe.c). */

@@ -256,11 +256,11 @@ static int hdf5_open(const backend_open_args *a, void **handle)
         release(f);
         return e;
     }
-    /* HDF5 holds the descriptor: the name, at once after the exclusive
+    /* HDF5 holds the descriptor: the one it opened (safe_file.h), after the exclusive
      * create.  A failure leaves *created unknown, which the loop reports
      * after the phase (failing here would split a collective open). */
     if (a->mode == BACKEND_WRITE && a->create && a->created)
-        owned_file_note_path(a->path, a->created);
+        owned_file_note_opened(a->path, a->created);
     if (cfg->atomic && H5Fset_mpi_atomicity(f->file, 1) < 0) {
         release(f);
         return ENOTSUP;

@@ -172,11 +172,11 @@ static int mpiio_open(const backend_open_args *a, void **handle)
         free(f);
         return e;
     }
-    /* MPI holds the descriptor: the name, at once after the exclusive
+    /* MPI holds the descriptor: the one it opened (safe_file.h), after the exclusive
      * create.  A failure leaves *created unknown, which the loop reports
      * after the phase (failing here would split a collective open). */
     if (a->create && a->created)
-        owned_file_note_path(a->path, a->created);
+        owned_file_note_opened(a->path, a->created);
     mpiio_observe_open(f->fh);
     mpiio_probe_opened(&f->probe);
     *handle = f;

@@ -27,7 +27,7 @@ int mpi_file_create(MPI_Comm comm, const char *path, MPI_Info info, MPI_File *fh
     errno = 0;
     int rc = MPI_File_open(comm, path, MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_RDWR, info, fh);
     if (!mpi_failed(rc, w, "creating %s", path)) {
-        int e = owned_file_note_path(path, who); /* MPI gives no descriptor: the name, at once */
+        int e = owned_file_note_opened(path, who); /* the descriptor MPI opened (safe_file.h) */
         if (e)
             mpi_why_set(w, "%s %s", path, owned_file_reason(e));
     } else {

@@ -1,5 +1,6 @@
 #include "safe_file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -58,6 +59,44 @@ int owned_file_note_created(int fd, const char *path, owned_file *who)
     if (!e)
         ledger("made", who, path);
     return e;
+}
+
+int owned_file_note_opened(const char *path, owned_file *who)
+{
+    /* the kernel names an open file by its absolute path */
+    char canon[PATH_MAX], dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    char real[PATH_MAX];
+    if (!realpath(dir, real))
+        return owned_file_note_path(path, who);
+    snprintf(canon, sizeof canon, "%s/%s", strcmp(real, "/") ? real : "", base);
+    char deleted[PATH_MAX + 16];
+    snprintf(deleted, sizeof deleted, "%s (deleted)", canon);
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return owned_file_note_path(path, who);
+    int found = -1;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char link[64], target[PATH_MAX + 16];
+        int fd = atoi(e->d_name);
+        if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dirfd(d))
+            continue;
+        snprintf(link, sizeof link, "/proc/self/fd/%s", e->d_name);
+        ssize_t n = readlink(link, target, sizeof target - 1);
+        if (n <= 0)
+            continue;
+        target[n] = '\0';
+        if ((!strcmp(target, canon) || !strcmp(target, deleted)) && fd > found)
+            found = fd; /* the newest descriptor of that name: the library's */
+    }
+    int r = found >= 0 ? owned_file_note_created(found, path, who) : owned_file_note_path(path, who);
+    closedir(d);
+    return r;
 }
 
 int owned_file_note_path(const char *path, owned_file *who)

@@ -29,6 +29,15 @@ int owned_file_note_fd(int fd, owned_file *who);
  * from the descriptor (never from the name) and entered in the ledger. */
 int owned_file_note_created(int fd, const char *path, owned_file *who);
 
+/* For a file an MPI or HDF5 library just created at path: note the file
+ * the library holds open, found among this process's descriptors
+ * (/proc/self/fd: the one whose target is path, or path "(deleted)" when
+ * the name was taken over since), so the name is never trusted even while
+ * the library's create runs.  Without such a descriptor (a library that
+ * defers its open), the name at once (owned_file_note_path).  Entered in
+ * the ledger.  0 or an errno value. */
+int owned_file_note_opened(const char *path, owned_file *who);
+
 /* Note the identity of the regular file path names now (lstat: a symlink
  * is refused with ELOOP, anything but a regular file with EINVAL). */
 int owned_file_note_path(const char *path, owned_file *who);

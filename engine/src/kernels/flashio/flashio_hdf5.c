@@ -229,7 +229,7 @@ void flash_write_file(const flash_mesh *m, enum flash_file which, const char *pa
     int noted;
     if (w.file < 0)
         fail_h5(r, "creating the file", path, 0);
-    else if ((noted = owned_file_note_path(path, &r->who)) != 0) /* at once: HDF5 gives no descriptor */
+    else if ((noted = owned_file_note_opened(path, &r->who)) != 0) /* the descriptor HDF5 opened */
         snprintf(r->why, sizeof r->why, "%s", owned_file_reason(noted));
     if (!any_failed(r, comm)) {
         put_metadata(&w, m, nvars, vars, which != FLASH_CHECKPOINT);
