@@ -30,6 +30,9 @@ trials): the load measured at each loader count.  Quantities (`Quantity`) and pa
 (`Param`) are declared by the kinds; `units` converts a quantity's values
 for display (a rate kept in MiB/s shown as bytes/s, say).
 
+`split_varying(figure, records, params)` gives one figure per value of
+any parameter that varies inside one cell but is neither x nor series (a
+run over 1 and 2 ranks of a figure by request size);
 `build(figure, records, params, quantities)` gives a `FigureData`;
 `format_table(data)` prints it; `plot.plot_figure(data, ...)` draws it.
 """
@@ -267,6 +270,47 @@ def build(figure, records, params, quantities, predicted=""):
         series_labels={s: _label(s, figure.series, params) for s in order},
         palette_order=[_label(v, figure.series, params) for v in known],
         annotations=_annotations(figure, extra, quantities), predicted=bool(predicted))
+
+
+def _names(series):
+    if series is None:
+        return ()
+    return (series,) if isinstance(series, str) else tuple(series)
+
+
+def split_varying(figure, records, params):
+    """The figure as drawn from these records: itself, or one figure per
+    value of every parameter that varies among the records of one cell
+    (same x, same series) but is neither the x axis nor a series: points of
+    2 rank counts, or 2 block sizes, are never pooled into one best-of
+    cell.  Each part selects its value (`where`) and names it in its title,
+    where a `{param}` placeholder names it already or else at the end."""
+    mine = [r for r in records if figure.selects(r) and r.values.get(figure.y)]
+    cells = {}
+    for r in mine:
+        cells.setdefault((r.params.get(figure.x), _key(r, figure.series)), []).append(r)
+    axes = {figure.x, *_names(figure.series), *figure.where}
+    split = sorted({k for rs in cells.values() for r in rs for k in r.params
+                    if k not in axes and len({repr(q.params.get(k)) for q in rs}) > 1})
+    if not split:
+        return [figure]
+    combos = sorted({tuple(r.params.get(k) for k in split) for r in mine},
+                    key=lambda c: tuple(_sort_key(v) for v in c))
+    parts = []
+    for combo in combos:
+        named = [(k, v) for k, v in zip(split, combo) if "{" + k + "}" not in figure.title]
+        title = figure.title
+        if named:
+            title += " (" + ", ".join(f"{params.get(k, Param(k)).label} "
+                                      f"{params.get(k, Param(k)).fmt(v)}" for k, v in named) + ")"
+        suffix = "-".join(f"{k}{v}" for k, v in zip(split, combo))
+        parts.append(replace(figure, id=f"{figure.id}-{_file_safe(suffix)}", title=title,
+                             where={**figure.where, **dict(zip(split, combo))}))
+    return parts
+
+
+def _file_safe(text):
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
 
 
 def why_left_out(figure, records):

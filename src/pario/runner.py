@@ -15,7 +15,7 @@ from .checks import check_dir, check_out, check_timeout, run_tag
 from .engine import engine_mpi, engine_path
 from .errors import NoRunnablePoint, UsageError
 from .explain import explain_run
-from .figures import build, why_left_out
+from .figures import build, split_varying, why_left_out
 from .launch import choose_launcher
 from .version import describe as describe_version
 from .model.command import bound_lines, predicted_label
@@ -229,7 +229,8 @@ def run_views(store, run_id):
     # a model's figures say so in every table and plot title, and show no trials
     predicted = predicted_label(run) or ""
     data = [d for d in (build(f, records, kind.params, kind.quantities, predicted)
-                        for f in _figures(kind, experiment, records, options)) if d]
+                        for whole in _figures(kind, experiment, records, options)
+                        for f in split_varying(whole, records, kind.params)) if d]
     return run, kind, experiment, options, records, data
 
 
