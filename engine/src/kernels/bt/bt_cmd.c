@@ -315,7 +315,7 @@ static void save_json(const bt_options *o, const bt_outcome *r)
     json_string(&j, "npb_io_rule", o->io ? "NPB 3.3.1/3.4.0: 1/mean over ranks of 1/(rank's write + close "
                                            "seconds); MB = 1e6 bytes" : NULL);
     /* pario's close syncs the file to storage (fsync, MPI_File_sync);
-     * NPB's MPI_File_close does not (ompio and ROMIO call no fsync in it):
+     * NPB's MPI_File_close does not (ompio's calls no fsync in it):
      * the same figures without the sync, beside, and the sync itself */
     json_double(&j, "sync_seconds_max", o->io ? r->sync_max : NAN);
     json_double(&j, "npb_io_seconds_without_sync", o->io ? r->unsynced.seconds : NAN);

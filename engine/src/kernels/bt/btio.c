@@ -270,9 +270,9 @@ static int mpiio_close(btio_ctx *c)
 {
     int e = 0;
     if (c->fh != MPI_FILE_NULL) {
-        /* MPI_File_close syncs by the standard's words, but neither ompio
-         * nor ROMIO calls fsync in it: pario asks, so its I/O time ends
-         * with the data on storage */
+        /* MPI_File_close syncs by the standard's words, but ompio's calls
+         * no fsync (strace) and ROMIO's does not flush either: pario asks,
+         * so its I/O time ends with the data on storage */
         double t = clock_now();
         e = mpi_failed(c, MPI_File_sync(c->fh), "MPI_File_sync");
         c->sync_seconds = clock_now() - t;
