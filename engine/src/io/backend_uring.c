@@ -7,11 +7,12 @@
  * (iodepth_batch_submit=1); a request that would be alone (queue depth 1,
  * the first requests of a phase) waits for reap, which hands it over and
  * waits in the same call.  Measured on a virtio disk against holding the
- * whole refill for one call per reap (bench/backends.py, SCHED_FIFO,
- * 12 paired rounds): 4 KiB random reads at depth 16 went from 0.92x to
- * 1.06x fio's IOPS, at depth 64 from 0.89x to 1.04x, although that made
- * twice the system calls: the device gets a freed slot's next request
- * without waiting for the rest of the refill.  --uring-submit-batch N
+ * whole refill for one call per reap (bench/backends.py, run F in the
+ * README): 4 KiB random reads at depth 16 went from 0.92x to 1.04x fio's
+ * IOPS, at depth 64 from 0.87x to 0.95x, although that makes three to
+ * four times the system calls (not proven, our reading: the device gets
+ * a freed slot's next request without waiting for the rest of the
+ * refill).  --uring-submit-batch N
  * waits for N queued requests instead (N = the depth: once per refill).
  * reap enters the kernel only when it has something to hand over or no
  * completion is waiting in the ring.
