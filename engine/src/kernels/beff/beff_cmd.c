@@ -304,19 +304,10 @@ static void save_json(const beff_run *r, double beff)
     }
     json_array_end(&j);
     json_double(&j, "b_eff_io_mib_per_s", beff);
-    json_object_begin(&j, "verification");
-    json_bool(&j, "performed", true);
-    json_bool(&j, "ok", true);
-    json_object_end(&j);
-    json_array_begin(&j, "warnings");
-    json_string(&j, NULL, "b_eff_io's chunk list, time shares and single-number rule follow the published "
-                          "description; its source was not available to check them (REFERENCE-FACTS 5)");
-    json_array_end(&j);
-    json_object_end(&j);
-    int e = json_save(&j, r->o.json);
-    json_free(&j);
-    if (e)
-        fail_exit(EXIT_RUN_FAILED, 1, "cannot write --json %s: %s", r->o.json, strerror(e));
+    const char *warnings[] = {"b_eff_io's chunk list, time shares and single-number rule follow the "
+                              "published description; its source was not available to check them "
+                              "(REFERENCE-FACTS 5)"};
+    result_doc_close_verified(&j, true, warnings, 1, r->o.json);
 }
 
 int beff_command(int argc, char **argv)

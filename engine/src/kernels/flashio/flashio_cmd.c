@@ -126,17 +126,7 @@ static void save_json(const flashio_options *o, int nranks, const flash_mesh *m,
     json_uint(&j, "total_bytes", total_b);
     json_double(&j, "total_seconds", total_s);
     json_double(&j, "mib_per_s", mib_per_s);
-    json_object_begin(&j, "verification");
-    json_bool(&j, "performed", true);
-    json_bool(&j, "ok", true);
-    json_object_end(&j);
-    json_array_begin(&j, "warnings");
-    json_array_end(&j);
-    json_object_end(&j);
-    int e = json_save(&j, o->json);
-    json_free(&j);
-    if (e)
-        fail_exit(EXIT_RUN_FAILED, 1, "cannot write --json %s: %s", o->json, strerror(e));
+    result_doc_close_verified(&j, true, NULL, 0, o->json);
 }
 
 int flashio_command(int argc, char **argv)

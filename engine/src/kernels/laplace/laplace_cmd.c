@@ -247,19 +247,8 @@ static void save_json(const laplace_options *o, int nranks, const checkpoint *cp
         json_object_end(&j);
     }
     json_array_end(&j);
-    json_object_begin(&j, "verification");
-    json_bool(&j, "performed", true);
-    json_bool(&j, "ok", true);
-    json_object_end(&j);
-    json_array_begin(&j, "warnings");
-    if (cb_ignored(o))
-        json_string(&j, NULL, cb_ignored(o));
-    json_array_end(&j);
-    json_object_end(&j);
-    int e = json_save(&j, o->json);
-    json_free(&j);
-    if (e)
-        fail_exit(EXIT_RUN_FAILED, 1, "cannot write --json %s: %s", o->json, strerror(e));
+    const char *warnings[] = {cb_ignored(o)};
+    result_doc_close_verified(&j, true, warnings, 1, o->json);
 }
 
 int laplace_command(int argc, char **argv)
