@@ -45,7 +45,9 @@ _EXTRA_FLAGS = {
 }
 # Backend flags of a test (point.options) the simulation honours.
 _OPTION_FLAGS = {
-    "--collective": (0, lambda m: None),       # aggregators act as service agents
+    # two-phase I/O over the whole access list where the machine has a
+    # collective buffer (agent.cb_buffer), else aggregators act as agents
+    "--collective": (0, lambda m: None),
     # one MPI-IO model whichever implementation the run chose (docs/model.md)
     "--mpiio-impl": (1, lambda m: None),
     "--atomic": (0, lambda m: None if m["agent.mode"] == "munix" else
