@@ -69,6 +69,7 @@ def test_probe_measures_the_stream_at_each_call_size(runs):
         assert f"storage, one stream read again (in the page cache), {size} calls" in table
         assert f"MPI messages of one call's size, rank 1 to 0, {size} calls" in table
         assert f"storage, two streams read at once (ranks 0, 1; cache kept out), {size} calls" in table
+        assert f"storage, two streams written at once (ranks 0, 1; fsync), {size} calls" in table
     for row in ("token hand-over, ring of all ranks", "token hand-over, a yielding thread beside each rank",
                 "collective MPI-IO write call, 1 byte per rank", "collective MPI-IO read call, 1 byte per rank"):
         assert row in table
@@ -87,7 +88,8 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
                 "file.open_close_write", "network.token_latency_crowded",
                 "host.cached_read_rate", "host.cached_read_overhead",
                 "agent.message_rate", "agent.message_overhead", "client.collective_overhead",
-                "client.collective_write_overhead", "disk.shared_read_rate"):
+                "client.collective_write_overhead", "disk.shared_read_rate",
+                "disk.shared_write_rate"):
         assert "probe run 1" in flat[key]["source"] and "Table" in flat[key]["source"], key
     for key in ("host.cores", "host.page_cache"):  # the host the probe ran on
         assert "probe run 1" in flat[key]["source"] and "mpi.hosts" in flat[key]["source"], key
@@ -336,21 +338,23 @@ def _set(path, value):
     return edit
 
 
-def _no_time_per_byte(c):
-    m = c["messages"]  # 4 KiB messages all the time, the larger ones none: no time per byte
-    m["seconds"]["best"] = 1.0 if m["block_bytes"] == 4096 else 1e-3
+def _no_time(c):
+    m = c["messages"]  # the 64 KiB messages in no time
+    if m["block_bytes"] == 65536:
+        m["seconds"]["best"] = 0
 
 
 @pytest.mark.parametrize("edit,phrase", [
     (_drop("stream_read_cached"), "has no cached stream read row"),
     (_drop("two_streams"), "has no two streams at once row"),
+    (_drop("two_writers"), "has no two streams written at once row"),
     (_drop("collective_mpiio"), "has no collective MPI-IO call row"),
     (_drop("token_pass"), "has no token hand-over row"),
     (_drop("messages"), "has no MPI messages row"),
     (_set(("token_pass", "crowded_seconds", "best"), 0), "token hand-over times"),
     (_set(("collective_mpiio", "write_seconds", "best"), -1e-5), "collective MPI-IO write call took"),
     (_set(("collective_mpiio", "read_seconds", "best"), None), "collective MPI-IO read call took"),
-    (_no_time_per_byte, "leave no time per byte"),
+    (_no_time, "its MPI messages took no time"),
 ])
 def test_a_probe_without_good_rows_is_refused_as_a_machine(runs, tmp_path, edit, phrase):
     """A probe made before these rows existed, or with a value no machine can
@@ -382,3 +386,23 @@ def test_an_incomplete_probe_is_refused_as_a_machine(runs, tmp_path):
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "probe run 1 is incomplete" in lines[0] and "pario probe" in lines[0], r.stderr
     assert _count_runs(db) == before
+
+
+def test_messages_without_time_per_byte_fall_back_to_the_largest(runs, tmp_path):
+    """Small messages slower per message than the line allows (a busy
+    machine): the largest messages' own time per byte, no cost per message,
+    and the source says so."""
+    db = _copy_db(runs, tmp_path)
+    con = sqlite3.connect(db)
+    for pid, text in con.execute("SELECT id, result_json FROM points WHERE run_id=1").fetchall():
+        doc = json.loads(text)
+        m = doc["components"]["messages"]
+        m["seconds"]["best"] = 1.0 if m["block_bytes"] == 4096 else 0.002
+        con.execute("UPDATE points SET result_json=? WHERE id=?", (json.dumps(doc), pid))
+    con.commit()
+    r = pario("model", "--machine", "probe:1", "--print-machine", db=db)
+    assert r.returncode == 0, r.stderr
+    msg = tomllib.loads(r.stdout)["agent"]
+    assert msg["message_overhead"]["value"] == "0us"
+    assert float(msg["message_rate"]["value"].removesuffix("MB/s")) == pytest.approx(4 / 0.002, rel=1e-4)
+    assert "left no time per byte" in msg["message_rate"]["source"]

@@ -95,6 +95,9 @@ PARAMS = {p.name: p for p in [
           "one file, or several files; 0 = disk.rate)"),
     Param("disk.write_rate", "rate", "B/s",
           "media rate of one disk or RAID for long writes (disk.rate is for reads)"),
+    Param("disk.shared_write_rate", "rate", "B/s",
+          "disk.write_rate while two or more ranks write different bytes at once (several streams "
+          "of one file, several aggregators; 0 = disk.write_rate)"),
     Param("disk.write_overhead", "time", "s",
           "fixed cost of one disk write transfer: a write of s bytes takes "
           "write_overhead + s / write_rate"),

@@ -140,14 +140,19 @@ def _message_fit(run_id, docs):
                          "their rate against size needs at least two; run "
                          "'pario probe --dir D --stream-blocks 4k,64k,1m'")
     size = sizes.pop()
-    per_msg, intercept = _fit([(size // b, t) for b, (_, t) in sorted(by_block.items())])
-    if intercept <= 0:
-        raise UsageError(f"probe run {run_id}: its MPI messages' times leave no time per byte (a "
-                         "line through them against the number of messages meets zero messages at "
-                         "or below zero seconds): the machine was too busy for a steady probe; run "
-                         "'pario probe' again")
+    if any(not t or t <= 0 for _, t in by_block.values()):
+        raise UsageError(f"probe run {run_id}: its MPI messages took no time at some size, which no "
+                         "machine does: run 'pario probe' again")
     rows = ", ".join(f"{format_size(b)} messages {n / MIB / t:.1f} MiB/s"
                      for b, (n, t) in sorted(by_block.items()))
+    per_msg, intercept = _fit([(size // b, t) for b, (_, t) in sorted(by_block.items())])
+    if intercept <= 0:
+        # A busy machine's small messages can leave the line no time per
+        # byte; the largest messages then give it, with no cost per message.
+        largest = max(by_block)
+        rows += (f" (the line through them left no time per byte: the {format_size(largest)} "
+                 "messages' own time per byte, no cost per message)")
+        return 0.0, by_block[largest][1] / size, rows, size
     return per_msg, intercept / size, rows, size
 
 
@@ -273,6 +278,20 @@ def machine_from_probe(store, run_id, overrides=()):
     put("agent.copy_rate", _rate(mem_rank),
         f"{table2} 'memory copy, slowest rank' (all ranks copying at once): a collective "
         "MPI-IO aggregator copies every call's data through its collective buffer")
+    writers = _need(run_id, c, "two_writers", "two streams written at once")
+    if writers:
+        per_call, per_byte, rows, size = _stream_fit(run_id, docs, "two_writers", oc_write)
+        if per_byte <= 0:
+            raise UsageError(f"probe run {run_id}: its two writers took less time at small calls than "
+                             "at large ones, which leaves no time per byte: the machine was too busy "
+                             "for a steady probe; run 'pario probe' again with a larger --size")
+        put("disk.shared_write_rate", _rate(1 / per_byte),
+            f"{table2} 'storage, two streams written at once': ranks 0 and 1 writing a half each "
+            f"(fsync): {rows} for {format_size(size)}; least squares as for the one stream gives "
+            f"{per_byte * 1e9:.4g} ns per byte")
+    else:
+        put("disk.shared_write_rate", "0", f"{where}: one rank, no two writers measured "
+                                           "(disk.write_rate for any number of writers)")
     two = _need(run_id, c, "two_streams", "two streams at once")
     if two:
         per_call, per_byte, rows, size = _stream_fit(run_id, docs, "two_streams", oc_read)

@@ -67,12 +67,6 @@ class Simulation:
         self.mem_rate = m["io_node.memory_rate"]
         self.post = m["io_node.request_overhead"]
         self.disk_rate = m["disk.rate"]
-        # Ranks reading different bytes at once (not a broadcast, whose
-        # later readers find the first one's bytes in a page cache or an
-        # I/O node's cache): the disk's rate for several streams.
-        streams = min(P, point.group) if point.group else P
-        if m["disk.shared_read_rate"] and streams > 1 and point.layout != "broadcast":
-            self.disk_rate = m["disk.shared_read_rate"]
         self.disk_overhead = m["disk.overhead"]
         self.disk_write_rate = m["disk.write_rate"]
         self.disk_write_overhead = m["disk.write_overhead"]
@@ -116,6 +110,20 @@ class Simulation:
         # one call per rank and phase, the aggregators moving the file.
         self.two_phase = (two_phase_plan(self.offsets, point.block, self.n_agents, m["agent.cb_buffer"])
                           if self.aggregating and self.sharers > 1 and m["agent.cb_buffer"] else None)
+        # Several streams of different bytes at once take the disk's rates
+        # for several (the probe's two at once): the aggregators of a
+        # two-phase point, one rank per group, every rank otherwise; a
+        # broadcast is one stream (its later readers find the bytes cached).
+        if self.two_phase is not None:
+            streams = self.n_agents
+        elif point.layout == "broadcast":
+            streams = 1
+        else:
+            streams = min(P, point.group) if point.group else P
+        if streams > 1 and m["disk.shared_read_rate"]:
+            self.disk_rate = m["disk.shared_read_rate"]
+        if streams > 1 and m["disk.shared_write_rate"]:
+            self.disk_write_rate = m["disk.shared_write_rate"]
         # A shared file under munix is one token between agents (ASCI Red
         # report, section 2.6); with one agent there is no one to serialise.
         self.munix = m["agent.mode"] == "munix"

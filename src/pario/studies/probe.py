@@ -69,9 +69,11 @@ def _round_trips(which):
     return get
 
 
-def _two_streams(c):
-    m = c.get("two_streams")
-    return [m["bytes"] / 1048576 / t for t in m["seconds"]["values"]] if m else []
+def _two(key):
+    def get(c):
+        m = c.get(key)
+        return [m["bytes"] / 1048576 / t for t in m["seconds"]["values"]] if m else []
+    return get
 
 
 def _messages(c):
@@ -94,8 +96,10 @@ COMPONENTS = [
      lambda c: c["stream_read"]["mib_per_s"]["values"]),
     ("stream_read_cached", 2, "storage, one stream read again (in the page cache)", "MiB/s", "max",
      lambda c: (c.get("stream_read_cached") or {}).get("mib_per_s", {}).get("values", [])),
+    ("two_writers", 2, "storage, two streams written at once (ranks 0, 1; fsync)", "MiB/s", "max",
+     _two("two_writers")),
     ("two_streams", 2, "storage, two streams read at once (ranks 0, 1; cache kept out)", "MiB/s", "max",
-     _two_streams),
+     _two("two_streams")),
     ("messages", 2, "MPI messages of one call's size, rank 1 to 0", "MiB/s", "max", _messages),
     ("barrier", 3, "globally synchronize all ranks (barrier)", "s", "min",
      lambda c: c["barrier_seconds"]["values"]),
@@ -127,7 +131,7 @@ def _fmt(v, unit):
 
 
 # Rows measured at the probe point's call size: one row per --stream-blocks size.
-STREAMS = ("stream_write", "stream_read", "stream_read_cached", "two_streams",
+STREAMS = ("stream_write", "stream_read", "stream_read_cached", "two_writers", "two_streams",
            "messages")
 DEFAULT_BLOCK = 1 << 20
 

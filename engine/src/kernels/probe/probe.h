@@ -15,9 +15,9 @@
  *                     emptied first (fadvise, else O_DIRECT; residency
  *                     measured with mincore), then once more from the page
  *                     cache (the cached read)
- *   two streams       ranks 0 and 1 each read one half of such a file at
- *                     once, the page cache emptied first (several streams
- *                     of one file)
+ *   two streams       ranks 0 and 1 each write (fsync) one half of such a
+ *                     file at once, then read it back at once, the page
+ *                     cache emptied first (several streams of one file)
  *   messages          rank 1 sends rank 0 min(--size, 64 MiB) in --block
  *                     messages (MPI's rate for a call's data)
  *   token hand-over   every rank passes a grouped run's token round a ring
@@ -107,9 +107,10 @@ typedef struct probe_result {
     /* The stream read once more with the file in the page cache. */
     samples stream_read_cached, stream_read_cached_seconds; /* MiB/s, s */
     double cached_fraction;                      /* least residency before it */
-    /* Ranks 0 and 1 reading a half of one file each, at once, the page
-     * cache kept out (two ranks or more): seconds until both are done. */
-    samples two_streams_seconds;
+    /* Ranks 0 and 1 writing (fsync) then reading a half of one file each,
+     * at once, the page cache emptied between (two ranks or more): seconds
+     * until both are done. */
+    samples two_writers_seconds, two_streams_seconds;
     /* MPI messages rank 1 -> rank 0 (two ranks or more). */
     bool have_messages;
     uint64_t message_bytes;                      /* in --block messages */

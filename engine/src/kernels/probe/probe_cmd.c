@@ -479,12 +479,44 @@ static void measure_metadata(probe_ctx *c, probe_result *r)
     }
 }
 
-/* ---- two streams of one file: ranks 0 and 1 read a half each at once ---- */
-/* Rank 0 writes the stream's file again (fsync, untimed) and empties the
- * page cache of it; then ranks 0 and 1 read one half each in --block calls
- * at the same time: what one file's storage gives several readers at once
- * (a partitioned read), against the one stream above.  Rank 1 opens the
- * file by the identity rank 0 created it with. */
+/* ---- two streams of one file: ranks 0 and 1 a half each, at once ------- */
+/* Each iteration rank 0 creates the stream's file again and reserves its
+ * space (posix_fallocate, fsync), as for the one stream; then ranks 0 and
+ * 1 each write one half of it in --block calls at the same time (open,
+ * write, fsync, close), the page cache of it is emptied, and both read
+ * their halves back at once: what one file's storage gives several writers
+ * and readers at once (a partitioned file, several aggregators), against
+ * the one stream above.  Rank 1 opens the file by the identity rank 0
+ * created it with. */
+static double two_streams_pass(probe_ctx *c, const char *p, const owned_file *who, bool writing,
+                               pattern_source *src, unsigned char *buf, uint64_t half)
+{
+    const uint64_t block = c->o->block;
+    MPI_Barrier(c->comm);
+    double t0 = clock_now();
+    if (c->rank < 2) {
+        int fd = open_ours(p, writing ? O_WRONLY : O_RDONLY, who);
+        if (fd < 0)
+            record_error(c, -fd, "open %s: %s", p, owned_file_reason(-fd));
+        const uint64_t first = (uint64_t)c->rank * half;
+        for (uint64_t off = first; fd >= 0 && off < first + half && !c->err; off += block) {
+            ssize_t n = writing ? pwrite(fd, pattern_source_at(src, off, block), block, (off_t)off)
+                                : pread(fd, buf, block, (off_t)off);
+            if (n != (ssize_t)block)
+                record_error(c, n < 0 ? errno : EIO, "%s %s at offset %llu: %s",
+                             writing ? "write" : "read", p, (unsigned long long)off,
+                             n < 0 ? strerror(errno) : "short transfer");
+        }
+        if (fd >= 0 && writing && !c->err && fsync(fd) != 0)
+            record_error(c, errno, "fsync %s: %s", p, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+    }
+    double mine = c->rank < 2 ? clock_now() - t0 : 0, slowest;
+    MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
+    return slowest;
+}
+
 static void measure_two_streams(probe_ctx *c, probe_result *r)
 {
     if (c->nranks < 2)
@@ -492,55 +524,50 @@ static void measure_two_streams(probe_ctx *c, probe_result *r)
     char p[PATH_MAX];
     file_path(c, FILE_STREAM, p);
     const uint64_t block = c->o->block, half = c->o->stream_bytes / block / 2 * block;
+    if (half == 0)
+        return;
     unsigned char *buf = NULL;
     pattern_source src;
     bool src_ok = false;
-    if (c->rank == 0) {
+    if (c->rank < 2) {
         src_ok = pattern_source_init(&src, block, false) == 0;
         if (src_ok)
             pattern_source_fill(&src, pattern_key_make(1, 0, 0));
-        bool pre;
-        if (!src_ok)
-            record_error(c, ENOMEM, "cannot allocate the stream's %llu-byte buffers",
+        buf = malloc(block);
+        if (!src_ok || !buf)
+            record_error(c, ENOMEM, "cannot allocate the two streams' %llu-byte buffers",
                          (unsigned long long)block);
-        else
-            timed_stream_write(c, p, &src, &pre);
     }
-    if (c->rank < 2 && !(buf = malloc(block)))
-        record_error(c, ENOMEM, "cannot allocate a %llu-byte read buffer", (unsigned long long)block);
     agree_or_fail(c);
-    owned_file who = c->stream;
-    MPI_Bcast(&who, sizeof who, MPI_BYTE, 0, c->comm);
-    for (uint64_t it = 0; it < c->o->iterations && half > 0; it++) {
-        if (c->rank == 0 && !r->fs.memory_backed)
-            page_cache_evict(p);
-        MPI_Barrier(c->comm);
-        double t0 = clock_now();
-        if (c->rank < 2) {
-            int fd = open_ours(p, O_RDONLY, &who);
-            if (fd < 0)
-                record_error(c, -fd, "open %s: %s", p, owned_file_reason(-fd));
-            for (uint64_t off = (uint64_t)c->rank * half; fd >= 0 && off < ((uint64_t)c->rank + 1) * half && !c->err;
-                 off += block) {
-                ssize_t got = pread(fd, buf, block, (off_t)off);
-                if (got != (ssize_t)block)
-                    record_error(c, got < 0 ? errno : EIO, "read %s at offset %llu: %s", p,
-                                 (unsigned long long)off, got < 0 ? strerror(errno) : "short read");
-            }
-            if (fd >= 0)
+    for (uint64_t it = 0; it < c->o->iterations && !c->err; it++) {
+        if (c->rank == 0) {
+            remove_if_ours(p, &c->stream); /* ours: a fresh file every iteration */
+            int fd = create_new(c, p, &c->stream);
+            if (fd >= 0) {
+                if (posix_fallocate(fd, 0, (off_t)(2 * half)) == 0)
+                    fsync(fd);
                 close(fd);
+            }
         }
-        double mine = c->rank < 2 ? clock_now() - t0 : 0, slowest;
-        MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
-        if (c->rank == 0)
-            add(&r->two_streams_seconds, slowest);
         agree_or_fail(c);
+        owned_file who = c->stream;
+        MPI_Bcast(&who, sizeof who, MPI_BYTE, 0, c->comm);
+        double t = two_streams_pass(c, p, &who, true, &src, buf, half);
+        agree_or_fail(c);
+        if (c->rank == 0) {
+            add(&r->two_writers_seconds, t);
+            if (!r->fs.memory_backed)
+                page_cache_evict(p);
+        }
+        t = two_streams_pass(c, p, &who, false, &src, buf, half);
+        agree_or_fail(c);
+        if (c->rank == 0)
+            add(&r->two_streams_seconds, t);
     }
-    if (c->rank == 0) {
+    if (c->rank == 0)
         remove_if_ours(p, &c->stream);
-        if (src_ok)
-            pattern_source_free(&src);
-    }
+    if (src_ok)
+        pattern_source_free(&src);
     free(buf);
     quiet_barrier(c);
     agree_or_fail(c);

@@ -153,6 +153,10 @@ void probe_result_print(const probe_result *r)
     snprintf(what, sizeof what, "storage, one stream read again (page cache, %.0f%% resident)",
              100 * r->cached_fraction);
     printf("  %-56s %12.1f\n", what, samples_best(&r->stream_read_cached, true));
+    if (r->two_writers_seconds.n)
+        printf("  %-56s %12.1f\n", "storage, two streams written at once (ranks 0, 1; fsync)",
+               (double)(o->stream_bytes / o->block / 2 * o->block * 2) / (1 << 20) /
+                   samples_best(&r->two_writers_seconds, false));
     if (r->two_streams_seconds.n)
         printf("  %-56s %12.1f\n", "storage, two streams read at once (ranks 0, 1; cache kept out)",
                (double)(o->stream_bytes / o->block / 2 * o->block * 2) / (1 << 20) /
@@ -310,6 +314,19 @@ int probe_result_save_json(const probe_result *r, const char *path)
     write_samples(&j, "seconds", &r->stream_read_cached_seconds, false);
     json_object_end(&j);
 
+    if (r->two_writers_seconds.n) {
+        json_object_begin(&j, "two_writers");
+        json_int(&j, "writers", 2);
+        json_uint(&j, "bytes", o->stream_bytes / o->block / 2 * o->block * 2);
+        json_uint(&j, "block_bytes", o->block);
+        json_bool(&j, "fsync", true);
+        write_samples(&j, "seconds", &r->two_writers_seconds, false);
+        json_double(&j, "best_mib_per_s", (double)(o->stream_bytes / o->block / 2 * o->block * 2) /
+                                              (1 << 20) / samples_best(&r->two_writers_seconds, false));
+        json_object_end(&j);
+    } else {
+        json_null(&j, "two_writers");
+    }
     if (r->two_streams_seconds.n) {
         json_object_begin(&j, "two_streams");
         json_int(&j, "readers", 2);
