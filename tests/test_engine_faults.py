@@ -53,7 +53,8 @@ def test_bt_on_a_full_disk_ends_in_one_line_without_hanging(launcher, engine, fu
     lines = pario_lines(p.stderr)
     assert len(lines) == 1, p.stderr[-2000:]
     assert "No space left on device" in lines[0] and f"--io {mode}" in lines[0]
-    assert "mca_" not in p.stderr.replace(lines[0], "")  # no library lines besides pario's
+    assert lines[0].endswith(f"free space on {full_fs} or lower --class"), lines[0]  # the fix
+    assert "mca_" not in p.stderr  # no library line, not even inside pario's
     assert os.listdir(full_fs) == []  # the partial file is removed
 
 
@@ -323,3 +324,36 @@ def test_verify_bt_refuses_a_directory(engine, shm_dir):
     p = subprocess.run([engine, "verify-bt", str(shm_dir), "--class", "S"], capture_output=True,
                        text=True, timeout=60)
     assert p.returncode == 2 and "is a directory: give the solution file bt wrote" in p.stderr  # bad input
+
+
+# --- the MPI-IO and HDF5 kernels on a full disk: the io command's line ---
+KERNELS_ON_A_FULL_DISK = {
+    # id: (ranks, engine arguments, the option that writes less)
+    "perf": (4, ["perf", "--size", "1m", "--repeats", "1"], "--size"),  # ranks fail, not all at once
+    "perf-romio": (2, ["perf", "--size", "1m", "--repeats", "1", "--mpiio-impl", "romio"], "--size"),
+    "laplace": (3, ["laplace", "--grid", "600", "--iterations", "2"], "--grid"),
+    "laplace-romio": (2, ["laplace", "--grid", "600", "--iterations", "2", "--mpiio-impl", "romio",
+                          "--cb", "enable"], "--grid"),
+    "beff": (2, ["beff", "-T", "6", "--max-chunk", "64k"], "-T"),
+    "flashio": (2, ["flashio", "--blocks", "4"], "--blocks"),
+    "flashio-collective": (2, ["flashio", "--blocks", "4", "--transfer", "collective"], "--blocks"),
+}
+
+
+@pytest.mark.parametrize("kernel", KERNELS_ON_A_FULL_DISK)
+def test_a_kernel_on_a_full_disk_ends_in_the_io_commands_one_line(launcher, engine, small_tmpfs, kernel):
+    """Every MPI-IO kernel (and flashio over HDF5) names a full disk as the
+    io command does: one line, the cause and the fix, exit 3, none of the
+    library's own lines, no crash, and only its own files removed."""
+    ranks, args, shrink = KERNELS_ON_A_FULL_DISK[kernel]
+    full = small_tmpfs("400k")
+    mine = full / "the-users-file"
+    mine.write_bytes(b"not pario's\n" * 100)
+    p = mpirun(launcher, ranks, [engine, *args, "--dir", str(full)], timeout=90)
+    lines = pario_lines(p.stderr)
+    assert p.returncode == 3 and len(lines) == 1, p.stderr[-3000:]
+    assert lines[0].endswith(f"No space left on device: free space on {full} or lower {shrink}"), lines[0]
+    others = p.stderr.replace(lines[0], "")
+    for library_word in ("mca_", "pwrite", "MPI_ERR", "HDF5-DIAG", "Signal", "ROMIO"):
+        assert library_word not in others, p.stderr[-3000:]
+    assert os.listdir(full) == [mine.name] and mine.read_bytes() == b"not pario's\n" * 100

@@ -22,6 +22,7 @@ from .plot import Palette, check_figure_paths, plot_figure
 from .presets import load_experiment, parse_experiment, preset_figures, Experiment
 from .progress import Progress
 from .rundirs import RunDirs
+from .space import check_space
 from .store import Store, check_db_path
 from .terminal import print_figure
 from .studies import kind_of, refuse_foreign_options
@@ -76,6 +77,12 @@ def run_experiment(args, out=None):
     _check_normalise(preset, points)
     dirs = RunDirs(directory, [d for p in points for d in _subdirs(p)])
     dirs.check()  # before anything is stored
+    try:
+        check_space(points, directory)  # once, not at every point
+    except UsageError as exc:
+        if not args.dry_run:
+            raise
+        print(f"plan: warning: {exc}", file=out)  # a dry run shows the plan all the same
     if args.dry_run:
         for p in points:
             print(" ".join(launcher.command(p.ranks, [engine, *p.engine_args(directory, "RESULT.json")])),
@@ -201,7 +208,9 @@ def run_views(store, run_id):
         point["params"] = json.loads(p["params_json"]) if p["params_json"] else {}
         records += kind.records(point, json.loads(p["result_json"]))
     records = kind.finish(records)
-    data = [d for d in (build(f, records, kind.params, kind.quantities)
+    # a model's figures say so in every table and plot title, and show no trials
+    predicted = predicted_label(run) or ""
+    data = [d for d in (build(f, records, kind.params, kind.quantities, predicted)
                         for f in _figures(kind, experiment, records, options)) if d]
     return run, kind, experiment, options, records, data
 
@@ -229,11 +238,7 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     out = out or sys.stdout  # the stdout of the moment (a default would be import time's)
     run, kind, experiment, options, records, figures = run_views(store, run_id)
     probe_run, explained = explain_run(store, run_id, kind, figures)
-    predicted = predicted_label(run)
-    if predicted:  # a model's figures say so in every table and plot title
-        for fig in figures:
-            fig.heading += f" [{predicted}]"
-            fig.predicted = True
+    predicted = predicted_label(run)  # the figures' headings say so already (run_views)
     counts = store.counts(run_id)
     print(f"\nrun {run_id}: preset {run['preset']} ({run['title']}), {run['status']}, "
           f"started {run['started_utc']}, dir {run['dir']}", file=out)

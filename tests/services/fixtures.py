@@ -11,44 +11,30 @@ import pytest
 from .common import ServiceError
 
 
-def _service(make, what):
-    service = make()
-    atexit.register(service.stop)  # a crash of the session still stops the daemons
-    try:
-        service.start()
-    except ServiceError as exc:
-        pytest.fail(f"{what}: {exc}", pytrace=False)
-    return service
+def _session_service(module, class_name, what):
+    """A session fixture for one service: <class_name> from services.<module>,
+    in a fresh /var/tmp/pario-<what>-* directory, started once; a crash of
+    the session still stops its daemons (atexit)."""
+
+    @pytest.fixture(scope="session")
+    def fixture():
+        from importlib import import_module
+
+        cls = getattr(import_module(f".{module}", __package__), class_name)
+        service = cls(f"/var/tmp/pario-{what}-{uuid.uuid4().hex[:8]}")
+        atexit.register(service.stop)
+        try:
+            service.start()
+        except ServiceError as exc:
+            pytest.fail(f"{what}: {exc}", pytrace=False)
+        try:
+            yield service
+        finally:
+            service.stop()
+
+    return fixture
 
 
-@pytest.fixture(scope="session")
-def slurm_cluster():
-    from .slurm import SlurmCluster
-
-    cluster = _service(lambda: SlurmCluster(f"/var/tmp/pario-slurm-{uuid.uuid4().hex[:8]}"), "slurm")
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
-
-
-@pytest.fixture(scope="session")
-def gluster_volumes():
-    from .gluster import GlusterVolumes
-
-    volumes = _service(lambda: GlusterVolumes(f"/var/tmp/pario-gluster-{uuid.uuid4().hex[:8]}"), "gluster")
-    try:
-        yield volumes
-    finally:
-        volumes.stop()
-
-
-@pytest.fixture(scope="session")
-def s3_server():
-    from .s3 import S3Server
-
-    server = _service(lambda: S3Server(f"/var/tmp/pario-s3-{uuid.uuid4().hex[:8]}"), "s3")
-    try:
-        yield server
-    finally:
-        server.stop()
+slurm_cluster = _session_service("slurm", "SlurmCluster", "slurm")
+gluster_volumes = _session_service("gluster", "GlusterVolumes", "gluster")
+s3_server = _session_service("s3", "S3Server", "s3")

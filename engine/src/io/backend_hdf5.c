@@ -23,10 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/disk_full.h"
 #include "../util/fail.h"
 #include "../util/fsinfo.h"
 #include "backend.h"
-#include "library_lines.h"
+#include "../util/library_lines.h"
 #include "io_options.h"
 #include "../util/mpiio_env.h"
 #include "mpiio_observe.h"
@@ -296,7 +297,7 @@ static int hdf5_open(const backend_open_args *a, void **handle)
  * the library printed (library_lines.h) names the cause when there is one. */
 static int failure_reason(const hdf5_file *f, bool reading, size_t len)
 {
-    return reading ? EIO : fs_space_reason(f->path, len, EIO);
+    return reading ? EIO : disk_short_write_errno(f->path, len);
 }
 
 static int per_call(hdf5_file *f, void *buf, size_t len, uint64_t offset, bool reading)
@@ -458,7 +459,7 @@ static int hdf5_sync(void *h)
 {
     hdf5_file *f = h;
     int e = library_lines_after(H5Fflush(f->file, H5F_SCOPE_LOCAL) < 0
-                                    ? fs_space_reason(f->path, 1, EIO) : 0);
+                                    ? disk_short_write_errno(f->path, 1) : 0);
     int mine = e != 0, any = 0;
     MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, f->comm);
     f->failed_apart = any;

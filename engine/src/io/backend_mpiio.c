@@ -25,12 +25,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../util/disk_full.h"
 #include "../util/fail.h"
-#include "../util/fsinfo.h"
 #include "../util/lock_count.h"
 #include "../util/proc_io.h"
 #include "backend.h"
-#include "library_lines.h"
+#include "../util/library_lines.h"
 #include "../util/mpiio_env.h"
 #include "mpiio_observe.h"
 #include "mpiio_view.h"
@@ -199,7 +199,7 @@ static int moved(const mpiio_file *f, int rc, int sys, const MPI_Status *st, siz
     MPI_Get_elements_x(st, MPI_BYTE, &got);
     if ((size_t)got == len)
         return 0;
-    return reading ? ENODATA : fs_space_reason(f->path, len - (size_t)got, EIO);
+    return reading ? ENODATA : disk_short_write_errno(f->path, len - (size_t)got);
 }
 
 /* Blocks go as bytes when the count fits an int, else as 8-byte words. */
@@ -257,7 +257,7 @@ static int mpiio_write_at(void *h, const void *buf, size_t len, uint64_t offset)
          * fills): as with write(2), the rest is tried again, and that call
          * says why (ENOSPC).  One rank cannot repeat a collective call. */
         if (got <= 0 || f->cfg->calls == CALLS_COLLECTIVE_PER_CALL)
-            return library_lines_reason(fs_space_reason(f->path, len - (size_t)got, EIO));
+            return library_lines_reason(disk_short_write_errno(f->path, len - (size_t)got));
         from += got;
         offset += (uint64_t)got;
         len -= (size_t)got;

@@ -344,14 +344,7 @@ int io_result_save_json(const io_result *r, const char *path)
     }
     json_array_end(&j);
 
-    json_array_begin(&j, "warnings");
-    for (int i = 0; i < r->nwarnings; i++)
-        json_string(&j, NULL, r->warnings[i]);
-    json_array_end(&j);
-    json_object_end(&j);
-    int e = json_save(&j, path);
-    json_free(&j);
-    return e;
+    return result_doc_close(&j, (const char *const *)r->warnings, r->nwarnings, path);
 }
 
 void io_result_print(const io_result *r)

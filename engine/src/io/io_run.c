@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../util/clock.h"
+#include "../util/disk_full.h"
 #include "../util/fail.h"
 #include "../util/fsinfo.h"
 #include "../util/pattern.h"
@@ -162,10 +163,9 @@ static void agree_or_fail(io_ctx *c)
     if (first == c->nranks)
         return;
     if (c->rank == first) {
-        char fix[PATH_MAX + 64] = "";
-        if (c->err == ENOSPC || c->err == EDQUOT) /* the disk filled after the free-space check */
-            snprintf(fix, sizeof fix, ": free space on %s or lower --size",
-                     c->o->stripe.ntargets ? "the --stripe-dirs" : c->o->dir);
+        char fix[PATH_MAX + 64]; /* the disk filled after the free-space check */
+        disk_full_fix(c->err, c->o->stripe.ntargets ? "the --stripe-dirs" : c->o->dir, "--size", fix,
+                      sizeof fix);
         fprintf(stderr, "pario-engine: error: rank %d: %s%s\n", c->rank, c->err_msg, fix);
     }
     fflush(stderr);

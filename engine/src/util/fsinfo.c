@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
@@ -53,14 +52,6 @@ uint64_t node_memory_bytes(void)
     if (pages <= 0 || size <= 0)
         return 0;
     return (uint64_t)pages * (uint64_t)size;
-}
-
-int fs_space_reason(const char *path, uint64_t need, int fallback)
-{
-    struct statvfs fs;
-    if (statvfs(path, &fs) == 0 && (uint64_t)fs.f_bavail * fs.f_frsize < need)
-        return ENOSPC;
-    return fallback;
 }
 
 double page_cache_fraction(const char *path)

@@ -32,11 +32,6 @@ typedef struct fs_mount {
 
 int fs_mount_of(const char *path, fs_mount *out); /* 0, or errno (out holds what is known) */
 
-/* Why a write failed or fell short while the library only said so (ompio
- * returns success with what fit, HDF5 a bare failure): ENOSPC when the file
- * system of `path` no longer has `need` bytes free, else `fallback`. */
-int fs_space_reason(const char *path, uint64_t need, int fallback);
-
 /* Fraction [0,1] of the file's pages resident in the page cache, or -1 when
  * it cannot be measured. */
 double page_cache_fraction(const char *path);

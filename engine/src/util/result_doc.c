@@ -5,6 +5,7 @@
 #include <sys/utsname.h>
 
 #include "../version.h"
+#include "fail.h"
 #include "fsinfo.h"
 
 /* The CPU's model name, from the first "model name" line of /proc/cpuinfo
@@ -91,4 +92,28 @@ void result_doc_target(json *j, const char *dir, const char *file, const fs_fact
     json_string(j, "mount_type", e ? NULL : m.type);
     json_string(j, "mount_options", e ? NULL : m.options);
     json_object_end(j);
+}
+
+int result_doc_close(json *j, const char *const *warnings, int n, const char *path)
+{
+    json_array_begin(j, "warnings");
+    for (int i = 0; i < n; i++)
+        if (warnings[i])
+            json_string(j, NULL, warnings[i]);
+    json_array_end(j);
+    json_object_end(j);
+    int e = json_save(j, path);
+    json_free(j);
+    return e;
+}
+
+void result_doc_close_verified(json *j, bool ok, const char *const *warnings, int n, const char *path)
+{
+    json_object_begin(j, "verification");
+    json_bool(j, "performed", true);
+    json_bool(j, "ok", ok);
+    json_object_end(j);
+    int e = result_doc_close(j, warnings, n, path);
+    if (e)
+        fail_exit(EXIT_RUN_FAILED, 1, "cannot write --json %s: %s", path, strerror(e));
 }

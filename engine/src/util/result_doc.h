@@ -4,6 +4,7 @@
 #ifndef PARIO_RESULT_DOC_H
 #define PARIO_RESULT_DOC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "fsinfo.h"
@@ -22,5 +23,15 @@ void result_doc_run(json *j, int argc, char **argv, const char *started_utc,
  * mount_options, device). */
 void result_doc_target(json *j, const char *dir, const char *file, const fs_facts *fs,
                        uint64_t node_memory);
+
+/* The closing every document shares: the "warnings" array (the n strings
+ * of `warnings`, NULL ones left out), the end of the object, the document
+ * saved to `path` and freed.  0, or the errno of the save. */
+int result_doc_close(json *j, const char *const *warnings, int n, const char *path);
+
+/* A kernel's closing: "verification" {performed, ok} (the kernel read back
+ * what it wrote), then result_doc_close; a save that fails ends the run
+ * in one line naming --json. */
+void result_doc_close_verified(json *j, bool ok, const char *const *warnings, int n, const char *path);
 
 #endif

@@ -157,9 +157,9 @@ static void remove_ours(void *arg)
 static int open_pattern(beff_run *r, int p, int method, beff_file *f, mpi_why *w)
 {
     const beff_pattern *pat = &beff_patterns[p];
-    char path[4400];
+    char *path = f->path;
     MPI_Comm comm = pat->per_rank_file ? MPI_COMM_SELF : MPI_COMM_WORLD;
-    snprintf(path, sizeof path, pat->per_rank_file ? "%s.%04d" : "%s", r->paths[p], r->rank);
+    snprintf(path, sizeof f->path, pat->per_rank_file ? "%s.%04d" : "%s", r->paths[p], r->rank);
     int rc;
     if (method == M_WRITE) {
         rc = mpi_file_create(comm, path, MPI_INFO_NULL, &f->fh, &r->who[p], w);
@@ -227,7 +227,7 @@ static void run_pattern(beff_run *r, int p, int method, char *buf, mpi_why *w)
     if (f.open) {
         if (write && !w->text[0])
             mpi_failed(MPI_File_sync(f.fh), w, "MPI_File_sync (%s)", pat->name);
-        mpi_failed(MPI_File_close(&f.fh), w, "closing the %s file", pat->name);
+        mpi_file_close(&f.fh, w, f.path);
     }
     double mine = MPI_Wtime() - t0;
     MPI_Allreduce(&mine, &r->seconds[method][p], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -304,19 +304,10 @@ static void save_json(const beff_run *r, double beff)
     }
     json_array_end(&j);
     json_double(&j, "b_eff_io_mib_per_s", beff);
-    json_object_begin(&j, "verification");
-    json_bool(&j, "performed", true);
-    json_bool(&j, "ok", true);
-    json_object_end(&j);
-    json_array_begin(&j, "warnings");
-    json_string(&j, NULL, "b_eff_io's chunk list, time shares and single-number rule follow the published "
-                          "description; its source was not available to check them (REFERENCE-FACTS 5)");
-    json_array_end(&j);
-    json_object_end(&j);
-    int e = json_save(&j, r->o.json);
-    json_free(&j);
-    if (e)
-        fail_exit(EXIT_RUN_FAILED, 1, "cannot write --json %s: %s", r->o.json, strerror(e));
+    const char *warnings[] = {"b_eff_io's chunk list, time shares and single-number rule follow the "
+                              "published description; its source was not available to check them "
+                              "(REFERENCE-FACTS 5)"};
+    result_doc_close_verified(&j, true, warnings, 1, r->o.json);
 }
 
 int beff_command(int argc, char **argv)
@@ -333,7 +324,7 @@ int beff_command(int argc, char **argv)
     /* the first write of each chunk of each pattern gets an equal share of
      * a third of T; rewrite and read repeat as many calls (our reading) */
     r.share = r.o.seconds / (3.0 * npat * r.nchunks);
-    mpi_why w = {{0}};
+    mpi_why w = MPI_WHY_FOR(r.o.dir, "-T");
     char *buf = aligned_alloc(4096, (r.chunks[r.nchunks - 1] + 8 + 4095) / 4096 * 4096);
     if (!buf)
         mpi_why_set(&w, "cannot allocate a buffer of the largest chunk: give a smaller --max-chunk");

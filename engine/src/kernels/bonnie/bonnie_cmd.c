@@ -256,19 +256,7 @@ static void save_json(const bonnie_run *r)
         json_object_end(&j);
     }
     json_array_end(&j);
-    json_object_begin(&j, "verification");
-    json_bool(&j, "performed", true);
-    json_bool(&j, "ok", r->data_ok);
-    json_object_end(&j);
-    json_array_begin(&j, "warnings");
-    for (int i = 0; i < r->nwarnings; i++)
-        json_string(&j, NULL, r->warnings[i]);
-    json_array_end(&j);
-    json_object_end(&j);
-    int e = json_save(&j, r->o.json);
-    json_free(&j);
-    if (e)
-        fail_exit(EXIT_RUN_FAILED, 1, "cannot write --json %s: %s", r->o.json, strerror(e));
+    result_doc_close_verified(&j, r->data_ok, (const char *const *)r->warnings, r->nwarnings, r->o.json);
 }
 
 int bonnie_command(int argc, char **argv)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../../util/clock.h"
+#include "../../util/disk_full.h"
 #include "../../util/fail.h"
 #include "../../util/json.h"
 #include "../../util/fsinfo.h"
@@ -353,24 +354,17 @@ static void save_json(const bt_options *o, const bt_outcome *r)
         json_bool(&j, "memory_backed", r->fs.memory_backed);
         json_object_end(&j);
     }
-    json_array_begin(&j, "warnings");
-    if (o->io && o->tc <= 0)
-        json_string(&j, NULL, "no --tc given: zeta needs T_C from the same run with --io none");
-    char line[400];
-    if (o->io && r->fs.memory_backed) {
-        snprintf(line, sizeof line, "target %s is %s: T_T measures writes into memory, not storage",
-                 o->dir, r->fs.type);
-        json_string(&j, NULL, line);
-    }
-    if (r->node_ranks > r->node_cores) {
-        snprintf(line, sizeof line, "%d ranks share %d cores on one node: T_C and T_T measure "
-                 "ranks taking turns on cores, not the machine's speed", r->node_ranks, r->node_cores);
-        json_string(&j, NULL, line);
-    }
-    json_array_end(&j);
-    json_object_end(&j);
-    int e = json_save(&j, o->json);
-    json_free(&j);
+    char memory[400], shared[400];
+    snprintf(memory, sizeof memory, "target %s is %s: T_T measures writes into memory, not storage",
+             o->dir, r->fs.type);
+    snprintf(shared, sizeof shared, "%d ranks share %d cores on one node: T_C and T_T measure "
+             "ranks taking turns on cores, not the machine's speed", r->node_ranks, r->node_cores);
+    const char *warnings[] = {
+        o->io && o->tc <= 0 ? "no --tc given: zeta needs T_C from the same run with --io none" : NULL,
+        o->io && r->fs.memory_backed ? memory : NULL,
+        r->node_ranks > r->node_cores ? shared : NULL,
+    };
+    int e = result_doc_close(&j, warnings, 3, o->json);
     if (e)
         fail_exit(EXIT_RUN_FAILED, 1, "cannot write --json %s: %s", o->json, strerror(e));
 }
@@ -402,8 +396,10 @@ static void stop_on_io_error(const bt_options *o, btio_ctx *io, int io_err, MPI_
     o->mode->close(io); /* collective for MPI-IO: every rank is here */
     MPI_Barrier(comm);
     btio_remove(io);
-    fail_exit(EXIT_RUN_FAILED, rank == first, "--io %s: rank %d writing %s: %s", o->mode->name,
-              rank, io->path, io->why[0] ? io->why : strerror(io_err));
+    char fix[4200];
+    disk_full_fix(io_err, o->dir, "--class", fix, sizeof fix);
+    fail_exit(EXIT_RUN_FAILED, rank == first, "--io %s: rank %d writing %s: %s%s", o->mode->name,
+              rank, io->path, io->why[0] ? io->why : strerror(io_err), fix);
 }
 
 /* The file's last dump against NPB's reference error norm (1e-8) and

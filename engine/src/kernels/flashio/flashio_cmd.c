@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../util/disk_full.h"
 #include "../../util/fail.h"
 #include "../../util/json.h"
 #include "../../util/mpi_file.h"
@@ -126,17 +127,7 @@ static void save_json(const flashio_options *o, int nranks, const flash_mesh *m,
     json_uint(&j, "total_bytes", total_b);
     json_double(&j, "total_seconds", total_s);
     json_double(&j, "mib_per_s", mib_per_s);
-    json_object_begin(&j, "verification");
-    json_bool(&j, "performed", true);
-    json_bool(&j, "ok", true);
-    json_object_end(&j);
-    json_array_begin(&j, "warnings");
-    json_array_end(&j);
-    json_object_end(&j);
-    int e = json_save(&j, o->json);
-    json_free(&j);
-    if (e)
-        fail_exit(EXIT_RUN_FAILED, 1, "cannot write --json %s: %s", o->json, strerror(e));
+    result_doc_close_verified(&j, true, NULL, 0, o->json);
 }
 
 int flashio_command(int argc, char **argv)
@@ -168,8 +159,10 @@ int flashio_command(int argc, char **argv)
         if (first < nranks) {
             MPI_Barrier(MPI_COMM_WORLD);
             remove_created(&r, rank);
+            char fix[4300];
+            disk_full_fix(w.err, o.dir, "--blocks", fix, sizeof fix);
             fail_exit(first == 0 && !r.created[f] && f == 0 ? EXIT_USAGE : EXIT_RUN_FAILED, rank == first,
-                      "rank %d writing %s: %s", rank, r.paths[f], w.why);
+                      "rank %d writing %s: %s%s", rank, r.paths[f], w.why, fix);
         }
         MPI_Allreduce(&w.seconds, &r.seconds[f], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         unsigned long long b = w.bytes;

@@ -296,12 +296,5 @@ int probe_result_save_json(const probe_result *r, const char *path)
                             "component of the path times its parallelism");
     json_object_end(&j);
 
-    json_array_begin(&j, "warnings");
-    for (int i = 0; i < r->nwarnings; i++)
-        json_string(&j, NULL, r->warnings[i]);
-    json_array_end(&j);
-    json_object_end(&j);
-    int e = json_save(&j, path);
-    json_free(&j);
-    return e;
+    return result_doc_close(&j, (const char *const *)r->warnings, r->nwarnings, path);
 }

@@ -2,7 +2,7 @@
 
 #include <stdbool.h>
 
-#include "../util/stderr_capture.h"
+#include "stderr_capture.h"
 
 static stderr_capture library;
 static int library_files;   /* open files holding stderr */
@@ -31,6 +31,14 @@ void library_lines_release(void)
 {
     if (library_files > 0 && --library_files == 0)
         stderr_capture_end(&library, !library_failed);
+}
+
+void library_lines_give_back(void)
+{
+    if (library_files > 0) {
+        library_files = 0;
+        stderr_capture_end(&library, !library_failed);
+    }
 }
 
 void library_lines_release_failed(void)
