@@ -52,19 +52,20 @@ def check_dir(text):
 
 
 def check_out(text):
-    """--out (plots): a directory, or a path whose nearest existing parent
-    is a writable directory; checked before any point runs."""
+    """--out (plots): an existing directory, or a new name in one: pario
+    creates at most the last component, as --dir, --db and report --out
+    need their directory to exist (a typo must not grow a tree at /).
+    Checked before any point runs."""
     if text is None:
         return None
     d = Path(path_text("--out", text))
     try:
         if d.exists() and not d.is_dir():
             raise UsageError(f"--out {d} is a file, not a directory: give a directory for the plots")
-        probe = d.absolute()
-        while not probe.exists():
-            probe = probe.parent
+        probe = d.absolute() if d.is_dir() else d.absolute().parent
         if not probe.is_dir():
-            raise UsageError(f"--out {d}: {probe} is not a directory: choose another path")
+            raise UsageError(f"--out {d}: directory {probe} does not exist: create it or choose "
+                             "another path (pario creates only the last name of --out)")
         _try_writing(probe, "--out", d)
     except OSError as exc:
         raise UsageError(f"--out {d}: {exc.strerror}: choose another directory") from None
@@ -81,6 +82,35 @@ def _try_writing(directory, option, shown):
                          "choose a directory you can write") from None
     os.close(fd)
     os.unlink(name)
+
+
+def check_space(directory, points):
+    """Every point's files fit in --dir's free space, checked for all points
+    before the first (points run one at a time and each removes its files,
+    so the largest decides): an impossible --size is one line, not a run
+    of identical failures.  Points say what they need with space_needed()
+    (optional in the point contract)."""
+    needs = [(p.space_needed(), p) for p in points if hasattr(p, "space_needed")]
+    if not needs:
+        return
+    need, point = max(needs, key=lambda n: n[0])
+    try:
+        st = os.statvfs(directory)
+    except OSError:
+        return  # check_dir has named what is wrong with the directory
+    free = st.f_bavail * st.f_frsize
+    if need > free:
+        from .units import format_size
+
+        raise UsageError(f"--dir {directory} has {_approx(free)} free but the run needs "
+                         f"{format_size(need)} (its point {point.label()}): free space or lower --size")
+
+
+def _approx(n):
+    for unit, shift in (("PiB", 50), ("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):.1f} {unit}"
+    return f"{n} B"
 
 
 def check_timeout(seconds):

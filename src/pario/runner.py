@@ -10,7 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .checks import check_dir, check_out, check_timeout, run_tag
+from .checks import check_dir, check_out, check_space, check_timeout, run_tag
 from .engine import engine_mpi, engine_path
 from .errors import NoRunnablePoint, UsageError
 from .explain import explain_run
@@ -81,6 +81,7 @@ def run_experiment(args, out=None):
             print(" ".join(launcher.command(p.ranks, [engine, *p.engine_args(directory, "RESULT.json")])),
                   file=out)
         return 0
+    check_space(directory, points)  # (a dry run shows the plan whatever the space)
 
     store = Store(args.db)
     run_id = store.start_run(preset["name"], preset.get("title", ""), directory, sys.argv,
@@ -241,6 +242,8 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     # The default folder carries the database's name: two databases side by
     # side each have a run 1, and neither may replace the other's figures.
     target = Path(plots_dir) if plots_dir else store.path.parent / "plots" / f"{store.path.stem}-run{run_id}"
+    if with_plots and figures and not plots_dir:
+        target.parent.mkdir(exist_ok=True)  # pario's own folder beside the database
     if with_plots:  # a taken name refuses before anything is printed or written
         check_figure_paths(figures, target, run_id, store)
     for table in kind.tables(experiment.data, records, options):

@@ -17,7 +17,7 @@ from .. import schema
 from ..errors import UsageError
 from ..figures import Figure, Param, Quantity, Record, size_param
 from ..units import engine_size, format_size, parse_size
-from . import Kind, Option, csv_list, positive_int
+from . import Kind, Option, csv_list, positive_int, refuse_repeats
 
 # The engine's layout table (engine/src/io/layout.c): names a preset may use.
 LAYOUTS = ("broadcast", "partitioned", "interleaved", "random")
@@ -84,6 +84,16 @@ class IoPoint:
     def takes_name(self):
         return True
 
+    def space_needed(self):
+        """Bytes this point's files hold at once on --dir's file system
+        (optional in the point contract), as the engine counts them: the
+        data set (broadcast per-rank: one whole file per rank), plus the
+        write loaders' files; checked for every point before the first."""
+        need = self.size * (self.ranks if self.layout == "broadcast" and self.files == "per-rank" else 1)
+        if self.background and self.background_kind == "write" and not self.stripe_targets:
+            need += self.background * BACKGROUND_FILE_BYTES
+        return need
+
     def remember(self, result, earlier):
         """Nothing here feeds later points."""
 
@@ -107,6 +117,10 @@ class IoPoint:
                 "options": list(self.options), "aggregators": self.aggregators,
                 "stripe_targets": self.stripe_targets, "stripe_unit": self.stripe_unit,
                 "background": self.background, "background_kind": self.background_kind}
+
+
+# The engine's loader file (engine/src/io/background.h), per loader process.
+BACKGROUND_FILE_BYTES = 64 << 20
 
 
 def why_impossible(layout, size, block, ranks, files, aggregators=0):
@@ -139,7 +153,7 @@ def int_list(values, what):
         raise UsageError(f"{what} must be whole numbers of at least 1, e.g. 1,2,4,8")
     if any(v > MAX_RANKS for v in out):
         raise UsageError(f"{what} must be at most {MAX_RANKS} ranks")
-    return out
+    return refuse_repeats(out, f"{what} {','.join(map(str, values))}", [str(v) for v in values])
 
 
 def select_tests(preset, tests):
@@ -392,7 +406,9 @@ class IoKind(Kind):
             rank_list = powers_of_two(min(options.get("slots") or 1, int(sweep.get("max_ranks", 128))))
         else:
             rank_list = int_list(ranks if ranks is not None else sweep["ranks"], "--ranks")
-        block_list = [parse_size(b, "--blocks entry") for b in (options.get("blocks") or sweep["blocks"])]
+        blocks = options.get("blocks") or sweep["blocks"]
+        block_list = refuse_repeats([parse_size(b, "--blocks entry") for b in blocks],
+                                    f"--blocks {','.join(blocks)}", blocks)
         iters = options.get("iterations") or int(sweep.get("iterations", 3))
         tests = options.get("tests")
         chosen = select_tests(preset, tests)
@@ -438,8 +454,12 @@ class IoKind(Kind):
                 else:
                     points.append(p)
         if not points:
-            raise UsageError("the plan has no runnable point: check --ranks, --blocks and --size "
-                             "(each rank needs at least one whole block)")
+            # Blame only what the user gave; the rest came from the experiment.
+            given = [f"--{k}" for k in ("ranks", "blocks", "size") if options.get(k)]
+            table = "quick" if quick else "sweep"
+            mine = [f"{table}.{k}" for k in ("ranks", "blocks", "size") if not options.get(k)]
+            raise UsageError("the plan has no runnable point (each rank needs at least one whole "
+                             f"block): check {' and '.join(given + mine)}")
         return points, skipped
 
     def plan_notes(self, preset, points, options):
