@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../../util/clock.h"
+#include "../../util/disk_full.h"
 #include "../../util/fail.h"
 #include "../../util/json.h"
 #include "../../util/fsinfo.h"
@@ -395,8 +396,10 @@ static void stop_on_io_error(const bt_options *o, btio_ctx *io, int io_err, MPI_
     o->mode->close(io); /* collective for MPI-IO: every rank is here */
     MPI_Barrier(comm);
     btio_remove(io);
-    fail_exit(EXIT_RUN_FAILED, rank == first, "--io %s: rank %d writing %s: %s", o->mode->name,
-              rank, io->path, io->why[0] ? io->why : strerror(io_err));
+    char fix[4200];
+    disk_full_fix(io_err, o->dir, "--class", fix, sizeof fix);
+    fail_exit(EXIT_RUN_FAILED, rank == first, "--io %s: rank %d writing %s: %s%s", o->mode->name,
+              rank, io->path, io->why[0] ? io->why : strerror(io_err), fix);
 }
 
 /* The file's last dump against NPB's reference error norm (1e-8) and

@@ -9,7 +9,6 @@
 #include <stdio.h>
 
 #include "../../util/safe_file.h"
-#include "../../util/stderr_capture.h"
 #include "bt.h"
 
 /* How BT writes its dumps: one table of modes, like the io backends.  A
@@ -43,7 +42,6 @@ typedef struct btio_ctx {
     uint64_t epio_dump_bytes; /* per-rank: one dump's records */
     owned_file mine;  /* the file this run created: the only one it removes */
     char why[512];    /* an MPI-IO failure in the library's words, else "" */
-    stderr_capture library; /* MPI-IO modes: what the library prints */
 } btio_ctx;
 
 typedef struct btio_mode {
