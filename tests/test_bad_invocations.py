@@ -154,7 +154,7 @@ FRONT_CASES = [
     (["run", "cfs", "--dir", "/dev/shm", "--size", "-1m"], "'-1m': a size must be positive"),
     (["run", "cfs", "--dir", "/dev/shm", "--ranks", "-2"], "--ranks must be whole numbers of at least 1"),
     # Every point checked against the free space before the first (F-c).
-    (["run", "cfs", "--quick", "--dir", "/dev/shm", "--size", "100p"], "free but the run needs 100 PiB (its point "),
+    (["run", "cfs", "--quick", "--dir", "/dev/shm", "--size", "100p"], "free space on /dev/shm or lower --size"),
     # A --dir where the stripe targets cannot be made: refused before the run is stored (F-a).
     (["run", "ascired-api", "--quick", "--dir", "/proc"], "/proc"),
     (["show", "99"], "no results database"),  # show never creates one

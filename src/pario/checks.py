@@ -84,35 +84,6 @@ def _try_writing(directory, option, shown):
     os.unlink(name)
 
 
-def check_space(directory, points):
-    """Every point's files fit in --dir's free space, checked for all points
-    before the first (points run one at a time and each removes its files,
-    so the largest decides): an impossible --size is one line, not a run
-    of identical failures.  Points say what they need with space_needed()
-    (optional in the point contract)."""
-    needs = [(p.space_needed(), p) for p in points if hasattr(p, "space_needed")]
-    if not needs:
-        return
-    need, point = max(needs, key=lambda n: n[0])
-    try:
-        st = os.statvfs(directory)
-    except OSError:
-        return  # check_dir has named what is wrong with the directory
-    free = st.f_bavail * st.f_frsize
-    if need > free:
-        from .units import format_size
-
-        raise UsageError(f"--dir {directory} has {_approx(free)} free but the run needs "
-                         f"{format_size(need)} (its point {point.label()}): free space or lower --size")
-
-
-def _approx(n):
-    for unit, shift in (("PiB", 50), ("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if n >= 1 << shift:
-            return f"{n / (1 << shift):.1f} {unit}"
-    return f"{n} B"
-
-
 def check_timeout(seconds):
     if not math.isfinite(seconds) or seconds <= 0 or seconds > MAX_TIMEOUT:
         raise UsageError(f"--timeout {seconds:g} must be a number of seconds above 0 and at most "

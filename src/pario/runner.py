@@ -11,7 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .checks import check_dir, check_out, check_space, check_timeout, run_tag
+from .checks import check_dir, check_out, check_timeout, run_tag
 from .engine import engine_mpi, engine_path
 from .errors import NoRunnablePoint, UsageError
 from .explain import explain_run
@@ -91,7 +91,6 @@ def run_experiment(args, out=None):
             print(" ".join(launcher.command(p.ranks, [engine, *p.engine_args(directory, "RESULT.json")])),
                   file=out)
         return 0
-    check_space(directory, points)  # (a dry run shows the plan whatever the space)
 
     store = Store(args.db)
     run_id = store.start_run(preset["name"], preset.get("title", ""), directory, sys.argv,

@@ -100,16 +100,6 @@ class IoPoint:
     def takes_name(self):
         return True
 
-    def space_needed(self):
-        """Bytes this point's files hold at once on --dir's file system
-        (optional in the point contract), as the engine counts them: the
-        data set (broadcast per-rank: one whole file per rank), plus the
-        write loaders' files; checked for every point before the first."""
-        need = self.size * (self.ranks if self.layout == "broadcast" and self.files == "per-rank" else 1)
-        if self.background and self.background_kind == "write" and not self.stripe_targets:
-            need += self.background * BACKGROUND_FILE_BYTES
-        return need
-
     def remember(self, result, earlier):
         """Nothing here feeds later points."""
 
@@ -133,10 +123,6 @@ class IoPoint:
                 "options": list(self.options), "aggregators": self.aggregators,
                 "stripe_targets": self.stripe_targets, "stripe_unit": self.stripe_unit,
                 "background": self.background, "background_kind": self.background_kind}
-
-
-# The engine's loader file (engine/src/io/background.h), per loader process.
-BACKGROUND_FILE_BYTES = 64 << 20
 
 
 def why_impossible(layout, size, block, ranks, files, aggregators=0):
