@@ -152,6 +152,19 @@ FRONT_CASES = [
     (["run", "cfs", "--dir", "/dev/shm", "--launcher-template", "mpiexec"], "{ranks}"),
     (["run", "cfs", "--dir", "/dev/shm", "--ranks", "1", "--blocks", "1m", "--size", "64k"], "no runnable point"),
     (["run", "cfs"], "--dir"),
+    # A value given twice would run its points twice (tester 2, F-b).
+    (["run", "cfs", "--dir", "/dev/shm", "--ranks", "1,2,1"], "'1,2,1' repeats 1"),
+    (["run", "cfs", "--dir", "/dev/shm", "--ranks", "1,01"], "--ranks 1,01 repeats 1 (as 01)"),
+    (["run", "cfs", "--dir", "/dev/shm", "--blocks", "4k,4096"], "--blocks 4k,4096 repeats 4k (as 4096)"),
+    (["run", "cfs", "--dir", "/dev/shm", "--tests", "partitioned,partitioned"], "repeats partitioned"),
+    # A negative value reaches pario's own check, not argparse's "expected one argument" (F-d).
+    (["run", "cfs", "--dir", "/dev/shm", "--blocks", "-4k"], "'-4k': a size must be positive"),
+    (["run", "cfs", "--dir", "/dev/shm", "--size", "-1m"], "'-1m': a size must be positive"),
+    (["run", "cfs", "--dir", "/dev/shm", "--ranks", "-2"], "--ranks must be whole numbers of at least 1"),
+    # Every point checked against the free space before the first (F-c).
+    (["run", "cfs", "--quick", "--dir", "/dev/shm", "--size", "100p"], "free space on /dev/shm or lower --size"),
+    # A --dir where the stripe targets cannot be made: refused before the run is stored (F-a).
+    (["run", "ascired-api", "--quick", "--dir", "/proc"], "/proc"),
     (["show", "99"], "no results database"),  # show never creates one
     (["frobnicate"], "invalid choice"),
 ]
@@ -167,3 +180,13 @@ def test_front_end_refuses_with_one_line_and_stores_nothing(tmp_path, args, phra
     if db.exists():
         import sqlite3
         assert sqlite3.connect(db).execute("SELECT count(*) FROM runs").fetchone()[0] == 0
+
+
+def test_a_db_in_a_missing_directory_is_refused_and_nothing_created(tmp_path, shm_dir):
+    """Only the default database's folder is pario's to make (tester 2, F-i)."""
+    db = tmp_path / "missing" / "x.sqlite"
+    p = pario("run", "cfs", "--quick", "--dir", str(shm_dir), "--db", str(db), env_db=tmp_path / "r.sqlite")
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 2 and len(lines) == 1, p.stderr
+    assert f"--db {db}: directory {db.parent} does not exist: create it" in lines[0]
+    assert list(tmp_path.iterdir()) == [] and list(shm_dir.iterdir()) == []

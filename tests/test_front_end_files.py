@@ -280,3 +280,69 @@ def test_warnings_about_the_presets_own_choices_are_left_out(tmp_path, shm_dir):
               "--tests", "full", "--iterations", "1", db=db)
     assert r.returncode == 0 and "points: 1 ok" in r.stdout, r.stderr
     assert "--tc" not in r.stdout
+
+
+def _damaged_copy(db, into):
+    """The database with every page after the first (the schema) overwritten
+    by random bytes: SQLite opens it and fails when a query reaches a page."""
+    data = bytearray(db.read_bytes())
+    page = int.from_bytes(data[16:18], "big")
+    data[page:] = os.urandom(len(data) - page)
+    damaged = into / "damaged.sqlite"
+    damaged.write_bytes(bytes(data))
+    return damaged
+
+
+def test_a_damaged_database_is_one_line_in_every_command_and_run_writes_nothing(stored_run, tmp_path,
+                                                                                  shm_dir):
+    _, db, _ = stored_run
+    damaged = _damaged_copy(db, tmp_path)
+    before = damaged.read_bytes()
+    for args in (["list"], ["show", "1"], ["export", "1", "--csv"], ["compare", "1", "1"],
+                 ["plot", "1", "--out", str(tmp_path / "p")],
+                 ["run", "cfs", "--dir", str(shm_dir), *ONE_POINT]):
+        r = pario(*args, "--db", str(damaged), db=db)
+        assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, (args, r.stderr)
+        assert f"--db {damaged} is damaged (" in r.stderr, (args, r.stderr)
+        assert damaged.read_bytes() == before
+    # nor a plots folder (SQLite's own -wal and -shm beside a WAL file may be there)
+    assert {n for n in os.listdir(tmp_path) if not n.endswith(("-wal", "-shm"))} == {"damaged.sqlite"}
+    assert list(shm_dir.iterdir()) == []                     # nor a point run
+
+
+def test_plot_out_creates_at_most_its_last_name(stored_run, tmp_path):
+    _, db, _ = stored_run
+    r = pario("plot", "1", "--out", str(tmp_path / "typo" / "plots"), db=db)
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
+    assert f"directory {tmp_path / 'typo'} does not exist" in r.stderr
+    assert list(tmp_path.iterdir()) == []
+    r = pario("plot", "1", "--out", str(tmp_path / "plots"), db=db)
+    assert r.returncode == 0, r.stderr
+    assert sorted(os.listdir(tmp_path / "plots")) == NAMES
+
+
+def test_an_experiment_that_is_not_a_regular_file_or_too_large_is_refused(tmp_path):
+    """/dev/zero behind a .toml name would be read until memory ran out, a
+    fifo would block forever (tester 2, F-m)."""
+    os.symlink("/dev/zero", tmp_path / "zero.toml")
+    os.mkfifo(tmp_path / "fifo.toml")
+    (tmp_path / "huge.toml").write_bytes(b"# " + b"x" * (2 << 20) + b"\n")
+    for name, phrase in (("zero.toml", "is not a regular file"), ("fifo.toml", "is not a regular file"),
+                         ("huge.toml", "too large to be an experiment")):
+        r = pario("run", str(tmp_path / name), "--dir", str(tmp_path), "--quick",
+                  db=tmp_path / "r.sqlite")
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(lines) == 1 and phrase in lines[0], (name, r.stderr)
+    assert not (tmp_path / "r.sqlite").exists()
+
+
+def test_a_size_written_as_a_bare_number_names_its_key(tmp_path):
+    """size = 128 would be 128 bytes and the plan would blame options the
+    user never gave (tester 2, F-n)."""
+    exp = tmp_path / "n.toml"
+    exp.write_text(NO_FSYNC_TEST.replace('size = "1m"', "size = 128"))
+    r = pario("run", str(exp), "--dir", str(tmp_path), db=tmp_path / "r.sqlite")
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1, r.stderr
+    assert "sweep.size: 128 is a bare number (it would be 128 bytes)" in lines[0] and '"128m"' in lines[0]
+    assert "--size" not in lines[0] and not (tmp_path / "r.sqlite").exists()

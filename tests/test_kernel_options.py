@@ -3,6 +3,7 @@
 each, a non-zero exit, and nothing left in --dir.  bt keeps its own loop
 (its solver's engineer owns that file)."""
 
+import os
 import subprocess
 
 import pytest
@@ -78,3 +79,27 @@ def test_help_lists_every_option_from_the_table(engine, launcher):
 def test_the_laplace_reader_words_its_mistakes_alike(engine, launcher, args, want):
     p = run(engine, launcher, 0, ["verify-laplace", *args])
     assert p.returncode == 2 and errors(p.stderr) == [f"pario-engine: error: {want}"], p.stderr
+
+
+# Every engine command that writes a result document, with what it needs
+# to get as far as its --json check.
+JSON_COMMANDS = [
+    ("io", ["--layout", "partitioned", "--block", "64k", "--size", "1m"]),
+    ("bt", ["--class", "S"]),
+    ("probe", []), ("bonnie", []), ("perf", []), ("laplace", []), ("flashio", []), ("beff", []),
+]
+
+
+@pytest.mark.parametrize("command,args", JSON_COMMANDS, ids=[c[0] for c in JSON_COMMANDS])
+def test_json_never_replaces_a_file_pario_did_not_create(engine, launcher, shm_dir, tmp_path, command, args):
+    """--json names a new file, as --name does: one that exists is the
+    user's (tester 2, F-j), refused before any work and left as it was."""
+    own = tmp_path / "own.json"
+    own.write_text("mine\n")
+    where = [] if command == "bt" else ["--dir", str(shm_dir)]
+    p = run(engine, launcher, 0, [command, *where, *args, "--json", str(own)])
+    lines = errors(p.stderr)
+    assert p.returncode == 2 and len(lines) == 1, p.stderr
+    assert f"--json {own} already exists" in lines[0], lines[0]
+    assert own.read_text() == "mine\n" and sorted(os.listdir(tmp_path)) == ["own.json"]
+    assert list(shm_dir.iterdir()) == []

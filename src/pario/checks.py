@@ -52,19 +52,20 @@ def check_dir(text):
 
 
 def check_out(text):
-    """--out (plots): a directory, or a path whose nearest existing parent
-    is a writable directory; checked before any point runs."""
+    """--out (plots): an existing directory, or a new name in one: pario
+    creates at most the last component, as --dir, --db and report --out
+    need their directory to exist (a typo must not grow a tree at /).
+    Checked before any point runs."""
     if text is None:
         return None
     d = Path(path_text("--out", text))
     try:
         if d.exists() and not d.is_dir():
             raise UsageError(f"--out {d} is a file, not a directory: give a directory for the plots")
-        probe = d.absolute()
-        while not probe.exists():
-            probe = probe.parent
+        probe = d.absolute() if d.is_dir() else d.absolute().parent
         if not probe.is_dir():
-            raise UsageError(f"--out {d}: {probe} is not a directory: choose another path")
+            raise UsageError(f"--out {d}: directory {probe} does not exist: create it or choose "
+                             "another path (pario creates only the last name of --out)")
         _try_writing(probe, "--out", d)
     except OSError as exc:
         raise UsageError(f"--out {d}: {exc.strerror}: choose another directory") from None

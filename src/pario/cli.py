@@ -1,6 +1,7 @@
 """The `pario` command."""
 
 import argparse
+import re
 import sys
 
 from . import __version__
@@ -327,9 +328,40 @@ def _required(parser):
     return found
 
 
+def _options_with_a_value(parser):
+    """Every option string (of every subcommand) that takes one value."""
+    found = set()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found |= _options_with_a_value(sub)
+        elif isinstance(action, argparse._StoreAction) and action.nargs is None:
+            found.update(s for s in action.option_strings if s.startswith("--"))
+    return found
+
+
+def _attach_negative_values(parser, argv):
+    """`--blocks -4k`: argparse takes '-4k' for an option and says only
+    "expected one argument"; joined as `--blocks=-4k` the value reaches
+    pario's own check, which names what is wrong with it."""
+    valued = _options_with_a_value(parser)
+    out = []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--":
+            return out + argv[i:]
+        if argv[i] in valued and i + 1 < len(argv) and re.match(r"-[0-9.]", argv[i + 1]):
+            out.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(argv[i])
+        i += 1
+    return out
+
+
 def _main(argv=None):
     parser = build_parser()
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = _attach_negative_values(parser, list(sys.argv[1:] if argv is None else argv))
     if argv[:1] and argv[0] in {k.command for k in kinds().values() if k.command}:
         parser.parse_args(argv)  # the shortcut's own --help, and its name in usage errors
         argv = ["run", *argv]  # a kind's shortcut runs its preset of the same name

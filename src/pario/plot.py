@@ -50,7 +50,7 @@ def plot_figure(data, out_dir, run_id, palette=None, store=None):
     recorded in the store; returns its path.  Without a store it only
     creates a new name (nothing recorded, so nothing to replace)."""
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir.mkdir(exist_ok=True)  # only the last name: checks.check_out
     f = draw_figure(data, palette)
     import matplotlib.pyplot as plt
 

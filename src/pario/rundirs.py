@@ -32,6 +32,8 @@ class RunDirs:
                                      "a stripe target; move it or use another --dir")
                 if path.is_dir() and not os.access(path, os.W_OK | os.X_OK):
                     raise UsageError(f"{path} is not writable: make it writable or use another --dir")
+                if not path.exists():
+                    _try_creating(path)
             except OSError as exc:
                 raise UsageError(f"{path}: {exc.strerror}: use another --dir") from None
 
@@ -60,3 +62,14 @@ class RunDirs:
             if on_remove:
                 on_remove(path)
         self.created = []
+
+
+def _try_creating(path):
+    """Make and remove the directory now, so a --dir where it cannot be made
+    (/proc, a read-only mount: access() says yes to root there) is refused
+    before the run is stored, not at its first point."""
+    try:
+        os.mkdir(path, 0o755)
+    except OSError as exc:
+        raise UsageError(f"cannot create {path} ({exc.strerror}): use another --dir") from None
+    os.rmdir(path)

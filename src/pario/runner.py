@@ -266,6 +266,8 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     # databases side by side (r.sqlite, r.db) each have a run 1, and neither
     # may replace the other's figures.
     target = Path(plots_dir) if plots_dir else store.path.parent / "plots" / f"{store.path.name}-run{run_id}"
+    if with_plots and figures and not plots_dir:
+        target.parent.mkdir(exist_ok=True)  # pario's own folder beside the database
     if with_plots:  # a taken name refuses before anything is printed or written
         check_figure_paths(figures, target, run_id, store)
     for table in kind.tables(experiment.data, records, options):

@@ -49,7 +49,10 @@ def _count(v):
 
 
 def _size(v):
-    if isinstance(v, bool) or not isinstance(v, (str, int)):
+    if _is_int(v):  # 128 meant as 128m would be taken as 128 bytes: say so here
+        return (f"{v} is a bare number (it would be {v} bytes): write the size in quotes with its "
+                f"unit, e.g. \"{v}m\" (or \"{v}\" for bytes)")
+    if not isinstance(v, str):
         return f"{_shown(v)} is not a size such as \"4k\" or \"1m\""
     try:
         parse_size(v)

@@ -10,6 +10,7 @@ came from, with the options it ran with, so a run can be shown after its
 file is gone.  The schema is versioned (PRAGMA user_version); an older
 database is migrated in place when opened (columns are only added)."""
 
+import functools
 import json
 import os
 import socket
@@ -144,6 +145,10 @@ def check_db_path(path):
                              "database nor creates one through it; give the real path")
         if p.is_dir():
             raise UsageError(f"--db {p} is a directory: give a file name inside it")
+        if not p.exists() and not p.parent.is_dir() and p != default_db_path():
+            # Only the default database's folder is pario's to create.
+            raise UsageError(f"--db {p}: directory {p.parent} does not exist: create it or choose "
+                             "another path")
         if p.exists() and p.stat().st_size == 0:
             raise UsageError(f"--db {p} is an empty file, not a pario results database: pario "
                              "will not change it; choose another path")
@@ -153,6 +158,54 @@ def check_db_path(path):
         raise UsageError(f"--db {p}: {exc.strerror}: choose another path") from exc
 
 
+def _damaged(path, exc):
+    """The one line for an SQLite error met while using a database: a
+    damaged file is named as such (never a traceback, never written on)."""
+    if getattr(exc, "sqlite_errorname", "") in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or \
+            type(exc) is sqlite3.DatabaseError:
+        return UsageError(f"--db {path} is damaged ({exc}): pario will not write to it; restore it "
+                          "from a copy or choose another --db")
+    return UsageError(f"--db {path}: the results database failed ({exc}): check the file and its "
+                      "file system, or choose another --db")
+
+
+def _sqlite_errors_as_one_line(cls):
+    """Every method of the store: an SQLite error becomes the one line of
+    _damaged, so no command shows a traceback for a bad database file."""
+    def guard(fn):
+        @functools.wraps(fn)
+        def guarded(self, *args, **kwargs):
+            try:
+                return fn(self, *args, **kwargs)
+            except sqlite3.Error as exc:
+                if getattr(self, "db", None) is not None:
+                    self.db.close()  # unusable now; closing also removes SQLite's -wal, -shm
+                raise _damaged(getattr(self, "path", "?"), exc) from exc
+        return guarded
+    for name, fn in list(vars(cls).items()):
+        if callable(fn) and not isinstance(fn, (staticmethod, classmethod)) and \
+                (not name.startswith("__") or name == "__init__"):
+            setattr(cls, name, guard(fn))
+    return cls
+
+
+def check_whole(path):
+    """PRAGMA quick_check through a read-only connection: a damaged page
+    refused before a run writes anything (SQLite would otherwise say so
+    only when a later query reaches that page, after the run)."""
+    db = sqlite3.connect(f"file:{quote(str(Path(path).absolute()))}?mode=ro", uri=True, timeout=30)
+    try:
+        rows = db.execute("PRAGMA quick_check").fetchall()
+    except sqlite3.Error as exc:
+        raise _damaged(path, exc) from exc
+    finally:
+        db.close()
+    if [r[0] for r in rows] != ["ok"]:
+        raise UsageError(f"--db {path} is damaged (SQLite's check: {rows[0][0]}): pario will not "
+                         "write to it; restore it from a copy or choose another --db")
+
+
+@_sqlite_errors_as_one_line
 class Store:
     def __init__(self, path, create=True, readonly=False):
         """create=False (show, plot, ...): a missing database is an error.
@@ -166,12 +219,19 @@ class Store:
         if not create and not self.path.exists():
             raise UsageError(f"no results database at {self.path}: start with "
                              "'pario run cfs --quick --dir DIR', or name one with --db")
+        if not readonly and self.path.exists():
+            check_whole(self.path)  # before the first write (a run, a figure record)
         try:
             if create and not self.path.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._create_new()
                 check_db_path(self.path)  # another pario may have linked its own first
             self.db = self._connect(readonly)
+        except sqlite3.DatabaseError as exc:
+            if type(exc) is sqlite3.DatabaseError:
+                raise _damaged(self.path, exc) from exc
+            raise UsageError(f"--db {self.path}: cannot open the results database ({exc}): "
+                             "choose a writable path") from exc
         except (OSError, sqlite3.Error) as exc:
             raise UsageError(f"--db {self.path}: cannot open the results database ({exc}): "
                              "choose a writable path") from exc

@@ -15,6 +15,8 @@ def parse_size(text, what="size"):
         value = text
     else:
         match = _SIZE.match(str(text).strip())
+        if not match and _SIZE.match(str(text).strip().lstrip("-")):
+            raise UsageError(f"{what} '{text}': a size must be positive: use forms like 4k, 1m, 2g")
         if not match:
             raise UsageError(f"{what} '{text}' is not a size: use forms like 4k, 1m, 2g")
         value = int(match.group(1)) << _UNITS[match.group(2).lower()]

@@ -192,10 +192,11 @@ int json_save(const json *j, const char *path)
     int e = (w == j->len && fputc('\n', f) != EOF) ? 0 : errno;
     if (fclose(f) != 0 && !e)
         e = errno;
-    if (!e && rename(tmp, path) != 0)
+    /* link(2), not rename(2): a name that appeared since check_output_file
+     * (a file pario did not create) is refused, never replaced. */
+    if (!e && link(tmp, path) != 0)
         e = errno;
-    if (e)
-        remove_if_ours(tmp, &who);
+    remove_if_ours(tmp, &who);
     free(tmp);
     return e;
 }

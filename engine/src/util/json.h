@@ -1,7 +1,7 @@
 /* A small JSON writer into a growing memory buffer.
  *
  * The document is built whole in memory and written to disk in one go
- * (json_save writes a temporary file and renames it), so a result file is
+ * (json_save writes a temporary file and links it into place), so a result file is
  * either absent or complete, valid JSON: never half a document.  Keys are
  * given with each value; pass NULL inside arrays. */
 #ifndef PARIO_JSON_H
@@ -39,7 +39,8 @@ void json_null(json *j, const char *key);
 /* The finished text (NUL-terminated). */
 const char *json_text(const json *j);
 
-/* Write atomically to path; returns 0 or an errno value. */
+/* Write atomically to path, which must not exist (EEXIST: never replaced);
+ * returns 0 or an errno value. */
 int json_save(const json *j, const char *path);
 
 #endif

@@ -44,5 +44,10 @@ void check_output_file(const char *opt, const char *path)
             fail_usage("%s %s is a symlink or special file: pario writes only regular files; "
                        "choose another path",
                        opt, path);
+        /* json_save links its file into place and never replaces one: say
+         * so now, before the work, not after it. */
+        fail_usage("%s %s already exists: pario never overwrites a file it did not create; "
+                   "remove it or choose another path",
+                   opt, path);
     }
 }

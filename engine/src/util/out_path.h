@@ -4,9 +4,10 @@
 #ifndef PARIO_OUT_PATH_H
 #define PARIO_OUT_PATH_H
 
-/* Exits with one usage line when path cannot be written as a new file or a
- * replacement: its directory missing or not writable, path a directory,
- * a symlink or something other than a regular file. opt names the option. */
+/* Exits with one usage line when path cannot be written as a new file: its
+ * directory missing or not writable, or path already there (a file, which
+ * pario never overwrites, a directory, a symlink or a special file). opt
+ * names the option. */
 void check_output_file(const char *opt, const char *path);
 
 #endif

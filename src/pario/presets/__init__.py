@@ -7,6 +7,8 @@ it came from.  The store keeps the text with the run, so
 `parse_experiment(text, origin)` can bring a run's experiment back after
 the file is gone."""
 
+import os
+import stat
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,14 +87,43 @@ def _find(text):
     return path
 
 
+# An experiment is a page of TOML; anything far larger is not one (a link
+# to /dev/zero would otherwise be read until memory runs out).
+MAX_EXPERIMENT_BYTES = 1 << 20
+
+
+def _read_experiment_file(path):
+    """The bytes of a regular file of at most MAX_EXPERIMENT_BYTES.  Opened
+    non-blocking, so a fifo is refused rather than waited on forever."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read it ({exc.strerror}): check its permissions") from exc
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise UsageError(f"{path} is not a regular file (a device, fifo or socket): give a "
+                             ".toml experiment file")
+        if st.st_size > MAX_EXPERIMENT_BYTES:
+            raise UsageError(f"{path} is {st.st_size} bytes, too large to be an experiment (at most "
+                             f"{MAX_EXPERIMENT_BYTES}): give a .toml experiment file")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            raw = f.read(MAX_EXPERIMENT_BYTES + 1)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read it ({exc.strerror}): check its permissions") from exc
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_EXPERIMENT_BYTES:  # grew while read
+        raise UsageError(f"{path} is too large to be an experiment (over {MAX_EXPERIMENT_BYTES} "
+                         "bytes): give a .toml experiment file")
+    return raw
+
+
 def load_experiment(name):
     path = _locate(name)
     if path.is_dir():
         raise UsageError(f"{path} is a directory: give a .toml experiment file")
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read it ({exc.strerror}): check its permissions") from exc
+    raw = _read_experiment_file(path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -184,7 +184,25 @@ def csv_list(text):
                                          "or leave the option out for the preset's own")
     if not all(items):
         raise argparse.ArgumentTypeError(f"'{text}' has an empty entry: remove the extra comma")
+    try:
+        refuse_repeats(items, f"'{text}'")
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     return items
+
+
+def refuse_repeats(values, shown, names=None):
+    """A list that names one value twice would run every point of it twice
+    (and merge them into one cell): refuse it, naming the value.  `names`
+    are what the user typed for each value (4k and 4096 are one size)."""
+    names = list(names if names is not None else values)
+    seen = {}
+    for value, name in zip(values, names):
+        if value in seen:
+            same = name if name == seen[value] else f"{seen[value]} (as {name})"
+            raise UsageError(f"{shown} repeats {same}: give each value once")
+        seen[value] = name
+    return values
 
 
 def positive_int(text):

@@ -17,7 +17,7 @@ from .. import schema
 from ..errors import UsageError
 from ..figures import Figure, Param, Quantity, Record, size_param
 from ..units import engine_size, format_size, parse_size
-from . import Kind, Option, csv_list, positive_int
+from . import Kind, Option, csv_list, positive_int, refuse_repeats
 
 # The engine's layout table (engine/src/io/layout.c): names a preset may use.
 LAYOUTS = ("broadcast", "partitioned", "interleaved", "random")
@@ -155,7 +155,7 @@ def int_list(values, what):
         raise UsageError(f"{what} must be whole numbers of at least 1, e.g. 1,2,4,8")
     if any(v > MAX_RANKS for v in out):
         raise UsageError(f"{what} must be at most {MAX_RANKS} ranks")
-    return out
+    return refuse_repeats(out, f"{what} {','.join(map(str, values))}", [str(v) for v in values])
 
 
 def select_tests(preset, tests):
@@ -408,7 +408,9 @@ class IoKind(Kind):
             rank_list = powers_of_two(min(options.get("slots") or 1, int(sweep.get("max_ranks", 128))))
         else:
             rank_list = int_list(ranks if ranks is not None else sweep["ranks"], "--ranks")
-        block_list = [parse_size(b, "--blocks entry") for b in (options.get("blocks") or sweep["blocks"])]
+        blocks = options.get("blocks") or sweep["blocks"]
+        block_list = refuse_repeats([parse_size(b, "--blocks entry") for b in blocks],
+                                    f"--blocks {','.join(blocks)}", blocks)
         iters = options.get("iterations") or int(sweep.get("iterations", 3))
         tests = options.get("tests")
         chosen = select_tests(preset, tests)
@@ -454,8 +456,12 @@ class IoKind(Kind):
                 else:
                     points.append(p)
         if not points:
-            raise UsageError("the plan has no runnable point: check --ranks, --blocks and --size "
-                             "(each rank needs at least one whole block)")
+            # Blame only what the user gave; the rest came from the experiment.
+            given = [f"--{k}" for k in ("ranks", "blocks", "size") if options.get(k)]
+            table = "quick" if quick else "sweep"
+            mine = [f"{table}.{k}" for k in ("ranks", "blocks", "size") if not options.get(k)]
+            raise UsageError("the plan has no runnable point (each rank needs at least one whole "
+                             f"block): check {' and '.join(given + mine)}")
         return points, skipped
 
     def plan_notes(self, preset, points, options):
