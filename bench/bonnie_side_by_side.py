@@ -5,34 +5,51 @@ chunk, in alternating rounds, printed as ratios (pario / bonnie++).
 Claims checked: block write, rewrite and block read within 10 % either way
 (they measure the same thing), per-character no slower.
 
-bonnie++ 2.00a does its per-character tests with one system call per byte
-(about 0.3 MB/s here), so over a whole file they would take hours; it is
-given a small per-character size (-f, default 4 MiB) and its per-character
-rate is compared as a rate.  Both programs fsync at the end of each write
-test, and pario runs its tests in bonnie++'s order (--order bonnie++:
-block write before rewrite).
+The two run the same tests on the same history, so that what differs is
+the program.  That takes two runs of each per round:
+
+* block write, rewrite and block read from runs without per-character
+  tests (bonnie++ -f; pario --char-size of one chunk, a few ms).  On this
+  virtual machine a read (or write) is much slower into memory the guest
+  freed more than about 2 s before than into memory freed just before:
+  the guest hands free 2 MiB blocks back to the host (virtio-balloon free
+  page reporting, on here), and the host must fault them in again.
+  Measured here (20:35 UTC, machine shared): the same 1 GiB file, evicted
+  then read at once, 454-991 MB/s at 12-18 %CPU; evicted, 3 s pause, then
+  read, 210-381 MB/s at 19-25 %CPU.  bonnie++ 2.00a's per-character tests
+  make one system call per byte, about 10 s for 4 MiB here; put between
+  its rewrite and its block read (or before its block write), they
+  decide whether its block test lands on warm or cold memory, and pario's
+  (through stdio, milliseconds) on the other.  With per-character tests
+  of 4 MiB in both, pario's block read came out 3x to 8x bonnie++'s;
+  without them, within the machine's noise.  Earlier this script also
+  gave pario's per-character tests the whole file, so its block write
+  followed the freeing of its 1 GiB putc file, and its block read a 1 GiB
+  getc: histories bonnie++ never had.
+* putc and getc from runs with both given the same per-character size
+  (--char-mib, default 4 MiB; bonnie++ -f4, pario --char-size 4m) on a
+  small file, compared as rates.
+
+Each test is timed as bonnie++ times it (read from its source, seen in
+strace): a descriptor opened for the test, the seek to the start before
+the clock, and fsync then close inside the time after every test, the
+reading ones too; the block read reads exactly the file's chunks.  pario
+does the same under --order bonnie++ and counts its calls in its result
+document (this script prints the block read's).  bonnie++ 2.00a starts 5
+seeker processes (strace), so pario is given --seek-procs 5.
 
 The file (1 GiB by default) is far smaller than this machine's memory, so
-without care a reading test reads whatever the page cache still holds of
-it, and the two programs need not hold the same.  So by default both
-files are evicted from the page cache before every reading test
-(rewrite, getc, block read, seeks): pario by its own --evict (fdatasync,
-then posix_fadvise DONTNEED), bonnie++ by this script at bonnie++'s own
-synchronisation point (-y p: it waits for a line on stdin before each
-test; the script evicts Bonnie.<pid> the same way, then answers).  Reads
-then come from the disk.
+by default both files are evicted from the page cache before every
+reading test (rewrite, getc, block read, seeks): pario by its own --evict
+(fdatasync, then posix_fadvise DONTNEED), bonnie++ by this script at
+bonnie++'s own synchronisation point (-y p: it waits for a line on stdin
+before each test; the script evicts Bonnie.<pid> the same way, then
+answers).  Reads then come from the disk (on a virtual machine, from
+whatever the host caches of it).  --cached leaves both files in the
+page cache instead (give a size whose block read lasts over bonnie++'s
+0.5 s, e.g. 3g).
 
-The host of a virtual machine caches its disk in turn, and that cache
-cannot be emptied from inside: what it holds depends on what the guest
-read since it last wrote.  pario's getc reads the whole file just before
-its block read, bonnie++'s only its small per-character file.  Like for
-like, the script reads bonnie++'s file once through before its block read,
-as pario's getc did, then evicts it: both block reads then start from the
-same history.  --cached leaves both files in the guest's cache instead
-(after the same read-through: both wholly resident; give a size whose
-block read lasts over bonnie++'s 0.5 s, e.g. 3g).
-
-usage: bench/bonnie_side_by_side.py [--dir DIR] [--size 1g] [--chunk 8k] [--rounds 3] [--cached]
+usage: bench/bonnie_side_by_side.py [--dir DIR] [--size 1g] [--chunk 8k] [--rounds 3] [--char-mib 4] [--cached]
 """
 import argparse
 import json
@@ -54,16 +71,11 @@ BPP_FIELDS = {"putc": 9, "block_write": 11, "rewrite": 13, "getc": 15, "block_re
 # bonnie++ numbers its tests at each -y p prompt ("\n4:\n"): 0 putc, 1 block
 # write, 2 rewrite, 3 getc, 4 block read, 5 seeks; these read the file
 BPP_READING_TESTS = {2, 3, 4, 5}
-BPP_BLOCK_READ = 4
+CHAR_TESTS = ("putc", "getc")
+BPP_SEEK_PROCS = 5  # bonnie++ 2.00a's seekers, as strace shows them
+# %CPU / rate (KiB/s) times this is CPU seconds per GiB
+GIB_PER_PERCENT = (1 << 20) / 100
 PROMPT = re.compile(rb"\n(\d+):\n")
-
-
-def read_through(path):
-    """What pario's getc did just before its block read: the whole file
-    read once (here in 1 MiB calls)."""
-    with open(path, "rb", buffering=0) as f:
-        while f.read(1 << 20):
-            pass
 
 
 def evict(path):
@@ -82,25 +94,29 @@ def size_bytes(text):
     return int(t[:-1]) * UNITS[t[-1]] if t[-1] in UNITS else int(t)
 
 
-def run_pario(d, size, chunk, cached):
+def run_pario(d, size, chunk, char_size, cached):
     out = Path(d) / "pario-bench.json"
     p = subprocess.run([str(ENGINE), "bonnie", "--dir", d, "--size", str(size), "--chunk", str(chunk),
-                        "--seeks", "8192", "--order", "bonnie++", "--json", str(out),
-                        *([] if cached else ["--evict"])], capture_output=True, text=True)
+                        "--char-size", str(char_size), "--seeks", "8192", "--seek-procs", str(BPP_SEEK_PROCS),
+                        "--order", "bonnie++", "--json", str(out), *([] if cached else ["--evict"])],
+                       capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"bonnie_side_by_side: pario-engine bonnie failed: {p.stderr.strip()}")
     doc = json.loads(out.read_text())
     out.unlink()
     block_read = next(t for t in doc["tests"] if t["name"] == "block_read")
-    print(f"  pario block read began with {block_read['cached_fraction_at_start']:.2f} of its file cached",
-          flush=True)
-    return {t["name"]: t["bytes_per_s"] / 1024 for t in doc["tests"] if t["name"] in BPP_FIELDS}
+    print(f"  pario block read began with {block_read['cached_fraction_at_start']:.2f} of its file cached; "
+          f"its calls: {block_read['calls']}", flush=True)
+    rates = {t["name"]: t["bytes_per_s"] / 1024 for t in doc["tests"] if t["name"] in BPP_FIELDS}
+    rates.update({f"{t['name']}_cpu": t["cpu_percent"] for t in doc["tests"] if t["name"] in BPP_FIELDS})
+    return rates
 
 
 def run_bonnie_pp(d, size, chunk, char_mib, cached):
     """bonnie++ with -y p: it prints "\nN:\n" and waits for a line before
-    each test; before each reading test its file is evicted first."""
-    argv = ["bonnie++", "-d", d, "-s", f"{size >> 20}:{chunk}", f"-f{char_mib}", "-r", "0", "-n", "0",
+    each test; before each reading test its file is evicted first (unless
+    cached).  char_mib None: no per-character tests (-f)."""
+    argv = ["bonnie++", "-d", d, "-s", f"{size >> 20}:{chunk}", f"-f{char_mib or ''}", "-r", "0", "-n", "0",
             "-y", "p"]
     if os.geteuid() == 0:
         argv += ["-u", "root"]
@@ -116,11 +132,7 @@ def run_bonnie_pp(d, size, chunk, char_mib, cached):
             seen = m.end()
             test = int(m.group(1))
             for name in os.listdir(d):
-                if not name.startswith(f"Bonnie.{p.pid}"):
-                    continue
-                if test == BPP_BLOCK_READ:
-                    read_through(os.path.join(d, name))
-                if not cached and test in BPP_READING_TESTS:
+                if name.startswith(f"Bonnie.{p.pid}") and not cached and test in BPP_READING_TESTS:
                     evict(os.path.join(d, name))
             p.stdin.write(b"\n")
             p.stdin.flush()
@@ -133,9 +145,12 @@ def run_bonnie_pp(d, size, chunk, char_mib, cached):
     fields = csv[-1].split(",")
     rates = {}
     for name, i in BPP_FIELDS.items():
+        if (name in CHAR_TESTS) != (char_mib is not None):
+            continue  # a run for the block tests, or one for the per-character tests
         if fields[i].startswith("+"):
             sys.exit(f"bonnie_side_by_side: bonnie++ found {name} too short to time: give a larger --size")
         rates[name] = float(fields[i])
+        rates[f"{name}_cpu"] = float(fields[i + 1])  # %CPU follows each rate
     return rates
 
 
@@ -145,7 +160,7 @@ def main():
     ap.add_argument("--size", default="1g")
     ap.add_argument("--chunk", default="8k")
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--char-mib", type=int, default=4, help="bonnie++'s per-character size (MiB)")
+    ap.add_argument("--char-mib", type=int, default=4, help="both programs' per-character size (MiB)")
     ap.add_argument("--cached", action="store_true",
                     help="leave both files in the page cache before reading tests (default: evict both)")
     a = ap.parse_args()
@@ -156,21 +171,33 @@ def main():
     size, chunk = size_bytes(a.size), size_bytes(a.chunk)
     own = a.dir is None
     d = a.dir or tempfile.mkdtemp(prefix="pario-bonnie-bench.", dir="/var/tmp")
+    char_file = max(2 * a.char_mib, 64) << 20  # the per-character runs' file: small
     try:
-        ours, theirs = [], []
-        for r in range(a.rounds):  # alternate, so drift in the machine hits both
+        # per round: block tests without per-character tests, then the
+        # per-character tests alone; each pair alternates who goes first
+        ours, theirs, ours_c, theirs_c = [], [], [], []
+        for r in range(a.rounds):
             first_ours = r % 2 == 0
             for which in ((0, 1) if first_ours else (1, 0)):
                 if which == 0:
-                    ours.append(run_pario(d, size, chunk, a.cached))
+                    ours.append(run_pario(d, size, chunk, chunk, a.cached))
                 else:
-                    theirs.append(run_bonnie_pp(d, size, chunk, a.char_mib, a.cached))
+                    theirs.append(run_bonnie_pp(d, size, chunk, None, a.cached))
+            for which in ((1, 0) if first_ours else (0, 1)):
+                if which == 0:
+                    ours_c.append(run_pario(d, char_file, chunk, a.char_mib << 20, a.cached))
+                else:
+                    theirs_c.append(run_bonnie_pp(d, char_file, chunk, a.char_mib, a.cached))
+            for name in CHAR_TESTS:
+                for mine, peer in ((ours, ours_c), (theirs, theirs_c)):
+                    mine[-1][name], mine[-1][f"{name}_cpu"] = peer[-1][name], peer[-1][f"{name}_cpu"]
             print(f"round {r + 1}: pario {ours[-1]}\n         bonnie++ {theirs[-1]}", flush=True)
     finally:
         if own:
             shutil.rmtree(d, ignore_errors=True)
-    print(f"\nfile {a.size}, chunk {a.chunk}, {a.rounds} alternating rounds, medians (KiB/s); "
-          f"bonnie++ per-char on {a.char_mib} MiB; "
+    print(f"\nfile {a.size}, chunk {a.chunk}, {a.rounds} alternating rounds, medians (KiB/s); block tests from "
+          f"runs without per-character tests, putc/getc from runs of both on the first {a.char_mib} MiB of a "
+          f"{char_file >> 20} MiB file; "
           f"{'both files left in the page cache' if a.cached else 'both files evicted before every reading test'}; "
           "machine shared with other work")
     print(f"{'test':12} {'pario':>12} {'bonnie++':>12} {'ratio':>8}  claim")
@@ -185,6 +212,13 @@ def main():
             claim, ok = "within 10 % (0.9-1.1)", 0.9 <= ratio <= 1.1
         failed |= not ok
         print(f"{name:12} {p:12.0f} {b:12.0f} {ratio:8.2f}  {claim}: {'met' if ok else 'NOT met'}")
+    print("\nper round, pario / bonnie++ (the spread the medians hide), then each one's CPU seconds per GiB "
+          "(%CPU x time: the work done, which the disk's and the host's noise touch less):")
+    for name in BPP_FIELDS:
+        cpu = [(o[f"{name}_cpu"] / o[name], t[f"{name}_cpu"] / t[name]) for o, t in zip(ours, theirs)]
+        print(f"{name:12} " + " ".join(f"{o[name] / t[name]:5.2f}" for o, t in zip(ours, theirs)) +
+              "   cpu s/GiB pario " + " ".join(f"{c[0] * GIB_PER_PERCENT:.2f}" for c in cpu) +
+              ", bonnie++ " + " ".join(f"{c[1] * GIB_PER_PERCENT:.2f}" for c in cpu))
     return 1 if failed else 0
 
 

@@ -30,20 +30,23 @@
 typedef struct bonnie_options {
     char dir[4096];
     char name[RUN_NAME_MAX]; /* --name, or "": a unique name */
-    uint64_t size, chunk;
-    bool size_given, evict, keep;
-    int order;          /* index into order_names and run_orders */
+    uint64_t size, chunk, char_size;
+    bool size_given, char_size_given, evict, keep;
+    int order;          /* index into order_names and rules */
     long seeks;
     int seek_procs;
     const char *json;
 } bonnie_options;
 
 /* Bray's Bonnie rewrites the per-character file before the block write;
- * bonnie++ block-writes first and rewrites that. */
-static const char *const order_names[] = {"bonnie", "bonnie++", NULL};
-static const enum bonnie_test run_orders[][B_NTESTS] = {
-    {B_PUTC, B_REWRITE, B_BLOCK_WRITE, B_GETC, B_BLOCK_READ, B_SEEKS},
-    {B_PUTC, B_BLOCK_WRITE, B_REWRITE, B_GETC, B_BLOCK_READ, B_SEEKS},
+ * bonnie++ block-writes first and rewrites that, and closes every test
+ * with fsync (read from bonnie++ 2.00a's source and seen in strace). */
+static const char *const order_names[] = {"bonnie", "bonnie++", NULL}; /* rows of rules */
+static const bonnie_rules rules[] = {
+    {{B_PUTC, B_REWRITE, B_BLOCK_WRITE, B_GETC, B_BLOCK_READ, B_SEEKS},
+     .sync_every_close = false, .read_to_eof = true},
+    {{B_PUTC, B_BLOCK_WRITE, B_REWRITE, B_GETC, B_BLOCK_READ, B_SEEKS},
+     .sync_every_close = true, .read_to_eof = false},
 };
 
 typedef struct bonnie_run {
@@ -68,13 +71,17 @@ static void warn(bonnie_run *r, const char *fmt, ...)
     va_end(ap);
 }
 
-enum { O_DIR, O_SIZE, O_CHUNK, O_SEEKS, O_PROCS, O_EVICT, O_ORDER, O_NAME, O_KEEP, O_JSON };
+enum { O_DIR, O_SIZE, O_CHAR_SIZE, O_CHUNK, O_SEEKS, O_PROCS, O_EVICT, O_ORDER, O_NAME, O_KEEP, O_JSON };
 static const option_spec bonnie_option_table[] = {
     {"dir", 0, "DIR", "directory on the file system to measure (required)", O_DIR},
     {"size", 0, "S",
      "file size (default: twice the node's memory; smaller with\neviction when that does not fit "
      "on DIR)",
      O_SIZE},
+    {"char-size", 0, "S",
+     "bytes for putc and getc, the file's first ones (bonnie++'s -f\nsize; default: the whole "
+     "file); needs --order bonnie++",
+     O_CHAR_SIZE},
     {"chunk", 0, "C",
      "bytes per read()/write(): 8k is Bonnie's (default), 64k the\nreport's bigbonnie; 256 bytes "
      "to 64 MiB",
@@ -84,7 +91,7 @@ static const option_spec bonnie_option_table[] = {
     {"evict", 0, NULL, "drop the file from the page cache before each reading test", O_EVICT},
     {"order", 0, "O",
      "bonnie (default: putc, rewrite, block write, getc, block\nread, seeks) or bonnie++ (block "
-     "write before rewrite)",
+     "write before rewrite, and every\ntest ends with fsync as bonnie++'s do)",
      O_ORDER},
     OPTION_NAME_ROW("pario-bonnie", O_NAME),
     OPTION_KEEP_ROW("the file", O_KEEP),
@@ -102,6 +109,10 @@ static void set_option(void *ctx, int id, const char *opt, const char *v)
     case O_SIZE:
         o->size = option_size(opt, v);
         o->size_given = true;
+        break;
+    case O_CHAR_SIZE:
+        o->char_size = option_size(opt, v);
+        o->char_size_given = true;
         break;
     case O_CHUNK: o->chunk = option_size_in(opt, v, 256, 64u << 20); break;
     case O_SEEKS: o->seeks = option_whole(opt, v, 1, 100000000); break;
@@ -124,6 +135,13 @@ static void parse(int argc, char **argv, bonnie_options *o)
     fail_unless_target_dir(o->dir, "the directory on the file system to measure");
     if (o->size_given && o->size < o->chunk)
         fail_usage("--size is smaller than one --chunk: give at least one chunk");
+    if (o->char_size_given && o->char_size < o->chunk)
+        fail_usage("--char-size is smaller than one --chunk: give at least one chunk");
+    if (o->char_size_given && o->size_given && o->char_size > o->size)
+        fail_usage("--char-size is larger than --size: give at most the file's size");
+    if (o->char_size_given && rules[o->order].order[1] == B_REWRITE)
+        fail_usage("--char-size needs --order bonnie++: Bonnie's rewrite rewrites the per-character "
+                   "file, which must then be the whole file");
 }
 
 /* Twice the memory by default; what does not fit is made to fit, with
@@ -154,6 +172,10 @@ static void choose_size(bonnie_run *r)
         }
     }
     o->size = o->size / o->chunk * o->chunk; /* Bonnie's rounding */
+    if (o->char_size_given && o->char_size > o->size)
+        fail_usage("--char-size is larger than the file (%llu bytes): give at most that",
+                   (unsigned long long)o->size);
+    o->char_size = o->char_size_given ? o->char_size / o->chunk * o->chunk : o->size;
     if (r->fs.memory_backed)
         warn(r, "%s is %s: every rate here is memory speed, not storage", o->dir, r->fs.type);
     else if (!o->evict && o->size < 2 * r->memory) {
@@ -224,11 +246,13 @@ static void save_json(const bonnie_run *r)
     json_string(&j, "fs_type", r->fs.type);
     json_uint(&j, "size_bytes", r->o.size);
     json_uint(&j, "chunk_bytes", r->o.chunk);
+    json_uint(&j, "char_size_bytes", r->o.char_size);
     json_int(&j, "seeks", r->o.seeks);
     json_int(&j, "seek_procs", r->o.seek_procs);
     json_int(&j, "update_every_seeks", 10);
     json_bool(&j, "evict", r->o.evict);
     json_string(&j, "order", order_names[r->o.order]);
+    json_bool(&j, "fsync_after_reads", rules[r->o.order].sync_every_close);
     json_uint(&j, "node_memory_bytes", r->memory);
     json_object_end(&j);
     json_array_begin(&j, "tests");
@@ -248,6 +272,13 @@ static void save_json(const bonnie_run *r)
             json_double(&j, "kib_per_s", rate(m) / 1024);
             json_double(&j, "mib_per_s", rate(m) / 1048576);
         }
+        json_object_begin(&j, "calls");
+        json_uint(&j, "read", m->calls.read);
+        json_uint(&j, "write", m->calls.write);
+        json_uint(&j, "lseek", m->calls.lseek);
+        json_uint(&j, "fsync", m->calls.fsync);
+        json_uint(&j, "close", m->calls.close);
+        json_object_end(&j);
         if (m->cached_fraction >= 0)
             json_double(&j, "cached_fraction_at_start", m->cached_fraction);
         else
@@ -275,26 +306,32 @@ int bonnie_command(int argc, char **argv)
     int fd = create_exclusive(path, O_RDWR, &who);
     if (fd < 0)
         fail_usage("cannot create %s: %s: check the directory's permissions", path, strerror(-fd));
-    r.s = (bonnie_setup){.fd = fd, .path = path, .who = &who, .size = r.o.size, .chunk = r.o.chunk,
-                         .seeks = r.o.seeks, .seek_procs = r.o.seek_procs, .evict = r.o.evict};
+    close(fd); /* every test opens the file afresh, as both programs do */
+    r.s = (bonnie_setup){.path = path, .who = &who, .size = r.o.size, .chunk = r.o.chunk,
+                         .char_size = r.o.char_size, .seeks = r.o.seeks, .seek_procs = r.o.seek_procs,
+                         .evict = r.o.evict, .rules = &rules[r.o.order]};
     char sz[32], ck[32];
     size_format(r.o.size, sz, sizeof sz);
     size_format(r.o.chunk, ck, sizeof ck);
-    printf("pario-engine bonnie: %s (%s), file %s, chunk %s, %ld seeks by %d processes%s\n", r.o.dir,
-           r.fs.type, sz, ck, r.o.seeks, r.o.seek_procs, r.o.evict ? ", evicting before reads" : "");
+    char cs[48] = "";
+    if (r.o.char_size < r.o.size) {
+        char c[32];
+        size_format(r.o.char_size, c, sizeof c);
+        snprintf(cs, sizeof cs, ", putc/getc on the first %s", c);
+    }
+    printf("pario-engine bonnie: %s (%s), file %s%s, chunk %s, %ld seeks by %d processes%s\n", r.o.dir,
+           r.fs.type, sz, cs, ck, r.o.seeks, r.o.seek_procs, r.o.evict ? ", evicting before reads" : "");
     fflush(stdout);
-    const enum bonnie_test *run_order = run_orders[r.o.order];
+    const enum bonnie_test *run_order = rules[r.o.order].order;
     for (int i = 0; i < B_NTESTS; i++) {
         const char *what = "";
         e = bonnie_run_test(&r.s, run_order[i], &r.m[run_order[i]], &what);
         if (e) {
-            close(fd);
             remove_if_ours(path, &who); /* created by this run, if the name still holds it */
             fail_exit(EXIT_RUN_FAILED, 1, "bonnie %s: %s %s: %s", bonnie_test_name(run_order[i]),
                       what, path, owned_file_reason(e));
         }
     }
-    close(fd);
     r.data_ok = bonnie_data_ok(r.data_why, sizeof r.data_why);
     for (int t = 0; t < B_NTESTS; t++)
         if (r.m[t].seconds < MIN_TIME)

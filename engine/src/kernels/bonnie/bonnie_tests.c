@@ -1,6 +1,8 @@
-/* The six bonnie tests.  Each is timed from its first call to the moment
- * its data is on storage (writes end with fsync) and charged with the CPU
- * time getrusage reports for it.  Checks of the data ride along cheaply,
+/* The six bonnie tests.  Each runs on a descriptor opened for it and is
+ * timed from its first call to the close of that descriptor, the way both
+ * Bray's Bonnie and bonnie++ time theirs: writes end with fsync, and under
+ * bonnie++'s rules every test does (its Close()).  Each is charged with the
+ * CPU time getrusage reports for it, and counts the calls it made.  Checks of the data ride along cheaply,
  * so they do not change what is measured: the per-character read sums the
  * bytes, the block read looks at one stamp per chunk, the rewrite looks at
  * the first bytes the per-character write put in each chunk. */
@@ -61,10 +63,11 @@ static double cpu_seconds(int who)
            1e-6 * ru.ru_stime.tv_usec;
 }
 
-static int read_full(int fd, char *buf, size_t len, size_t *got)
+static int read_full(int fd, char *buf, size_t len, size_t *got, bonnie_calls *n)
 {
     *got = 0;
     while (*got < len) {
+        n->read++;
         ssize_t r = read(fd, buf + *got, len - *got);
         if (r < 0 && errno == EINTR)
             continue;
@@ -77,9 +80,10 @@ static int read_full(int fd, char *buf, size_t len, size_t *got)
     return 0;
 }
 
-static int write_full(int fd, const char *buf, size_t len)
+static int write_full(int fd, const char *buf, size_t len, bonnie_calls *n)
 {
     while (len) {
+        n->write++;
         ssize_t w = write(fd, buf, len);
         if (w < 0 && errno == EINTR)
             continue;
@@ -91,10 +95,17 @@ static int write_full(int fd, const char *buf, size_t len)
     return 0;
 }
 
-/* A stdio stream on our own descriptor, at offset 0. */
-static FILE *stream(const bonnie_setup *s, const char *mode, int *err)
+static off_t counted_lseek(int fd, off_t off, int whence, bonnie_calls *n)
 {
-    int fd = dup(s->fd);
+    n->lseek++;
+    return lseek(fd, off, whence);
+}
+
+/* A stdio stream on the test's descriptor (a duplicate: the test closes
+ * the descriptor itself, as every test does). */
+static FILE *stream(int test_fd, const char *mode, int *err)
+{
+    int fd = dup(test_fd);
     FILE *f = fd < 0 ? NULL : fdopen(fd, mode);
     if (!f) {
         *err = errno;
@@ -106,30 +117,23 @@ static FILE *stream(const bonnie_setup *s, const char *mode, int *err)
 
 /* Both writing tests start on a new, empty file, as Bonnie's do (untimed):
  * our own file (only while the name still holds it) is removed and created
- * again exclusively, on the same descriptor number. */
+ * again exclusively.  Returns its descriptor, or -errno. */
 static int fresh_file(const bonnie_setup *s)
 {
     int e = remove_if_ours(s->path, s->who);
-    if (e)
-        return e;
-    int fd = create_exclusive(s->path, O_RDWR, s->who);
-    if (fd < 0)
-        return -fd;
-    e = dup2(fd, s->fd) < 0 ? errno : 0;
-    close(fd);
-    return e;
+    return e ? -e : create_exclusive(s->path, O_RDWR, s->who);
 }
 
-static int test_putc(const bonnie_setup *s, const char **what)
+static int test_putc(const bonnie_setup *s, int fd, const char **what)
 {
     int e = 0;
     *what = "opening a stream";
-    FILE *f = stream(s, "w", &e);
+    FILE *f = stream(fd, "w", &e);
     if (!f)
         return e;
     *what = "putc";
     int b = 0;
-    for (uint64_t i = 0; i < s->size; i++) {
+    for (uint64_t i = 0; i < s->char_size; i++) {
         if (putc_unlocked(b, f) == EOF) {
             e = errno ? errno : EIO;
             break;
@@ -139,11 +143,9 @@ static int test_putc(const bonnie_setup *s, const char **what)
     }
     if (!e && fflush(f) != 0)
         e = errno;
-    if (!e && fsync(fileno(f)) != 0)
-        e = errno;
     if (fclose(f) != 0 && !e)
         e = errno;
-    return e;
+    return e; /* the fsync and close end every writing test */
 }
 
 /* Read a chunk, change one word, seek back, write it: Bonnie's rewrite. */
@@ -156,17 +158,18 @@ static uint64_t rewrite_word(uint64_t chunk, uint64_t c)
 
 static bool stamp_ok(const char *buf, uint64_t c);
 
-/* Read a chunk, change one word, seek back, write it: Bonnie's rewrite. */
-static int test_rewrite(const bonnie_setup *s, char *buf, const char **what)
+/* Read a chunk, change one word, seek back, write it: Bonnie's rewrite.
+ * The descriptor is new, at offset 0: both programs seek there before
+ * their clock starts.  Bray's reads on until read() says 0, bonnie++
+ * reads the file's chunks and stops (the rules). */
+static int test_rewrite(const bonnie_setup *s, int fd, char *buf, bonnie_calls *n, const char **what)
 {
-    *what = "seeking";
-    if (lseek(s->fd, 0, SEEK_SET) != 0)
-        return errno;
+    const uint64_t chunks = s->size / s->chunk;
     uint64_t c = 0;
-    for (;;) {
+    while (s->rules->read_to_eof || c < chunks) {
         size_t got;
         *what = "reading";
-        int e = read_full(s->fd, buf, (size_t)s->chunk, &got);
+        int e = read_full(fd, buf, (size_t)s->chunk, &got, n);
         if (e)
             return e;
         if (got == 0)
@@ -177,16 +180,15 @@ static int test_rewrite(const bonnie_setup *s, char *buf, const char **what)
                      (unsigned char)buf[0], off);
         ((int *)buf)[rewrite_word(s->chunk, c)] += 1;
         *what = "seeking back";
-        if (lseek(s->fd, -(off_t)got, SEEK_CUR) < 0)
+        if (counted_lseek(fd, -(off_t)got, SEEK_CUR, n) < 0)
             return errno;
         *what = "writing";
-        if ((e = write_full(s->fd, buf, got)) != 0)
+        if ((e = write_full(fd, buf, got, n)) != 0)
             return e;
         c++;
     }
     g_check.rewritten = true;
-    *what = "fsync";
-    return fsync(s->fd) != 0 ? errno : 0;
+    return 0;
 }
 
 /* The block write's chunk: a fixed non-zero fill, the chunk's index in its
@@ -209,17 +211,16 @@ static void fill(char *buf, uint64_t chunk)
         buf[i] = (char)(0x5a ^ (i * 31));
 }
 
-static int test_block_write(const bonnie_setup *s, char *buf, const char **what)
+static int test_block_write(const bonnie_setup *s, int fd, char *buf, bonnie_calls *n, const char **what)
 {
     *what = "writing";
     for (uint64_t c = 0; c < s->size / s->chunk; c++) {
         stamp(buf, c);
-        int e = write_full(s->fd, buf, (size_t)s->chunk);
+        int e = write_full(fd, buf, (size_t)s->chunk, n);
         if (e)
             return e;
     }
-    *what = "fsync";
-    return fsync(s->fd) != 0 ? errno : 0;
+    return 0;
 }
 
 static uint64_t word_byte_sum(unsigned int w)
@@ -227,15 +228,16 @@ static uint64_t word_byte_sum(unsigned int w)
     return (w & 0xff) + ((w >> 8) & 0xff) + ((w >> 16) & 0xff) + (w >> 24);
 }
 
-/* Sum of the bytes the block write left in the file, with the word each
- * chunk's rewrite changed when one ran since. */
-static uint64_t block_file_byte_sum(const bonnie_setup *s, char *buf)
+/* Sum of the bytes the block write left in the file's first chunks (those
+ * getc reads), with the word each chunk's rewrite changed when one ran
+ * since. */
+static uint64_t block_file_byte_sum(const bonnie_setup *s, char *buf, uint64_t chunks)
 {
     fill(buf, s->chunk);
     uint64_t fill_sum = 0, total = 0;
     for (uint64_t i = 8; i < s->chunk; i++)
         fill_sum += (unsigned char)buf[i];
-    for (uint64_t c = 0; c < s->size / s->chunk; c++) {
+    for (uint64_t c = 0; c < chunks; c++) {
         total += fill_sum;
         for (uint64_t b = 0; b < 8; b++)
             total += (c >> (8 * b)) & 0xff;
@@ -248,42 +250,39 @@ static uint64_t block_file_byte_sum(const bonnie_setup *s, char *buf)
     return total;
 }
 
-static int test_getc(const bonnie_setup *s, uint64_t *sum, const char **what)
+/* getc of the file's first char_size bytes (all of it unless bonnie++'s
+ * per-character size was given). */
+static int test_getc(const bonnie_setup *s, int fd, uint64_t *sum, const char **what)
 {
     int e = 0;
-    *what = "seeking";
-    if (lseek(s->fd, 0, SEEK_SET) != 0)
-        return errno;
     *what = "opening a stream";
-    FILE *f = stream(s, "r", &e);
+    FILE *f = stream(fd, "r", &e);
     if (!f)
         return e;
     *what = "getc";
     uint64_t n = 0, acc = 0;
     int ch;
-    while ((ch = getc_unlocked(f)) != EOF) {
+    while (n < s->char_size && (ch = getc_unlocked(f)) != EOF) {
         acc += (unsigned)ch;
         n++;
     }
     if (ferror(f))
         e = errno ? errno : EIO;
     fclose(f);
-    if (!e && n != s->size)
-        mismatch("getc read %llu bytes of %llu", n, s->size);
+    if (!e && n != s->char_size)
+        mismatch("getc read %llu bytes of %llu", n, s->char_size);
     *sum = acc;
     return e;
 }
 
-static int test_block_read(const bonnie_setup *s, char *buf, const char **what)
+static int test_block_read(const bonnie_setup *s, int fd, char *buf, bonnie_calls *n, const char **what)
 {
-    *what = "seeking";
-    if (lseek(s->fd, 0, SEEK_SET) != 0)
-        return errno;
-    *what = "reading";
+    *what = "reading"; /* from offset 0, as test_rewrite */
+    const uint64_t chunks = s->size / s->chunk;
     uint64_t c = 0;
-    for (;;) {
+    while (s->rules->read_to_eof || c < chunks) {
         size_t got;
-        int e = read_full(s->fd, buf, (size_t)s->chunk, &got);
+        int e = read_full(fd, buf, (size_t)s->chunk, &got, n);
         if (e)
             return e;
         if (got == 0)
@@ -294,8 +293,8 @@ static int test_block_read(const bonnie_setup *s, char *buf, const char **what)
             mismatch("block read found chunk stamp %llu where chunk %llu belongs", index, c);
         c++;
     }
-    if (c != s->size / s->chunk)
-        mismatch("block read found %llu chunks of %llu", c, s->size / s->chunk);
+    if (c != chunks)
+        mismatch("block read found %llu chunks of %llu", c, chunks);
     return 0;
 }
 
@@ -304,6 +303,7 @@ typedef struct seek_board {
     atomic_long next_ticket;
     double start[64], end[64];
     int err[64];
+    bonnie_calls calls[64];
 } seek_board;
 
 static uint64_t xorshift(uint64_t *x)
@@ -325,18 +325,32 @@ static _Noreturn void seeker(const bonnie_setup *s, seek_board *board, int id, i
     board->start[id] = clock_now();
     uint64_t rng = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)getpid() << 17), chunks = s->size / s->chunk;
     long mine = 0;
+    bonnie_calls *n = &board->calls[id];
+    /* lseek then read (and lseek then write back), as both programs seek */
     while (!e && atomic_fetch_add(&board->next_ticket, 1) < s->seeks) {
         off_t off = (off_t)(xorshift(&rng) % chunks * s->chunk);
-        ssize_t r = pread(fd, buf, (size_t)s->chunk, off);
-        if (r != (ssize_t)s->chunk) {
-            e = r < 0 ? errno : EIO;
+        size_t got = 0;
+        if (counted_lseek(fd, off, SEEK_SET, n) != off)
+            e = errno;
+        else if ((e = read_full(fd, buf, (size_t)s->chunk, &got, n)) == 0 && got != s->chunk)
+            e = EIO;
+        if (e)
             break;
-        }
         if (mine++ % UPDATE_SEEK == 0) {
             buf[s->chunk / 2]++;
-            if (pwrite(fd, buf, (size_t)s->chunk, off) != (ssize_t)s->chunk)
-                e = errno ? errno : EIO;
+            if (counted_lseek(fd, off, SEEK_SET, n) != off)
+                e = errno;
+            else
+                e = write_full(fd, buf, (size_t)s->chunk, n);
         }
+    }
+    if (fd >= 0) {
+        if (s->rules->sync_every_close && !e) {
+            n->fsync++;
+            e = fsync(fd) != 0 ? errno : 0;
+        }
+        n->close++;
+        close(fd);
     }
     board->end[id] = clock_now();
     board->err[id] = e;
@@ -385,6 +399,12 @@ static int test_seeks(const bonnie_setup *s, bonnie_measure *m, const char **wha
             ;
         cpu += (double)ru.ru_utime.tv_sec + 1e-6 * ru.ru_utime.tv_usec +
                (double)ru.ru_stime.tv_sec + 1e-6 * ru.ru_stime.tv_usec;
+        const bonnie_calls *c = &board->calls[i];
+        m->calls.read += c->read;
+        m->calls.write += c->write;
+        m->calls.lseek += c->lseek;
+        m->calls.fsync += c->fsync;
+        m->calls.close += c->close;
         if (!e && board->err[i]) {
             e = board->err[i];
             *what = "seeking and reading";
@@ -402,11 +422,49 @@ static int test_seeks(const bonnie_setup *s, bonnie_measure *m, const char **wha
     return e;
 }
 
-static int evict(const bonnie_setup *s)
+static int evict(int fd)
 {
-    if (fdatasync(s->fd) != 0)
+    if (fdatasync(fd) != 0)
         return errno;
-    return posix_fadvise(s->fd, 0, 0, POSIX_FADV_DONTNEED);
+    return posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+}
+
+/* The file for one test, opened afresh (untimed): a new empty one for the
+ * writing tests, ours reopened (and evicted when asked) for the others.
+ * Returns the descriptor, or -errno with *what naming the step. */
+static int open_for(const bonnie_setup *s, bool reads, const char **what)
+{
+    *what = reads ? "reopening the file" : "creating the file again";
+    int fd = reads ? open_ours(s->path, O_RDWR, s->who) : fresh_file(s);
+    if (fd >= 0 && reads && s->evict) {
+        int e = evict(fd);
+        if (e) {
+            close(fd);
+            *what = "evicting the file from the page cache";
+            return -e;
+        }
+    }
+    return fd;
+}
+
+/* How every test ends, inside its time: what it wrote reaches storage
+ * (fsync), and under bonnie++'s rules a test that only read fsyncs too;
+ * then the descriptor is closed. */
+static int finish(const bonnie_setup *s, int fd, bool wrote, bonnie_calls *n, int e, const char **what)
+{
+    if (!e && (wrote || s->rules->sync_every_close)) {
+        n->fsync++;
+        if (fsync(fd) != 0) {
+            e = errno;
+            *what = "fsync";
+        }
+    }
+    n->close++;
+    if (close(fd) != 0 && !e) {
+        e = errno;
+        *what = "closing";
+    }
+    return e;
 }
 
 int bonnie_run_test(const bonnie_setup *s, enum bonnie_test t, bonnie_measure *m, const char **what)
@@ -417,37 +475,35 @@ int bonnie_run_test(const bonnie_setup *s, enum bonnie_test t, bonnie_measure *m
         return ENOMEM;
     }
     const bool reads = t != B_PUTC && t != B_BLOCK_WRITE;
-    if (reads && s->evict && evict(s) != 0) {
-        *what = "evicting the file from the page cache";
-        return errno;
-    }
-    int e = reads ? 0 : fresh_file(s);
-    if (e) {
-        *what = "creating the file again";
-        return e;
-    }
+    memset(m, 0, sizeof *m);
+    int fd = open_for(s, reads, what);
+    if (fd < 0)
+        return -fd;
     if (t == B_BLOCK_WRITE)
         fill(buf, s->chunk);
-    memset(m, 0, sizeof *m);
     m->cached_fraction = reads ? page_cache_fraction(s->path) : -1;
-    m->work = s->size;
-    if (t == B_SEEKS)
+    m->work = t == B_PUTC || t == B_GETC ? s->char_size : s->size;
+    if (t == B_SEEKS) {
+        close(fd); /* each seeker opens its own */
         return test_seeks(s, m, what);
+    }
     uint64_t sum = 0;
+    bonnie_calls *n = &m->calls;
     double cpu0 = cpu_seconds(RUSAGE_SELF), t0 = clock_now();
     if (!reads) {
         g_check.last_writer = t;
         g_check.rewritten = false;
     }
-    e = t == B_PUTC          ? test_putc(s, what)
-            : t == B_REWRITE     ? test_rewrite(s, buf, what)
-            : t == B_BLOCK_WRITE ? test_block_write(s, buf, what)
-            : t == B_GETC        ? test_getc(s, &sum, what)
-                                 : test_block_read(s, buf, what);
+    int e = t == B_PUTC          ? test_putc(s, fd, what)
+            : t == B_REWRITE     ? test_rewrite(s, fd, buf, n, what)
+            : t == B_BLOCK_WRITE ? test_block_write(s, fd, buf, n, what)
+            : t == B_GETC        ? test_getc(s, fd, &sum, what)
+                                 : test_block_read(s, fd, buf, n, what);
+    e = finish(s, fd, t != B_GETC && t != B_BLOCK_READ, n, e, what);
     m->seconds = clock_now() - t0;
     m->cpu_seconds = cpu_seconds(RUSAGE_SELF) - cpu0;
     if (!e && t == B_GETC) {
-        uint64_t want = block_file_byte_sum(s, buf);
+        uint64_t want = block_file_byte_sum(s, buf, s->char_size / s->chunk);
         if (sum != want)
             mismatch("getc byte sum %llu, the block write put %llu", sum, want);
     }

@@ -40,6 +40,9 @@ typedef struct btio_ctx {
     uint64_t local_points; /* collective: etypes this rank writes per dump */
     char *record;          /* per-rank: one framed cell record */
     uint64_t epio_dump_bytes; /* per-rank: one dump's records */
+    double sync_seconds; /* close: the part spent making the file durable
+                          * (fsync, MPI_File_sync), which NPB's close does
+                          * not do: reported beside the I/O time */
     owned_file mine;  /* the file this run created: the only one it removes */
     char why[512];    /* an MPI-IO failure in the library's words, else "" */
 } btio_ctx;
