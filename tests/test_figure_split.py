@@ -38,6 +38,11 @@ def test_a_varying_parameter_without_a_placeholder_is_named_after_the_title():
     assert [p.title for p in parts] == ["Read under load (block 1 MiB)", "Read under load (block 4 MiB)"]
     # a parameter that only changes from cell to cell (the x axis here) splits nothing
     assert split_varying(fig, [rec(1, 4096, 1.0), rec(2, 4096, 2.0)], PARAMS) == [fig]
+    # nor do repeated rounds of one point: a cell's best-of pools them on purpose
+    rounds = [rec(1, 4096, 1.0), rec(1, 4096, 2.0)]
+    for i, r in enumerate(rounds):
+        r.params["trial"] = i + 1
+    assert split_varying(fig, rounds, PARAMS) == [fig]
 
 
 def test_ascired_api_at_two_rank_counts_gives_one_figure_per_rank_count(shm_dir, tmp_path):

@@ -278,6 +278,11 @@ def _names(series):
     return (series,) if isinstance(series, str) else tuple(series)
 
 
+# Repeated rounds of one point (every kind names them "trial"): what a
+# cell's best-of pools on purpose, so they never split a figure.
+POOLED = frozenset({"trial"})
+
+
 def split_varying(figure, records, params):
     """The figure as drawn from these records: itself, or one figure per
     value of every parameter that varies among the records of one cell
@@ -289,7 +294,7 @@ def split_varying(figure, records, params):
     cells = {}
     for r in mine:
         cells.setdefault((r.params.get(figure.x), _key(r, figure.series)), []).append(r)
-    axes = {figure.x, *_names(figure.series), *figure.where}
+    axes = {figure.x, *_names(figure.series), *figure.where, *POOLED}
     split = sorted({k for rs in cells.values() for r in rs for k in r.params
                     if k not in axes and len({repr(q.params.get(k)) for q in rs}) > 1})
     if not split:
