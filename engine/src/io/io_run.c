@@ -331,6 +331,35 @@ static int open_check_agreed(io_ctx *c, const backend_open_args *a)
     return worst;
 }
 
+/* Whether any sharer of the file failed in this pass, agreed over them
+ * for a backend whose calls can fail on some sharers only (backend.h,
+ * Failing apart); the others pay no collective and answer for themselves. */
+static bool failed_apart(io_ctx *c, const access_list *L)
+{
+    int mine = c->err != 0, any = mine;
+    if (c->o->api_caps & BACKEND_CAP_SPLIT_FAILURES)
+        MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, L->comm);
+    return any && (c->o->api_caps & BACKEND_CAP_SPLIT_FAILURES);
+}
+
+/* Whether to sync now.  Never once a sharer failed apart; otherwise a
+ * collective-open backend's sync is collective, so every rank takes part,
+ * even one that failed, or the others would wait for it forever. */
+static bool may_sync(const io_ctx *c, bool apart)
+{
+    return !apart && (!c->err || (c->o->api_caps & BACKEND_CAP_COLLECTIVE_OPEN));
+}
+
+/* Close the file, or abandon it when a sharer failed apart: its library
+ * can no longer close it collectively, nor MPI_Finalize (which would). */
+static int end_file(io_ctx *c, void *h, bool apart)
+{
+    if (!apart)
+        return c->o->mover->close(h);
+    fail_skip_finalize();
+    return c->o->mover->abandon(h);
+}
+
 static void block_failed(io_ctx *c, const pass *P, uint64_t off, int e)
 {
     const bool writing = P->mode == BACKEND_WRITE;
@@ -761,12 +790,16 @@ static void prepare_initial_file(io_ctx *c)
         e = open_file(c, &a, &L, &h);
     if (e) {
         record_error(c, e, "cannot create %s: %s", c->write_path, strerror(e));
+        h = NULL;
     } else {
         pass_prepare(c, &P);
         drive(c, h, &P);
-        if (!c->err && (e = o->mover->sync(h)) != 0)
+    }
+    const bool apart = failed_apart(c, &L); /* every rank takes part, opened or not */
+    if (h) {
+        if (may_sync(c, apart) && (e = o->mover->sync(h)) != 0)
             record_error(c, e, "preparing %s: fsync: %s", c->write_path, strerror(e));
-        int ce = o->mover->close(h);
+        int ce = end_file(c, h, apart);
         if (ce)
             record_error(c, ce, "preparing %s: close: %s", c->write_path, strerror(ce));
         note_own_file(c);
@@ -883,15 +916,13 @@ static void timed_phase(io_ctx *c, enum phase_kind kind, rank_record *rec, doubl
         drive(c, h, &P);
     rec->io_first = P.io_first;
     rec->io_done = clock_now() - c->epoch;
-    /* A collective backend's sync is collective: every rank takes part,
-     * even one that failed, or the others would wait for it forever. */
-    if (writing && o->fsync && h &&
-        (!c->err || (o->api_caps & BACKEND_CAP_COLLECTIVE_OPEN)) && (e = o->mover->sync(h)) != 0)
+    const bool apart = failed_apart(c, &L);
+    if (writing && o->fsync && h && may_sync(c, apart) && (e = o->mover->sync(h)) != 0)
         record_error(c, e, "fsync %s: %s", P.path, strerror(e));
     rec->sync_done = clock_now() - c->epoch;
     rec->io_last = rec->sync_done;
     token_leave_share(&c->ring);
-    if (h && (e = o->mover->close(h)) != 0)
+    if (h && (e = end_file(c, h, apart)) != 0)
         record_error(c, e, "close %s: %s", P.path, strerror(e));
     rec->close_done = clock_now() - c->epoch;
     MPI_Barrier(c->comm);
@@ -921,12 +952,14 @@ static uint64_t verify_pass(io_ctx *c, enum phase_kind kind)
         e = open_file(c, &a, &L, &h);
     if (e) {
         record_error(c, e, "verify: open %s: %s", P.path, strerror(e));
-        /* a collective backend's others are in open with us; nothing more to do */
-        return 0;
+        h = NULL;
+    } else {
+        pass_prepare(c, &P);
+        drive(c, h, &P);
     }
-    pass_prepare(c, &P);
-    drive(c, h, &P);
-    o->mover->close(h);
+    const bool apart = failed_apart(c, &L); /* every rank takes part, opened or not */
+    if (h)
+        end_file(c, h, apart);
     return P.bytes;
 }
 

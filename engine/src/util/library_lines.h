@@ -19,13 +19,19 @@ void library_lines_hold(void);
  * names; marks the held lines as explained by pario's own. */
 int library_lines_reason(int e);
 
-/* The errno a held line names (0 when nothing held names one): a library
- * that printed a system error while its call returned success (HDF5 over
- * ompio may) failed all the same; marks the lines as explained. */
-int library_lines_named(void);
+/* For a call the library may report as done although it failed (ompio's
+ * collective write prints "error in (p)write(v): No space left on device"
+ * on the aggregator and returns success): e when it is an error, else the
+ * errno a line printed since the last look names, else 0.  One fstat a
+ * call: for collective calls, not per block. */
+int library_lines_after(int e);
 
 /* After closing a file: at the last one, stderr is given back. */
 void library_lines_release(void);
+
+/* The same, for a file dropped after a failure on some rank: what the
+ * library said about it is explained by the run's one line, so dropped. */
+void library_lines_release_failed(void);
 
 /* Give stderr back now, whatever is still open: before pario prints its
  * own error line and exits (fail.h), which must reach the real stderr. */

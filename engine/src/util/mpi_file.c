@@ -78,7 +78,7 @@ int mpi_file_close(MPI_File *fh, mpi_why *w, const char *path)
     mpi_failed(rc, w, "closing %s", path);
     /* ompio can print a failed write on a rank whose own calls returned
      * success (another rank's count fell short): this rank failed too */
-    const int said = w->text[0] ? 0 : library_lines_named();
+    const int said = w->text[0] ? 0 : library_lines_after(0);
     if (said)
         mpi_why_errno(w, said, "writing %s", path);
     library_lines_release();

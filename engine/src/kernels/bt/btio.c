@@ -140,7 +140,7 @@ static int mpi_failed(btio_ctx *c, int code, const char *what)
  * library printed while writing is a failure (library_lines.h). */
 static int library_spoke(btio_ctx *c, const char *what)
 {
-    const int e = library_lines_named();
+    const int e = library_lines_after(0);
     if (e && !c->why[0])
         snprintf(c->why, sizeof c->why, "%s: %s", what, strerror(e));
     return e;

@@ -253,7 +253,7 @@ void flash_write_file(const flash_mesh *m, enum flash_file which, const char *pa
          * MPI_Finalize then crashes on it: this process exits without it. */
         fail_skip_finalize();
     }
-    int named = r->why[0] ? 0 : library_lines_named(); /* a failure HDF5 did not see */
+    int named = r->why[0] ? 0 : library_lines_after(0); /* a failure HDF5 did not see */
     if (named) {
         snprintf(r->why, sizeof r->why, "the MPI-IO layer under HDF5: %s", strerror(named));
         r->err = named;
