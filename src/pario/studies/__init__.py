@@ -45,7 +45,9 @@ A point (what `plan` returns) offers the runner:
   of what the point is, kept with it).  Optionally `subdirs()`: names of
   directories under --dir the point's engine writes in (a striped test's
   targets), which the runner creates if missing and removes if it made
-  them (pario.rundirs).
+  them (pario.rundirs); and `space_needs(directory)`: [(directory, bytes)]
+  the point's engine writes, which the runner holds against each file
+  system's free space before anything runs (pario.space).
 """
 
 import argparse
