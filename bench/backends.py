@@ -15,7 +15,11 @@ median over rounds is printed with the ratio pario / peer:
           interrupts every completion is a cross-CPU wake-up, which at
           4 KiB costs either tool up to a third of its IOPS: comparing an
           unpinned fio with a bound pario measures placement, not the
-          tools.  --placement unbound runs both unbound instead.
+          tools.  --placement unbound runs both unbound instead.  On a
+          machine shared with other work run the script under `chrt -f 10`
+          (root): both tools inherit SCHED_FIFO, so other processes stop
+          taking their core mid-run (per-round ratios spread 0.3 to 2.5
+          without it on 2026-11-22, about 0.8 to 1.3 with it).
   memcpy  one rank reading a 1 GiB tmpfs file in 1 MiB requests through
           posix, mmap and uring, against memcpy of the same bytes: this
           script maps a tmpfs file of the same size, faults every page in
@@ -100,7 +104,8 @@ def fio_rate(path, rw, block, depth, size, cpus=None):
 
 def median_table(title, unit, rows, rounds, run_round):
     """rows: labels; run_round(label, peer_first) -> {tool: value}, pario's first; odd rounds
-    run the peer first (the second tool meets the first one's freed pages and writeback)."""
+    run the peer first (the second tool meets the first one's freed pages and writeback).
+    'rounds' is the range of the per-round ratios (each round's pair, run back to back)."""
     print(f"\n{title}; median of {rounds} rounds, {unit}")
     header = None
     for label in rows:
@@ -110,11 +115,13 @@ def median_table(title, unit, rows, rounds, run_round):
                 samples.setdefault(tool, []).append(value)
         tools = list(samples)
         if header is None:
-            header = f"{'case':<24}" + "".join(f"{t:>16}" for t in tools) + f"{'ratio':>8}"
+            header = f"{'case':<24}" + "".join(f"{t:>16}" for t in tools) + f"{'ratio':>8}{'rounds':>12}"
             print(header)
         med = {t: statistics.median(v) for t, v in samples.items()}
         ratio = med[tools[0]] / med[tools[1]] if med[tools[1]] else float("nan")
-        print(f"{label:<24}" + "".join(f"{med[t]:>16.1f}" for t in tools) + f"{ratio:>8.2f}",
+        per_round = [a / b for a, b in zip(samples[tools[0]], samples[tools[1]]) if b]
+        spread = f"{min(per_round):.2f}-{max(per_round):.2f}" if per_round else "-"
+        print(f"{label:<24}" + "".join(f"{med[t]:>16.1f}" for t in tools) + f"{ratio:>8.2f}{spread:>12}",
               flush=True)
 
 
@@ -139,8 +146,14 @@ def bench_uring(pario, disk, rounds, rand_size, seq_size, placement):
     # pario's buffers for --direct are on transparent huge pages by default
     # (one segment per 1 MiB request instead of 256); the "4k pages" rows
     # give pario the ordinary pages fio uses, for the like-for-like ratio.
+    # The "one entry per refill" rows hold each refill for one io_uring_enter
+    # (--uring-submit-batch = depth), as pario did before it entered the
+    # kernel once per request like fio: what that choice is worth.
     cases = {"4k randread QD1": ("randread", 4096, 1, []), "4k randread QD16": ("randread", 4096, 16, []),
-             "4k randread QD64": ("randread", 4096, 64, []), "1m read QD16": ("read", MiB, 16, []),
+             "4k randread QD64": ("randread", 4096, 64, []),
+             "4k rr QD16 refill batch": ("randread", 4096, 16, ["--uring-submit-batch", "16"]),
+             "4k rr QD64 refill batch": ("randread", 4096, 64, ["--uring-submit-batch", "64"]),
+             "1m read QD16": ("read", MiB, 16, []),
              "1m read QD16 4k pages": ("read", MiB, 16, ["--no-huge-pages"]),
              "1m write QD16": ("write", MiB, 16, []),
              "1m write QD16 4k pages": ("write", MiB, 16, ["--no-huge-pages"])}

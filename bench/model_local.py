@@ -11,18 +11,23 @@ round's probe (`pario model P --quick --machine probe:RUN`).  Every point's
 measured figure is the median over the rounds of its best trial (pario's
 figure); its predicted figure is the median over the rounds of the
 predictions.  The table prints both, their ratio, the bound the model names,
-and the share of points within 25 %; then the share per round, and the
-machine's own noise: how often one round's measurement lies within 25 % of
-the median of the other rounds' (a bound on what any prediction can reach).
+and the share of points within 25 %.  Then, per rank count and per test
+family, the model's share beside the machine's own repeatability on the
+same points (how often one round's measurement lies within 25 % of the
+median of the other rounds'), so a reader sees which misses are the
+model's and which the machine's; last, the share per round.
 
   .venv/bin/python bench/model_local.py --rounds 3 --dir /var/tmp
 
 Everything runs in a new directory under --dir and a new results database,
 both removed at the end (--keep-db PATH keeps the database for
-`pario compare` and `pario report`)."""
+`pario compare` and `pario report`).  `--remodel PATH` measures nothing: it
+predicts the rounds of a kept database again with the current model, so two
+models are judged on the same measurements."""
 
 import argparse
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -63,8 +68,13 @@ def main():
     ap.add_argument("--dir", default="/var/tmp", help="a directory on the disk (default /var/tmp)")
     ap.add_argument("--presets", default=",".join(PRESETS))
     ap.add_argument("--keep-db", help="keep the results database here (a new file)")
+    ap.add_argument("--remodel", metavar="DB",
+                    help="measure nothing: predict the rounds a --keep-db database holds again "
+                         "with this pario's model (a copy of DB is used; DB is not changed)")
     args = ap.parse_args()
     presets = args.presets.split(",")
+    if args.remodel:
+        return remodel(Path(args.remodel), presets)
     work = Path(tempfile.mkdtemp(prefix="pario-model-local-", dir=args.dir))
     db = Path(tempfile.mkdtemp(prefix="pario-model-local-db-")) / "results.sqlite"
     if args.keep_db and os.path.lexists(args.keep_db):
@@ -95,19 +105,100 @@ def main():
         shutil.rmtree(db.parent, ignore_errors=True)
 
 
+def remodel(kept, presets):
+    """The rounds of a kept database (a probe run, then each preset measured),
+    each preset predicted again from its round's probe."""
+    import sqlite3
+
+    if not kept.is_file():
+        sys.exit(f"model_local: --remodel {kept} is not a file: give a database kept with --keep-db")
+    tmp = Path(tempfile.mkdtemp(prefix="pario-model-local-db-"))
+    try:
+        db = tmp / "results.sqlite"
+        shutil.copyfile(kept, db)
+        con = sqlite3.connect(db)
+        rows = con.execute("SELECT id, preset, launcher FROM runs WHERE status='complete' "
+                           "ORDER BY id").fetchall()
+        con.close()
+        rounds = []
+        for run_id, preset, launcher in rows:
+            if preset == "probe":
+                rounds.append({"probe": run_id})
+            elif rounds and launcher != "model" and preset in presets:
+                rounds[-1][preset] = run_id
+        rounds = [r for r in rounds if all(p in r for p in presets)]
+        if not rounds:
+            sys.exit(f"model_local: {kept} holds no round of a probe and {', '.join(presets)}")
+        print(f"model_local: predicting the {len(rounds)} measured rounds of {kept} again "
+              "(nothing measured now)")
+        got = [{p: [r["probe"], r[p], pario(db, "model", p, "--quick", "--machine",
+                                             f"probe:{r['probe']}")] for p in presets}
+               for r in rounds]
+        report(db, presets, got)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def family(preset, test):
+    """The test families the misses are told apart by."""
+    if re.search(r"-g\d+$", test):
+        return f"{preset} grouped"
+    if preset == "ascired-servers":
+        return f"{preset} {'independent' if 'indep' in test else 'collective'}"
+    if preset == "cfs":
+        return f"{preset} {'broadcast' if test == 'broadcast' else 'partitioned/interleaved'}"
+    return f"{preset} {test}"
+
+
+class Tally:
+    """Per group of points: the model's score (median measured against the
+    median prediction) beside the machine's own (each round's measurement
+    against the median of the other rounds'), on the same points."""
+
+    def __init__(self):
+        self.model = [0, 0, 0, 0]  # within, points, predicted above, below
+        self.machine = [0, 0]      # within, point-rounds
+
+    def add(self, ratio, measured_rounds):
+        self.model[0] += abs(ratio - 1) <= TOLERANCE
+        self.model[1] += 1
+        self.model[2] += ratio > 1 + TOLERANCE
+        self.model[3] += ratio < 1 - TOLERANCE
+        for i, x in enumerate(measured_rounds):
+            others = measured_rounds[:i] + measured_rounds[i + 1:]
+            if others and x:
+                self.machine[0] += abs(statistics.median(others) / x - 1) <= TOLERANCE
+                self.machine[1] += 1
+
+    def cells(self):
+        a, n, up, down = self.model
+        b, k = self.machine
+        mine = f"{b}/{k} ({b / k:.0%})" if k else "-"
+        return [f"{a}/{n} ({a / n:.0%})", f"{up} +, {down} -", mine]
+
+
+def print_tally(title, rows):
+    head = ["", "model within 25%", "misses", "machine repeats within 25%"]
+    body = [[name, *t.cells()] for name, t in rows]
+    w = [max(len(r[i]) for r in [head] + body) for i in range(4)]
+    print(f"\n{title}")
+    for r in [head] + body:
+        print("  " + "  ".join(c.ljust(w[i]) if i == 0 else c.rjust(w[i]) for i, c in enumerate(r)))
+
+
 def report(db, presets, rounds):
     store = Store(db, create=False)
-    total_in = total = 0
     per_round = [[0, 0] for _ in rounds]
-    noise = [0, 0]  # one round's measurement against the median of the others
+    every, by_ranks, by_family = Tally(), {}, {}
     for p in presets:
-        points = {}  # label -> {"m": [...], "p": [...], "bound": ...}
+        points = {}  # label -> {"m": [...], "p": [...], "bound": ..., "ranks", "test"}
         for i, got in enumerate(rounds):
             _, m_id, p_id = got[p]
             pairs, _, _ = against_prediction(measured_points(store, m_id)[2],
                                              measured_points(store, p_id)[2])
             for c in pairs:
-                e = points.setdefault(c.label, {"m": [], "p": [], "bound": c.bound})
+                e = points.setdefault(c.label, {"m": [], "p": [], "bound": c.bound,
+                                                "ranks": c.measured.ranks, "test": c.measured.test})
                 e["m"].append(c.measured.best)
                 e["p"].append(c.predicted.best)
                 per_round[i][0] += c.within
@@ -117,31 +208,28 @@ def report(db, presets, rounds):
               f"the prediction's median over the rounds' probes")
         print(f"{'point':<{w}}  {'measured':>9}  {'predicted':>9}  {'pred/meas':>9}  "
               f"{'within':>6}  bound   [measured in each round]")
-        inside = 0
+        mine = Tally()
         for label, e in points.items():
             m, q = statistics.median(e["m"]), statistics.median(e["p"])
             ratio = q / m if m else float("inf")
-            ok = abs(ratio - 1) <= TOLERANCE
-            inside += ok
-            print(f"{label:<{w}}  {m:>9.1f}  {q:>9.1f}  {ratio:>9.2f}  {'yes' if ok else 'no':>6}  "
+            print(f"{label:<{w}}  {m:>9.1f}  {q:>9.1f}  {ratio:>9.2f}  "
+                  f"{'yes' if abs(ratio - 1) <= TOLERANCE else 'no':>6}  "
                   f"{e['bound']:<7} [{', '.join(f'{x:.0f}' for x in e['m'])}]")
-            for i, x in enumerate(e["m"]):
-                others = e["m"][:i] + e["m"][i + 1:]
-                if others and x:
-                    noise[0] += abs(statistics.median(others) / x - 1) <= TOLERANCE
-                    noise[1] += 1
-        print(f"{p}: {inside} of {len(points)} points ({inside / len(points):.0%}) within "
-              f"{TOLERANCE:.0%}")
-        total_in += inside
-        total += len(points)
-    print(f"\nall presets: {total_in} of {total} points ({total_in / total:.0%}) within {TOLERANCE:.0%} "
-          "(medians over rounds)")
-    print("each round on its own (that round's probe against that round's measurement): "
+            for t in (mine, every, by_ranks.setdefault(e["ranks"], Tally()),
+                      by_family.setdefault((family(p, e["test"]), e["ranks"] > 1), Tally())):
+                t.add(ratio, e["m"])
+        a, n = mine.model[0], mine.model[1]
+        print(f"{p}: {a} of {n} points ({a / n:.0%}) within {TOLERANCE:.0%}")
+    print_tally(f"All presets, medians over {len(rounds)} rounds: the model (median measured "
+                "against median predicted) beside the machine (a round's measurement against "
+                "the median of the other rounds', same points)",
+                [("all points", every)] + [(f"{r} rank{'s' if r > 1 else ''}", t)
+                                          for r, t in sorted(by_ranks.items())])
+    print_tally("By test family and rank count",
+                [(f"{f}, {'2-4 ranks' if many else '1 rank'}", t)
+                 for (f, many), t in sorted(by_family.items())])
+    print("\neach round on its own (that round's probe against that round's measurement): "
           + ", ".join(f"{a / b:.0%} of {b}" for a, b in per_round))
-    if noise[1]:
-        print(f"the machine's own noise: a round's measurement lies within {TOLERANCE:.0%} of the "
-              f"median of the other rounds' for {noise[0]} of {noise[1]} point-rounds "
-              f"({noise[0] / noise[1]:.0%}): how well one measurement here predicts the next")
     store.close()
 
 

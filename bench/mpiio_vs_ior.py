@@ -26,6 +26,11 @@ its path.
     python bench/mpiio_vs_ior.py --ior /path/to/ior [--disk /var/tmp/pario-bench]
         [--shm /dev/shm/pario-bench] [--size 1g] [--block 1m] [--rounds 3]
         [--iterations 3] [--impl ompio|romio] [--only independent,collective,per-call,hdf5]
+        [--where shm,disk] [--read-only]
+
+--read-only times the read phase alone (each tool writes its file untimed
+first), which separates the read path from what a write phase just before
+leaves behind.
 """
 
 import argparse
@@ -55,6 +60,14 @@ class Tools:
         self.launcher, self.engine = choose_launcher(), engine_path()
         self.ior, self.impl, self.size, self.block = ior, impl, size, block
         self.iterations, self.scratch = iterations, Path(scratch)
+        self.phases = "write,read"
+
+    def read_only(self):
+        """Time reads alone: pario writes its file untimed before its first
+        read (--phases read), IOR reads a file it wrote and kept (-r -E -k);
+        both then read the same cached bytes every iteration, with no write
+        phase just before to leave work behind."""
+        self.phases = "read"
 
     def pario(self, directory, *api):
         """{'write': MiB/s, 'read': MiB/s}, best of the run's iterations."""
@@ -62,7 +75,7 @@ class Tools:
         argv = self.launcher.command(RANKS, [
             self.engine, "io", "--dir", str(directory), *api, "--mpiio-impl", self.impl,
             "--layout", "partitioned", "--block", engine_size(self.block),
-            "--size", engine_size(self.size), "--phases", "write,read",
+            "--size", engine_size(self.size), "--phases", self.phases,
             "--iterations", str(self.iterations), "--json", str(out)])
         p = subprocess.run(argv, capture_output=True, text=True, env=self.launcher.environment())
         if p.returncode != 0:
@@ -77,15 +90,25 @@ class Tools:
         """IOR's Max(MiB) of write and read (MiB/s) over its repetitions."""
         env = self.launcher.environment()
         env["OMPI_MCA_io"] = COMPONENT[self.impl]
-        argv = self.launcher.command(RANKS, [
-            self.ior, "-a", "MPIIO", *(["-c"] if collective else []),
-            "-b", str(self.size // RANKS), "-t", str(self.block), "-s", "1", "-e", "-w", "-r",
-            "-i", str(self.iterations), "-o", str(Path(directory) / "ior-bench.dat")])
-        p = subprocess.run(argv, capture_output=True, text=True, env=env)
+        path = Path(directory) / "ior-bench.dat"
+
+        def ior(*phases, iterations=self.iterations):
+            return subprocess.run(self.launcher.command(RANKS, [
+                self.ior, "-a", "MPIIO", *(["-c"] if collective else []),
+                "-b", str(self.size // RANKS), "-t", str(self.block), "-s", "1", "-e", *phases,
+                "-i", str(iterations), "-o", str(path)]), capture_output=True, text=True, env=env)
+
+        names = self.phases.split(",")
+        if names == ["read"]:
+            ior("-w", "-k", iterations=1)  # the file to read, written untimed as pario's is
+            p = ior("-r", "-E", "-k")  # -E: read the kept file
+            path.unlink(missing_ok=True)
+        else:
+            p = ior("-w", "-r")
         # the summary table: "write  Max(MiB)  Min(MiB) ..." after its header
         summary = p.stdout.split("Summary of all tests:")[-1]
         rates = {}
-        for name in ("write", "read"):
+        for name in names:
             m = re.search(rf"^{name}\s+([0-9.]+)\s", summary, re.M)
             if p.returncode != 0 or "Summary of all tests:" not in p.stdout or not m:
                 sys.exit(f"bench: ior failed: {(p.stderr or p.stdout).strip()[-300:]}")
@@ -107,7 +130,7 @@ def table(title, rows, rounds, one_round):
             for ph in m:
                 mine.setdefault(ph, []).append(m[ph])
                 theirs.setdefault(ph, []).append(t[ph])
-        for ph in ("write", "read"):
+        for ph in mine:
             a, b = statistics.median(mine[ph]), statistics.median(theirs[ph])
             print(f"{label + ' ' + ph + ' (' + names + ')':<34}{a:>12.1f}{b:>12.1f}"
                   f"{(a / b if b else float('nan')):>8.2f}", flush=True)
@@ -162,6 +185,8 @@ def main():
     ap.add_argument("--impl", default="ompio", choices=sorted(COMPONENT))
     ap.add_argument("--only", default="independent,collective,per-call,hdf5")
     ap.add_argument("--where", default="shm,disk")
+    ap.add_argument("--read-only", action="store_true",
+                    help="time reads alone, of a file written before (untimed) by each tool")
     a = ap.parse_args()
     ior = shutil.which(a.ior) or a.ior
     if not (os.path.isfile(ior) and os.access(ior, os.X_OK)):
@@ -177,6 +202,10 @@ def main():
     try:
         with tempfile.TemporaryDirectory() as scratch:
             tools = Tools(ior, a.impl, size, block, a.iterations, scratch)
+            if a.read_only:
+                if "hdf5" in only:
+                    sys.exit("bench: --read-only compares with IOR: leave hdf5 out of --only")
+                tools.read_only()
             print("machine shared with other work: read the ratios, not the absolute rates")
             for kind, d in (("tmpfs", a.shm), ("disk", a.disk)):
                 if kind.replace("tmpfs", "shm") not in a.where.split(","):

@@ -101,17 +101,29 @@ from services.fixtures import gluster_volumes, s3_server, slurm_cluster  # noqa:
 
 
 @pytest.fixture
-def tiny_fs():
-    """A 1 MiB tmpfs: writes past it fail with ENOSPC on some ranks only."""
-    d = Path("/dev/shm") / f"pario-tiny-{uuid.uuid4().hex[:8]}"
-    d.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(d)],
-                      capture_output=True).returncode != 0:
+def small_tmpfs():
+    """small_tmpfs(size) -> a directory on a tmpfs of that size, mounted for
+    this test alone and unmounted after it: a full disk on demand."""
+    mounted = []
+
+    def mount(size):
+        if os.geteuid() != 0:
+            pytest.skip("a small file system needs a tmpfs mounted by root: run the tests as root")
+        d = Path("/var/tmp") / f"pario-full-{uuid.uuid4().hex[:10]}"
+        d.mkdir()
+        p = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(d)],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            d.rmdir()
+            pytest.skip(f"cannot mount a tmpfs here ({p.stderr.strip()}): no full-disk test")
+        mounted.append(d)
+        return d
+
+    yield mount
+    for d in mounted:
+        subprocess.run(["umount", "-l", str(d)], capture_output=True)
         d.rmdir()
-        pytest.skip("cannot mount a small tmpfs here (needs root)")
-    yield d
-    subprocess.run(["umount", str(d)], capture_output=True)
-    d.rmdir()
+
 
 
 def wait_for(predicate, seconds, step=0.05):

@@ -19,8 +19,9 @@ VARIANTS = [
     ("mmap", ["--api", "mmap"]),
     ("mmap-region", ["--api", "mmap", "--mmap-map", "region", "--mmap-populate"]),
     ("uring", ["--api", "uring", "--queue-depth", "4"]),
+    # one system call per refill (--uring-submit-batch = depth) instead of one per request
     ("uring-registered", ["--api", "uring", "--queue-depth", "8", "--uring-register-buffers",
-                          "--uring-register-files"]),
+                          "--uring-register-files", "--uring-submit-batch", "8"]),
 ]
 
 CASES = [(layout, files, "shm_dir") for layout in ("broadcast", "partitioned", "interleaved", "random")
@@ -66,6 +67,7 @@ def test_async_requests_are_traced_and_grouped_by_rank(shm_dir, run_io):
                "--size", "4m", "--iterations", 1, "--trace", "--group", 1, "--group-unit", "rank")
     assert r.result["params"]["api_style"] == "async"
     assert r.result["params"]["api_options"]["queue_depth"] == 4
+    assert r.result["params"]["api_options"]["submit_batch"] == 1  # the default: one request per entry
     for phase in r.result["phases"]:
         ranks = phase["iterations"][0]["ranks"]
         for rk in ranks:

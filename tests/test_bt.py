@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import re
 import subprocess
 
 import pytest
@@ -245,3 +246,25 @@ def test_bt_checks_the_file_at_every_write_interval(engine, shm_dir, tmp_path):
     bad = subprocess.run([engine, "verify-bt", str(path), "--class", "S", "--write-interval", "10",
                           "--quiet"], capture_output=True, text=True)
     assert bad.returncode != 0 and "UNSUCCESSFUL" in bad.stdout
+
+
+@pytest.mark.parametrize("mode,ranks", [("full", 4), ("posix", 2)])
+def test_bt_reports_the_sync_in_its_close_beside_npbs_io_figures(launcher, engine, disk_dir, tmp_path,
+                                                                 mode, ranks):
+    """pario's close syncs the file to storage and NPB's MPI_File_close does
+    not: the NPB-rule figures keep the sync, and the same rule without it is
+    printed and stored beside them, consistent with each other."""
+    out = tmp_path / "r.json"
+    p = run_bt(launcher, engine, ranks, "--class", "S", "--io", mode, "--dir", str(disk_dir),
+               "--json", str(out))
+    assert p.returncode == 0 and "file check SUCCESSFUL" in p.stdout, p.stdout + p.stderr
+    io = json.loads(out.read_text())["io"]
+    assert io["sync_seconds_max"] > 0
+    assert 0 < io["npb_io_seconds_without_sync"] < io["npb_io_seconds"]
+    assert io["npb_io_mb_per_s_without_sync"] == pytest.approx(
+        io["npb_mbytes_written"] / io["npb_io_seconds_without_sync"])
+    printed = {k: float(v) for k, v in re.findall(r"(I/O timing without sync|I/O rate without sync)"
+                                                   r"\s*:\s*([\d.]+)", p.stdout)}
+    assert printed["I/O timing without sync"] == pytest.approx(io["npb_io_seconds_without_sync"], abs=0.006)
+    assert printed["I/O rate without sync"] == pytest.approx(io["npb_io_mb_per_s_without_sync"], abs=0.006)
+    assert list(disk_dir.iterdir()) == []

@@ -53,33 +53,49 @@ def test_bt_on_a_full_disk_ends_in_one_line_without_hanging(launcher, engine, fu
     lines = pario_lines(p.stderr)
     assert len(lines) == 1, p.stderr[-2000:]
     assert "No space left on device" in lines[0] and f"--io {mode}" in lines[0]
-    assert "mca_" not in p.stderr.replace(lines[0], "")  # no library lines besides pario's
+    assert lines[0].endswith(f"free space on {full_fs} or lower --class"), lines[0]  # the fix
+    assert "mca_" not in p.stderr  # no library line, not even inside pario's
     assert os.listdir(full_fs) == []  # the partial file is removed
 
 
-@pytest.mark.parametrize("api", [[], ["--api", "mpiio"], ["--api", "mpiio", "--collective"],
-                                 ["--api", "mpiio", "--mpiio-impl", "romio"],
-                                 ["--api", "mpiio", "--collective", "--mpiio-impl", "romio"],
-                                 ["--api", "hdf5"]],
-                         ids=["posix", "mpiio", "mpiio-collective", "romio", "romio-collective", "hdf5"])
-def test_io_on_a_disk_that_fills_mid_run_ends_in_one_line(launcher, engine, full_fs, api):
+MPIIO_COLLECTIVE = ["--api", "mpiio", "--collective"]
+HDF5_COLLECTIVE = ["--api", "hdf5", "--collective"]
+FILLS = [  # (id, api, ranks)
+    ("posix", [], 2), ("mpiio", ["--api", "mpiio"], 2), ("mpiio-collective", MPIIO_COLLECTIVE, 2),
+    ("romio", ["--api", "mpiio", "--mpiio-impl", "romio"], 2),
+    ("romio-collective", [*MPIIO_COLLECTIVE, "--mpiio-impl", "romio"], 2),
+    ("hdf5", ["--api", "hdf5"], 2),
+    # A collective call fails only on the aggregator that wrote, and the
+    # library's next collective (sync, close) then waited forever for it:
+    # every rank count, since which rank aggregates depends on it.
+    *[(f"hdf5-collective-{n}", HDF5_COLLECTIVE, n) for n in (1, 2, 3, 4)],
+    *[(f"mpiio-collective-{n}", MPIIO_COLLECTIVE, n) for n in (1, 3, 4)],
+    ("mpiio-per-call-4", ["--api", "mpiio", "--collective-per-call"], 4),
+    ("hdf5-4", ["--api", "hdf5"], 4),
+]
+
+
+@pytest.mark.parametrize("api,ranks", [f[1:] for f in FILLS], ids=[f[0] for f in FILLS])
+def test_io_on_a_disk_that_fills_mid_run_ends_in_one_line(launcher, engine, full_fs, api, ranks):
     """The engine's up-front free-space check passes; another writer then
     takes the space between iterations.  Through MPI-IO, ompio prints its
     own line per failed write: held back, so pario's one line (naming the
     library's cause, not a bare I/O error, and the fix) is all the user
     sees.  ROMIO returns a bare MPI_ERR_IO, the cause left in errno.  HDF5
     cannot close a file whose metadata it cannot write: no crash in
-    MPI_Finalize either (exit 3, not 139)."""
-    argv = launcher.command(2, [engine, "io", "--dir", str(full_fs), "--name", "run",
-                                "--block", "64k", "--size", "256k", "--phases", "write",
-                                "--iterations", "100000", *api])
+    MPI_Finalize either (exit 3, not 139), and no hang (it spun forever)."""
+    size = "192k" if ranks == 3 else "256k"  # whole blocks per rank
+    argv = launcher.command(ranks, [engine, "io", "--dir", str(full_fs), "--name", "run",
+                                    "--block", "64k", "--size", size, "--phases", "write",
+                                    "--iterations", "100000", *api])
     filler = full_fs / "filler"
+    deadline = time.monotonic() + 90
     with open(filler, "wb", buffering=0) as f:
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env=launcher.environment())
+                                env=launcher.environment(), start_new_session=True)
         while proc.poll() is None and not (full_fs / "run").exists():
             time.sleep(0.01)  # past the engine's free-space check
-        while proc.poll() is None:
+        while proc.poll() is None and time.monotonic() < deadline:
             try:
                 f.write(bytes(4096))
             except OSError:
@@ -88,9 +104,14 @@ def test_io_on_a_disk_that_fills_mid_run_ends_in_one_line(launcher, engine, full
                     f.truncate(f.tell())  # keep what fit, try again for more
                 except OSError:
                     pass
+    if proc.poll() is None:  # hung: take the launch down, then fail
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        filler.unlink()
+        pytest.fail(f"{ranks} rank(s) still running 90 s after the disk filled")
     out, err = proc.communicate(timeout=60)
     filler.unlink()
-    assert proc.returncode == 3
+    assert proc.returncode == 3, err
     lines = pario_lines(err)
     assert len(lines) == 1 and "No space left on device" in lines[0], err
     assert lines[0].endswith(f"free space on {full_fs} or lower --size"), lines[0]   # and the fix
@@ -303,3 +324,36 @@ def test_verify_bt_refuses_a_directory(engine, shm_dir):
     p = subprocess.run([engine, "verify-bt", str(shm_dir), "--class", "S"], capture_output=True,
                        text=True, timeout=60)
     assert p.returncode == 2 and "is a directory: give the solution file bt wrote" in p.stderr  # bad input
+
+
+# --- the MPI-IO and HDF5 kernels on a full disk: the io command's line ---
+KERNELS_ON_A_FULL_DISK = {
+    # id: (ranks, engine arguments, the option that writes less)
+    "perf": (4, ["perf", "--size", "1m", "--repeats", "1"], "--size"),  # ranks fail, not all at once
+    "perf-romio": (2, ["perf", "--size", "1m", "--repeats", "1", "--mpiio-impl", "romio"], "--size"),
+    "laplace": (3, ["laplace", "--grid", "600", "--iterations", "2"], "--grid"),
+    "laplace-romio": (2, ["laplace", "--grid", "600", "--iterations", "2", "--mpiio-impl", "romio",
+                          "--cb", "enable"], "--grid"),
+    "beff": (2, ["beff", "-T", "6", "--max-chunk", "64k"], "-T"),
+    "flashio": (2, ["flashio", "--blocks", "4"], "--blocks"),
+    "flashio-collective": (2, ["flashio", "--blocks", "4", "--transfer", "collective"], "--blocks"),
+}
+
+
+@pytest.mark.parametrize("kernel", KERNELS_ON_A_FULL_DISK)
+def test_a_kernel_on_a_full_disk_ends_in_the_io_commands_one_line(launcher, engine, small_tmpfs, kernel):
+    """Every MPI-IO kernel (and flashio over HDF5) names a full disk as the
+    io command does: one line, the cause and the fix, exit 3, none of the
+    library's own lines, no crash, and only its own files removed."""
+    ranks, args, shrink = KERNELS_ON_A_FULL_DISK[kernel]
+    full = small_tmpfs("400k")
+    mine = full / "the-users-file"
+    mine.write_bytes(b"not pario's\n" * 100)
+    p = mpirun(launcher, ranks, [engine, *args, "--dir", str(full)], timeout=90)
+    lines = pario_lines(p.stderr)
+    assert p.returncode == 3 and len(lines) == 1, p.stderr[-3000:]
+    assert lines[0].endswith(f"No space left on device: free space on {full} or lower {shrink}"), lines[0]
+    others = p.stderr.replace(lines[0], "")
+    for library_word in ("mca_", "pwrite", "MPI_ERR", "HDF5-DIAG", "Signal", "ROMIO"):
+        assert library_word not in others, p.stderr[-3000:]
+    assert os.listdir(full) == [mine.name] and mine.read_bytes() == b"not pario's\n" * 100

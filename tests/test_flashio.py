@@ -85,12 +85,3 @@ def test_flashio_refuses_bad_input_with_one_line(launcher, engine, shm_dir, tmp_
     lines = pario_lines(p.stderr)
     assert p.returncode != 0 and len(lines) == 1 and phrase in lines[0], p.stderr
     assert not out.exists() and list(shm_dir.iterdir()) == []
-
-
-def test_flashio_full_file_system_stops_every_rank_with_one_line_and_removes_its_file(launcher, engine,
-                                                                                       tiny_fs, tmp_path):
-    out = tmp_path / "f.json"
-    p = run_kernel(launcher, engine, 2, "flashio", "--dir", tiny_fs, "--json", out, timeout=60)
-    lines = pario_lines(p.stderr)
-    assert p.returncode == 3 and len(lines) == 1 and "hdf5_chk_0000" in lines[0], p.stderr
-    assert not out.exists() and list(tiny_fs.iterdir()) == []

@@ -33,8 +33,15 @@ def stored_run():
         db = Path(home) / "r.sqlite"
         r = pario("run", "cfs", "--dir", target, *ONE_POINT, db=db)
         assert r.returncode == 0, r.stderr
-        assert sorted(os.listdir(Path(home) / "plots" / "r-run1")) == NAMES
+        assert sorted(os.listdir(Path(home) / "plots" / "r.sqlite-run1")) == NAMES
         yield Path(home), db, target
+
+
+def test_two_databases_of_one_stem_keep_their_own_default_plots(tmp_path, shm_dir):
+    for name in ("r.sqlite", "r.db"):
+        r = pario("run", "cfs", "--dir", str(shm_dir), *ONE_POINT, db=tmp_path / name)
+        assert r.returncode == 0, r.stderr
+        assert sorted(os.listdir(tmp_path / "plots" / f"{name}-run1")) == NAMES
 
 
 def _plant(folder, victim):
@@ -58,7 +65,7 @@ def test_replot_into_the_default_folder_and_an_out_folder_it_made_works(stored_r
             r = pario("plot", "1", *extra, db=db)
             assert r.returncode == 0, r.stderr
             assert "plots: 2 PNG files" in r.stdout
-    for folder in (home / "plots" / "r-run1", out):
+    for folder in (home / "plots" / "r.sqlite-run1", out):
         assert sorted(os.listdir(folder)) == NAMES
         assert all((folder / n).read_bytes()[:4] == b"\x89PNG" for n in NAMES)
 
@@ -91,13 +98,15 @@ def test_run_leaves_a_users_file_and_a_symlink_at_figure_names_untouched(tmp_pat
     victim = tmp_path / "victim.txt"
     victim.write_text("precious\n")
     db = tmp_path / "r.sqlite"
-    folder = tmp_path / "out" if use_out else tmp_path / "plots" / "r-run1"
+    folder = tmp_path / "out" if use_out else tmp_path / "plots" / "r.sqlite-run1"
     _plant(folder, victim)
     r = pario("run", "cfs", "--dir", str(shm_dir), *ONE_POINT,
               *(["--out", str(folder)] if use_out else []), db=db)
-    errors = [l for l in r.stderr.splitlines() if l.startswith("pario: error:")]
-    assert r.returncode == 2 and len(errors) == 1, r.stderr
-    assert "run 1 is stored, but" in r.stderr and "already exists" in r.stderr
+    # the run is stored: a distinct outcome (exit 4, README), not "nothing stored"
+    warned = [l for l in r.stderr.splitlines() if l.startswith("pario: warning:")]
+    assert r.returncode == 4 and len(warned) == 1 and "pario: error" not in r.stderr, r.stderr
+    assert "run 1 is stored, but its plots were not written" in warned[0]
+    assert "already exists" in warned[0]
     _untouched(folder, victim)
 
 

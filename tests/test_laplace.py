@@ -97,13 +97,3 @@ def test_verify_laplace_refuses_a_file_of_the_wrong_size(engine, tmp_path):
     v = subprocess.run([engine, "verify-laplace", str(f), "--grid", "10", "--iterations", "1"],
                        capture_output=True, text=True)
     assert v.returncode == 3 and "a 10×10 checkpoint holds 800" in v.stderr
-
-
-def test_laplace_on_a_full_file_system_stops_with_one_line_and_removes_its_file(launcher, engine, tiny_fs,
-                                                                               tmp_path):
-    out = tmp_path / "l.json"
-    p = run_kernel(launcher, engine, 3, "laplace", "--dir", tiny_fs, "--grid", 600, "--iterations", 2,
-                   "--json", out, timeout=60)
-    lines = pario_lines(p.stderr)
-    assert p.returncode == 3 and len(lines) == 1, p.stderr
-    assert not out.exists() and list(tiny_fs.iterdir()) == []

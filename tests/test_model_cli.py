@@ -76,3 +76,28 @@ def test_model_parameters_lists_the_table(tmp_path):
     r = _pario(tmp_path, "model", "--parameters")
     assert r.returncode == 0
     assert "io_node.cache " in r.stdout and "agent.mode" in r.stdout
+
+
+def test_predicted_figures_say_predicted_in_every_title_never_best_of(tmp_path, capsys):
+    """One figure description behind every table and plot: a model's run
+    has no trials to take the best of, nor a spread to draw."""
+    from pario.plot import draw_figure
+    from pario.runner import run_views
+    from pario.store import Store
+
+    db, plots = tmp_path / "r.sqlite", tmp_path / "plots"
+    assert main(["model", "cfs", "--machine", "ipsc860", "--quick", "--tests", "partitioned",
+                 "--ranks", "1,2", "--blocks", "64k", "--iterations", "3", "--db", str(db)]) == 0
+    capsys.readouterr()
+    *_, figures = run_views(Store(db, create=False, readonly=True), 1)
+    assert figures and all(d.trials == 3 for d in figures)  # the model's iterations: three values
+    for d in figures:
+        ax = draw_figure(d).axes[0]
+        assert "best of" not in ax.get_title() + ax.get_ylabel()
+        assert "predicted" in ax.get_title() and "predicted" in ax.get_ylabel()
+        assert not ax.containers  # no error bars: a prediction has no spread
+        assert d.trials_text == "predicted" and d.heading.endswith("[predicted: model of ipsc860]")
+    assert main(["plot", "1", "--db", str(db), "--out", str(plots)]) == 0
+    out = capsys.readouterr().out
+    assert "best of" not in out and "[predicted: model of ipsc860]" in out
+    assert len(list(plots.glob("*.png"))) == len(figures)

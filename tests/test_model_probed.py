@@ -66,6 +66,13 @@ def test_probe_measures_the_stream_at_each_call_size(runs):
     for size in ("4 KiB", "64 KiB", "1 MiB"):
         assert f"storage, one stream write (preallocated, fsync), {size} calls" in table
         assert f"storage, one stream read (cache kept out), {size} calls" in table
+        assert f"storage, one stream read again (in the page cache), {size} calls" in table
+        assert f"MPI messages of one call's size, rank 1 to 0, {size} calls" in table
+        assert f"storage, two streams read at once (ranks 0, 1; cache kept out), {size} calls" in table
+        assert f"storage, two streams written at once (ranks 0, 1; fsync), {size} calls" in table
+    for row in ("token hand-over, ring of all ranks", "token hand-over, a yielding thread beside each rank",
+                "collective MPI-IO write call, 1 byte per rank", "collective MPI-IO read call, 1 byte per rank"):
+        assert row in table
 
 
 def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
@@ -78,8 +85,15 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
     # the measured ones name the probe run and its table row
     for key in ("disk.rate", "disk.overhead", "disk.write_rate", "disk.write_overhead",
                 "agent.copy_rate", "network.token_latency", "file.open_close_read",
-                "file.open_close_write"):
+                "file.open_close_write", "network.token_latency_crowded",
+                "host.cached_read_rate", "host.cached_read_overhead",
+                "agent.message_rate", "agent.message_overhead", "client.collective_overhead",
+                "client.collective_write_overhead", "disk.shared_read_rate",
+                "disk.shared_write_rate"):
         assert "probe run 1" in flat[key]["source"] and "Table" in flat[key]["source"], key
+    for key in ("host.cores", "host.page_cache"):  # the host the probe ran on
+        assert "probe run 1" in flat[key]["source"] and "mpi.hosts" in flat[key]["source"], key
+    assert "probe run 1" in flat["agent.cb_buffer"]["source"]
     assert "4 KiB calls" in flat["disk.write_rate"]["source"]
     # the numbers are the probe's: the 1 MiB stream's time is rebuilt within the fit's scatter
     con = sqlite3.connect(runs["db"])
@@ -87,7 +101,9 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
     m = load_machine(_write(tmp_path, r.stdout))
     for which, rate, over, oc in (("stream_write", "disk.write_rate", "disk.write_overhead",
                                    "file.open_close_write"),
-                                  ("stream_read", "disk.rate", "disk.overhead", "file.open_close_read")):
+                                  ("stream_read", "disk.rate", "disk.overhead", "file.open_close_read"),
+                                  ("stream_read_cached", "host.cached_read_rate",
+                                   "host.cached_read_overhead", "file.open_close_read")):
         times = {d["components"][which]["block_bytes"]: d["components"][which]["seconds"]["best"]
                  for d in docs}
         size = 4 << 20
@@ -100,6 +116,24 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
             assert "noise" in m.sources[over]
     assert m["stripe.count"] == 1 and m["io_node.cache"] == 0 and m["agent.count"] == 0
     assert m["network.link_rate"] == 0  # no network: one host
+    # the messages' line likewise: time = messages x per message + bytes x per byte
+    msgs = {d["components"]["messages"]["block_bytes"]: d["components"]["messages"] for d in docs}
+    rebuilt = [x["bytes"] // b * m["agent.message_overhead"] + x["bytes"] / m["agent.message_rate"]
+               for b, x in msgs.items()]
+    if m["agent.message_overhead"] > 0:
+        assert sum(rebuilt) == pytest.approx(sum(x["seconds"]["best"] for x in msgs.values()), rel=2e-3)
+    # the host, the token and the collective call: the probe's own figures
+    main = next(d for d in docs if d["params"]["block_bytes"] == 1 << 20)
+    host, c = main["mpi"]["hosts"][0], main["components"]
+    assert m["host.cores"] == host["cores"] and m["host.page_cache"] == host["memory_bytes"]
+    assert m["network.token_latency"] == pytest.approx(c["token_pass"]["seconds"]["best"], rel=1e-3)
+    assert m["network.token_latency_crowded"] == pytest.approx(
+        c["token_pass"]["crowded_seconds"]["best"], rel=1e-3)
+    assert m["client.collective_overhead"] == pytest.approx(
+        c["collective_mpiio"]["read_seconds"]["best"], rel=1e-3)
+    assert m["client.collective_write_overhead"] == pytest.approx(
+        c["collective_mpiio"]["write_seconds"]["best"], rel=1e-3)
+    assert m["agent.cb_buffer"] == (c["collective_mpiio"]["cb_buffer_size"] or 16 << 20)
 
 
 def _write(tmp_path, text):
@@ -151,7 +185,7 @@ def test_compare_shows_measured_against_predicted_either_way(runs):
         assert float(cells[1]) == pytest.approx(p, abs=0.06)
         assert float(cells[2]) == pytest.approx(p / m, abs=0.006)
         assert cells[3] == ("yes" if abs(p / m - 1) <= 0.25 else "no")
-        assert cells[4] in ("disk", "latency", "io_link", "rank_link", "io_node", "backplane")
+        assert cells[4] in ("disk", "latency", "io_link", "rank_link", "io_node", "backplane", "cpu")
     inside = sum(r.split()[-2] == "yes" for r in rows)
     assert f"8 matched points: {inside} ({inside / 8:.0%}) predicted within 25%" in out
 
@@ -289,6 +323,58 @@ def test_a_preset_the_model_cannot_predict_at_all_is_one_line(runs, tmp_path):
     assert _count_runs(db) == before
 
 
+def _drop(key):
+    def edit(c):
+        del c[key]
+    return edit
+
+
+def _set(path, value):
+    def edit(c):
+        *parents, last = path
+        for k in parents:
+            c = c[k]
+        c[last] = value
+    return edit
+
+
+def _no_time(c):
+    m = c["messages"]  # the 64 KiB messages in no time
+    if m["block_bytes"] == 65536:
+        m["seconds"]["best"] = 0
+
+
+@pytest.mark.parametrize("edit,phrase", [
+    (_drop("stream_read_cached"), "has no cached stream read row"),
+    (_drop("two_streams"), "has no two streams at once row"),
+    (_drop("two_writers"), "has no two streams written at once row"),
+    (_drop("collective_mpiio"), "has no collective MPI-IO call row"),
+    (_drop("token_pass"), "has no token hand-over row"),
+    (_drop("messages"), "has no MPI messages row"),
+    (_set(("token_pass", "crowded_seconds", "best"), 0), "token hand-over times"),
+    (_set(("collective_mpiio", "write_seconds", "best"), -1e-5), "collective MPI-IO write call took"),
+    (_set(("collective_mpiio", "read_seconds", "best"), None), "collective MPI-IO read call took"),
+    (_no_time, "its MPI messages took no time"),
+])
+def test_a_probe_without_good_rows_is_refused_as_a_machine(runs, tmp_path, edit, phrase):
+    """A probe made before these rows existed, or with a value no machine can
+    have: one line naming the row and the fix, exit 2, nothing stored."""
+    db = _copy_db(runs, tmp_path)
+    con = sqlite3.connect(db)
+    for pid, text in con.execute("SELECT id, result_json FROM points WHERE run_id=1").fetchall():
+        doc = json.loads(text)
+        edit(doc["components"])
+        con.execute("UPDATE points SET result_json=? WHERE id=?", (json.dumps(doc), pid))
+    con.commit()
+    before = _count_runs(db)
+    r = pario("model", "cfs", *PLAN, "--machine", "probe:1", db=db)
+    assert r.returncode == 2, r.stdout
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and phrase in lines[0] and "probe run 1" in lines[0], r.stderr
+    assert "pario probe" in lines[0]
+    assert _count_runs(db) == before
+
+
 def test_an_incomplete_probe_is_refused_as_a_machine(runs, tmp_path):
     db = _copy_db(runs, tmp_path)
     con = sqlite3.connect(db)
@@ -300,3 +386,23 @@ def test_an_incomplete_probe_is_refused_as_a_machine(runs, tmp_path):
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "probe run 1 is incomplete" in lines[0] and "pario probe" in lines[0], r.stderr
     assert _count_runs(db) == before
+
+
+def test_messages_without_time_per_byte_fall_back_to_the_largest(runs, tmp_path):
+    """Small messages slower per message than the line allows (a busy
+    machine): the largest messages' own time per byte, no cost per message,
+    and the source says so."""
+    db = _copy_db(runs, tmp_path)
+    con = sqlite3.connect(db)
+    for pid, text in con.execute("SELECT id, result_json FROM points WHERE run_id=1").fetchall():
+        doc = json.loads(text)
+        m = doc["components"]["messages"]
+        m["seconds"]["best"] = 1.0 if m["block_bytes"] == 4096 else 0.002
+        con.execute("UPDATE points SET result_json=? WHERE id=?", (json.dumps(doc), pid))
+    con.commit()
+    r = pario("model", "--machine", "probe:1", "--print-machine", db=db)
+    assert r.returncode == 0, r.stderr
+    msg = tomllib.loads(r.stdout)["agent"]
+    assert msg["message_overhead"]["value"] == "0us"
+    assert float(msg["message_rate"]["value"].removesuffix("MB/s")) == pytest.approx(4 / 0.002, rel=1e-4)
+    assert "left no time per byte" in msg["message_rate"]["source"]

@@ -61,13 +61,3 @@ def test_perf_refuses_bad_input_with_one_line(launcher, engine, shm_dir, tmp_pat
     lines = pario_lines(p.stderr)
     assert p.returncode != 0 and len(lines) == 1 and phrase in lines[0], p.stderr
     assert not out.exists() and list(shm_dir.iterdir()) == []
-
-
-def test_perf_full_file_system_stops_every_rank_with_one_line_and_removes_its_file(launcher, engine,
-                                                                                    tiny_fs, tmp_path):
-    out = tmp_path / "p.json"
-    p = run_kernel(launcher, engine, 4, "perf", "--dir", tiny_fs, "--size", "1m", "--json", out, timeout=60)
-    lines = pario_lines(p.stderr)
-    assert p.returncode == 3 and len(lines) == 1, p.stderr
-    assert "is the file system full" in lines[0] or "No space" in lines[0]
-    assert not out.exists() and list(tiny_fs.iterdir()) == []

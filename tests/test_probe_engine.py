@@ -35,6 +35,10 @@ def probes(engine, launcher, tmp_path_factory):
             proc, doc = _probe(engine, launcher, 2, d, out / f"{kind}.json")
             results[kind] = (d, proc, doc)
             assert os.listdir(d) == [], f"probe left files in {d}: {os.listdir(d)}"
+        proc, doc = _probe(engine, launcher, 1, dirs["shm"], out / "one.json", "--iterations", "1",
+                           "--size", "4m", "--memory", "4m")
+        results["one"] = (dirs["shm"], proc, doc)
+        assert os.listdir(dirs["shm"]) == []
         yield results
     finally:
         for d in dirs.values():
@@ -58,6 +62,44 @@ def test_document_shape(probes):
         # the cache was kept out of the way, and the document says how
         assert it["cache_method"] in ("posix_fadvise DONTNEED", "O_DIRECT")
         assert it["cache_method"] == "O_DIRECT" or it["cache_resident_fraction"] < 0.01
+
+
+def test_rows_for_the_model(probes):
+    """The rows a probed machine's host, messages, token and collective
+    parameters come from (docs/model.md), with sane magnitudes."""
+    for kind in ("shm", "disk"):
+        d, _, doc = probes[kind]
+        c = doc["components"]
+        cached = c["stream_read_cached"]
+        assert cached["bytes"] == 32 << 20 and cached["block_bytes"] == 1 << 20
+        assert cached["cache_resident_fraction"] >= 0.99  # it was read from the page cache
+        assert len(cached["seconds"]["values"]) == 3 and cached["mib_per_s"]["best"] > 100
+        w = c["two_writers"]
+        assert (w["writers"], w["bytes"], w["block_bytes"], w["fsync"]) == (2, 32 << 20, 1 << 20, True)
+        assert w["best_mib_per_s"] == pytest.approx(32 / w["seconds"]["best"]) and w["best_mib_per_s"] > 5
+        two = c["two_streams"]
+        assert (two["readers"], two["bytes"], two["block_bytes"]) == (2, 32 << 20, 1 << 20)
+        assert two["best_mib_per_s"] == pytest.approx(32 / two["seconds"]["best"]) and two["best_mib_per_s"] > 10
+        cb = c["collective_mpiio"]["cb_buffer_size"]
+        assert cb is None or cb > 0  # ROMIO under Open MPI does not report it
+        m = c["messages"]
+        assert (m["from_rank"], m["to_rank"], m["bytes"], m["block_bytes"]) == (1, 0, 32 << 20, 1 << 20)
+        assert m["best_mib_per_s"] == pytest.approx(32 / m["seconds"]["best"])
+        assert m["best_mib_per_s"] > 5
+        t = c["token_pass"]
+        assert t["ranks"] == 2 and t["cores"] == doc["mpi"]["hosts"][0]["cores"]
+        # a hand-over on one host: microseconds idle, still under 10 ms on a loaded machine
+        assert 0 < t["seconds"]["best"] < 1e-2 and 0 < t["crowded_seconds"]["best"] < 1e-1
+        coll = c["collective_mpiio"]
+        assert coll["implementation"].startswith("romio") and coll["aggregators"] == 2
+        assert coll["calls"] == 50
+        for which in ("write_seconds", "read_seconds"):
+            assert 0 < coll[which]["best"] < 1e-1 and len(coll[which]["values"]) == 3
+    _, _, one = probes["one"]
+    c = one["components"]
+    assert c["messages"] is None and c["token_pass"] is None  # one rank: nothing to pass
+    assert c["two_streams"] is None and c["two_writers"] is None
+    assert c["collective_mpiio"]["aggregators"] == 1 and c["collective_mpiio"]["write_seconds"]["best"] > 0
 
 
 def test_magnitudes_on_one_host(probes):

@@ -63,7 +63,7 @@ def _add_run_options(run):
     run.add_argument("--ranks", type=_csv, help="rank counts, e.g. 1,2,4,8")
     run.add_argument("--tests", type=_csv, help="only these tests of the preset")
     run.add_argument("--db", default=None, help=f"results database (default {default_db_path()})")
-    run.add_argument("--out", help="directory for the PNG plots")
+    run.add_argument("--out", help="directory for the PNG plots (default: plots/DBFILE-runN beside the database)")
     run.add_argument("--timeout", type=_timeout, default=900.0,
                      help="seconds one point may take before its ranks are killed (default 900)")
     run.add_argument("--launcher", default="auto", help="auto, mpirun, mpiexec or srun")
@@ -223,8 +223,12 @@ def cmd_presets(args):
 
 
 def main(argv=None):
+    if not isinstance(sys.stdout, _WatchedStdout):
+        sys.stdout = _WatchedStdout(sys.stdout)
     try:
-        return _main(argv)
+        code = _main(argv)
+        sys.stdout.flush()  # a failure here is one line too, not one at exit
+        return code
     except BrokenPipeError:
         # `pario show | head -1`: the reader left; say nothing more.
         import os
@@ -235,6 +239,51 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("pario: interrupted", file=sys.stderr)
         return 130
+    except OSError as exc:
+        if not _stdout_failed(exc):
+            raise
+        # `pario list > /dev/full`, `export --csv` onto a full disk: one line
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the unflushed rest goes nowhere at exit
+        try:
+            sys.stdout.flush()
+        except OSError:
+            pass
+        print(f"pario: error: cannot write to standard output: {exc.strerror or exc}: free space "
+              "or send the output elsewhere", file=sys.stderr)
+        return 2
+
+
+class _WatchedStdout:
+    """sys.stdout, noting whether a write or flush of it failed, so main
+    tells a failed standard output from any other OSError."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self.failed = False
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except OSError:
+            self.failed = True
+            raise
+
+    def flush(self):
+        try:
+            return self._stream.flush()
+        except OSError:
+            self.failed = True
+            raise
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _stdout_failed(exc):
+    return isinstance(sys.stdout, _WatchedStdout) and sys.stdout.failed
 
 
 # `pario run` exits 0 when every point succeeded, 2 on a bad invocation or

@@ -30,6 +30,9 @@ trials): the load measured at each loader count.  Quantities (`Quantity`) and pa
 (`Param`) are declared by the kinds; `units` converts a quantity's values
 for display (a rate kept in MiB/s shown as bytes/s, say).
 
+`split_varying(figure, records, params)` gives one figure per value of
+any parameter that varies inside one cell but is neither x nor series (a
+run over 1 and 2 ranks of a figure by request size);
 `build(figure, records, params, quantities)` gives a `FigureData`;
 `format_table(data)` prints it; `plot.plot_figure(data, ...)` draws it.
 """
@@ -163,6 +166,20 @@ class FigureData:
     def name(self):
         return self.figure.id
 
+    @property
+    def trials_text(self):
+        """What each value is, for every table and plot of the figure: the
+        best of N trials, one trial, or a prediction (a model's iterations
+        are not trials of a noisy measurement)."""
+        if self.predicted:
+            return "predicted"
+        return f"best of {self.trials}" if self.trials > 1 else "one trial"
+
+    @property
+    def shows_spread(self):
+        """Whether cells and plots show the trials' spread: a prediction has none."""
+        return self.figure.spread and not self.predicted
+
     def best(self, x, s):
         c = self.cells.get((x, s))
         return None if c is None else c.best(self.quantity.better)
@@ -188,8 +205,10 @@ def _sort_key(v):
     return (0, v, "") if isinstance(v, (int, float)) else (1, 0, str(v))
 
 
-def build(figure, records, params, quantities):
-    """The figure's data from the run's records, or None if none match."""
+def build(figure, records, params, quantities, predicted=""):
+    """The figure's data from the run's records, or None if none match.
+    `predicted` labels a model's run ("predicted: model of ..."): its
+    heading says so, and its values are not trials."""
     quantity = quantities[figure.y]
     unit = figure.unit or quantity.unit
     factor = 1.0 if unit == quantity.unit else _CONVERT.get((quantity.unit, unit))
@@ -233,6 +252,8 @@ def build(figure, records, params, quantities):
     except (ValueError, IndexError):
         title = figure.title
     heading = f"{figure.number}. {title}" if figure.number else title
+    if predicted:
+        heading += f" [{predicted}]"
     if isinstance(figure.series, str):
         series_label = params.get(figure.series, Param(figure.series)).label
     elif figure.series:
@@ -248,7 +269,48 @@ def build(figure, records, params, quantities):
         x_labels={x: x_param.fmt(x) for x in xs},
         series_labels={s: _label(s, figure.series, params) for s in order},
         palette_order=[_label(v, figure.series, params) for v in known],
-        annotations=_annotations(figure, extra, quantities))
+        annotations=_annotations(figure, extra, quantities), predicted=bool(predicted))
+
+
+def _names(series):
+    if series is None:
+        return ()
+    return (series,) if isinstance(series, str) else tuple(series)
+
+
+def split_varying(figure, records, params):
+    """The figure as drawn from these records: itself, or one figure per
+    value of every parameter that varies among the records of one cell
+    (same x, same series) but is neither the x axis nor a series: points of
+    2 rank counts, or 2 block sizes, are never pooled into one best-of
+    cell.  Each part selects its value (`where`) and names it in its title,
+    where a `{param}` placeholder names it already or else at the end."""
+    mine = [r for r in records if figure.selects(r) and r.values.get(figure.y)]
+    cells = {}
+    for r in mine:
+        cells.setdefault((r.params.get(figure.x), _key(r, figure.series)), []).append(r)
+    axes = {figure.x, *_names(figure.series), *figure.where}
+    split = sorted({k for rs in cells.values() for r in rs for k in r.params
+                    if k not in axes and len({repr(q.params.get(k)) for q in rs}) > 1})
+    if not split:
+        return [figure]
+    combos = sorted({tuple(r.params.get(k) for k in split) for r in mine},
+                    key=lambda c: tuple(_sort_key(v) for v in c))
+    parts = []
+    for combo in combos:
+        named = [(k, v) for k, v in zip(split, combo) if "{" + k + "}" not in figure.title]
+        title = figure.title
+        if named:
+            title += " (" + ", ".join(f"{params.get(k, Param(k)).label} "
+                                      f"{params.get(k, Param(k)).fmt(v)}" for k, v in named) + ")"
+        suffix = "-".join(f"{k}{v}" for k, v in zip(split, combo))
+        parts.append(replace(figure, id=f"{figure.id}-{_file_safe(suffix)}", title=title,
+                             where={**figure.where, **dict(zip(split, combo))}))
+    return parts
+
+
+def _file_safe(text):
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
 
 
 def why_left_out(figure, records):
@@ -305,10 +367,8 @@ def format_table(data):
     """x down the side, one column per series; best of N, and with
     `spread` the min-median range of the trials after it."""
     fig, q = data.figure, data.quantity
-    trials = ("predicted" if data.predicted else
-              f"best of {data.trials}" if data.trials > 1 else "one trial")
     what = f"{q.label} in {data.unit}" if q.label and data.unit else (data.unit or q.label)
-    head = f"{data.heading}: {what}, {trials}"
+    head = f"{data.heading}: {what}, {data.trials_text}"
     if fig.note:
         head += f"; {fig.note}"
     lines = [head]
@@ -318,7 +378,7 @@ def format_table(data):
         if c is None:
             return "-"
         text = format(c.best(q.better), q.fmt)
-        if fig.spread and len(c.values) > 1 and not data.predicted:
+        if data.shows_spread and len(c.values) > 1:
             lo, mid = c.worst(q.better), c.median
             text += f" [{format(lo, q.fmt)}-{format(mid, q.fmt)}]" if q.better == "max" \
                 else f" [{format(mid, q.fmt)}-{format(lo, q.fmt)}]"
@@ -334,7 +394,7 @@ def format_table(data):
     lines.append(data.x_param.label.rjust(xw) + "".join(c.rjust(width) for c in cols))
     for x, r in zip(data.xs, rows):
         lines.append(data.x_labels[x].rjust(xw) + "".join(v.rjust(width) for v in r))
-    if fig.spread and not data.predicted:
+    if data.shows_spread:
         lines.append(f"{'':>{xw}}  " + ("[a-b]: the lowest and the median of the trials" if q.better == "max"
                                         else "[a-b]: the median and the highest of the trials"))
     return "\n".join(lines)
@@ -357,7 +417,7 @@ def table_rows(data):
             best = format(c.best(q.better), q.fmt)
             if (x, s) in data.annotations:
                 best += f" ({data.annotations[(x, s)]})"
-            if data.figure.spread and len(c.values) > 1:
+            if data.shows_spread and len(c.values) > 1:
                 lo, mid = format(c.worst(q.better), q.fmt), format(c.median, q.fmt)
                 row.append((best, f"[{lo}-{mid}]" if q.better == "max" else f"[{mid}-{lo}]"))
             else:

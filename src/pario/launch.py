@@ -108,16 +108,17 @@ class Launcher:
                 return n, f"host file {hostfile}"
         return cores(), "the cores here"
 
-    def run(self, ranks, engine_argv, timeout, guard=None):
+    def run(self, ranks, engine_argv, timeout, guard=None, env=None):
         """guard(pgid), when given, is called once the launcher's process
-        group exists (the watchdog takes it down if pario is killed)."""
+        group exists (the watchdog takes it down if pario is killed); env
+        adds variables for the engine (the point's file ledger)."""
         step_name = f"pario-{os.getpid()}-{next(_steps)}" if self.kind == "srun" else None
         argv = self.command(ranks, engine_argv, step_name)
         started = time.monotonic()
         note = ""
         try:
             proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    text=True, errors="replace", env=self.environment(),
+                                    text=True, errors="replace", env={**self.environment(), **(env or {})},
                                     start_new_session=True)
         except OSError as exc:
             # a template's program vanished since it was checked, or cannot run

@@ -86,7 +86,7 @@ def draw_figure(data, palette=None):
         best = [data.cells[(x, s)].best(q.better) for x in xs]
         label = data.series_labels[s] or q.label
         style = palette.style(label)
-        if fig.spread:
+        if data.shows_spread:
             lo = [data.cells[(x, s)].worst(q.better) for x in xs]
             mid = [data.cells[(x, s)].median for x in xs]
             near = [min(a, b) for a, b in zip(lo, mid)]
@@ -120,8 +120,7 @@ def draw_figure(data, palette=None):
         ax.set_xticks(data.xs)
         ax.set_xticklabels([data.x_labels[x] for x in data.xs])
     ax.set_xlabel(data.x_param.label)
-    best_word = f"best of {data.trials}" if data.trials > 1 else "one trial"
-    ax.set_ylabel(f"{q.label + ' ' if q.label else ''}({data.unit + ', ' if data.unit else ''}{best_word})")
+    ax.set_ylabel(f"{q.label + ' ' if q.label else ''}({data.unit + ', ' if data.unit else ''}{data.trials_text})")
     if fig.log_y:
         ax.set_yscale("log")
     elif all(c.best(q.better) >= 0 for c in data.cells.values()):

@@ -3,6 +3,7 @@
 Nothing here sits inside a timed region: the engine times itself and hands
 back one result document per point."""
 
+import contextlib
 import json
 import os
 import signal
@@ -14,7 +15,7 @@ from .checks import check_dir, check_out, check_timeout, run_tag
 from .engine import engine_mpi, engine_path
 from .errors import NoRunnablePoint, UsageError
 from .explain import explain_run
-from .figures import build, why_left_out
+from .figures import build, split_varying, why_left_out
 from .launch import choose_launcher
 from .version import describe as describe_version
 from .model.command import bound_lines, predicted_label
@@ -22,14 +23,17 @@ from .plot import Palette, check_figure_paths, plot_figure
 from .presets import load_experiment, parse_experiment, preset_figures, Experiment
 from .progress import Progress
 from .rundirs import RunDirs
+from .space import check_space
 from .store import Store, check_db_path
 from .terminal import print_figure
 from .studies import kind_of, refuse_foreign_options
-from .watchdog import Watchdog, names_in_use, remove_point_files
+from .watchdog import Watchdog, names_in_use, new_ledger, remove_point_files
 
 # `pario run` exit status (README): 0 every point ok, 2 bad invocation or
-# environment (nothing run), 3 some points failed, 130 stopped by a signal.
+# environment (nothing run), 3 some points failed, 4 every point ok and
+# stored but the plots could not be written, 130 stopped by a signal.
 EXIT_POINTS_FAILED = 3
+EXIT_PLOTS_NOT_WRITTEN = 4
 
 
 class _Interrupted(Exception):
@@ -76,6 +80,12 @@ def run_experiment(args, out=None):
     _check_normalise(preset, points)
     dirs = RunDirs(directory, [d for p in points for d in _subdirs(p)])
     dirs.check()  # before anything is stored
+    try:
+        check_space(points, directory)  # once, not at every point
+    except UsageError as exc:
+        if not args.dry_run:
+            raise
+        print(f"plan: warning: {exc}", file=out)  # a dry run shows the plan all the same
     if args.dry_run:
         for p in points:
             print(" ".join(launcher.command(p.ranks, [engine, *p.engine_args(directory, "RESULT.json")])),
@@ -95,12 +105,14 @@ def run_experiment(args, out=None):
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     progress = Progress(len(points))
     failures = 0
-    name = None
+    name = ledger = None
     earlier = {}  # what later points need from earlier ones (the kind's remember())
     tag = run_tag()
     watchdog = Watchdog()  # if pario is killed: ranks, files and scratch go too
+    # removed in `finally`, after the handler below has read the point's ledger
+    scratch_dir = tempfile.TemporaryDirectory(prefix="pario-results-")
     try:
-        with tempfile.TemporaryDirectory(prefix="pario-results-") as scratch:
+        with contextlib.nullcontext(scratch_dir.name) as scratch:
             watchdog.scratch(scratch)
             dirs.create(on_create=watchdog.made)
             for i, p in enumerate(points):
@@ -118,9 +130,12 @@ def run_experiment(args, out=None):
                     engine_argv += ["--name", name]
                 command = launcher.command(p.ranks, engine_argv)
                 progress.start(p.label())
-                outcome = launcher.run(p.ranks, engine_argv, args.timeout,
-                                       guard=lambda pgid: watchdog.point(pgid, directory, name, subdirs))
-                remove_point_files(directory, name, subdirs)  # created by this point's engine, which died
+                # the engine lists each file it makes here, so only those are removed
+                ledger = Path(scratch) / f"point{i}.owned"
+                outcome = launcher.run(p.ranks, engine_argv, args.timeout, env=new_ledger(ledger),
+                                       guard=lambda pgid: watchdog.point(pgid, directory, name, ledger, subdirs))
+                # what a failed or killed engine left behind, and nothing else
+                left = remove_point_files(directory, name, subdirs, ledger)
                 watchdog.clear()
                 if outcome.timed_out:
                     error = f"timed out after {args.timeout:g} s (raise --timeout, or look for a hung rank)"
@@ -130,6 +145,9 @@ def run_experiment(args, out=None):
                     error = _engine_error(outcome)
                 else:
                     error = None
+                for f in left:  # the engine's own line may already say so
+                    if not error or str(f) not in error:
+                        progress.note(f"{f} is not a file this point's engine created: left alone")
                 if error:
                     failures += 1
                     store.add_point(run_id, p, "failed", command, outcome.seconds, error=error)
@@ -147,7 +165,7 @@ def run_experiment(args, out=None):
                 progress.finish(p.summary(result))
     except (_Interrupted, UsageError) as exc:
         if name and not isinstance(exc, UsageError):
-            remove_point_files(directory, name, subdirs)
+            remove_point_files(directory, name, subdirs, ledger)
         store.finish_run(run_id, "incomplete")
         if isinstance(exc, UsageError):
             raise
@@ -158,17 +176,24 @@ def run_experiment(args, out=None):
         progress.close()
         dirs.remove(on_remove=watchdog.unmade)
         watchdog.close()
+        scratch_dir.cleanup()
         for s, h in old.items():
             signal.signal(s, h)
     store.finish_run(run_id, "complete")
+    plotted = True
     try:
         show_run(store, run_id, out, plots_dir=args.out)
     except UsageError as exc:  # e.g. a plot name taken by a file pario did not write
-        raise UsageError(f"run {run_id} is stored, but {exc}") from None
+        # the run is whole and stored: not "nothing stored" (exit 2)
+        print(f"pario: warning: run {run_id} is stored, but its plots were not written: {exc} "
+              f"(then 'pario plot {run_id} --out DIR')", file=sys.stderr)
+        plotted = False
     if failures:
         print(f"{failures} point(s) failed: see 'pario show {run_id}'", file=out)
     store.close()
-    return EXIT_POINTS_FAILED if failures else 0
+    if failures:
+        return EXIT_POINTS_FAILED
+    return 0 if plotted else EXIT_PLOTS_NOT_WRITTEN
 
 
 def _subdirs(point):
@@ -201,8 +226,11 @@ def run_views(store, run_id):
         point["params"] = json.loads(p["params_json"]) if p["params_json"] else {}
         records += kind.records(point, json.loads(p["result_json"]))
     records = kind.finish(records)
-    data = [d for d in (build(f, records, kind.params, kind.quantities)
-                        for f in _figures(kind, experiment, records, options)) if d]
+    # a model's figures say so in every table and plot title, and show no trials
+    predicted = predicted_label(run) or ""
+    data = [d for d in (build(f, records, kind.params, kind.quantities, predicted)
+                        for whole in _figures(kind, experiment, records, options)
+                        for f in split_varying(whole, records, kind.params)) if d]
     return run, kind, experiment, options, records, data
 
 
@@ -229,18 +257,15 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     out = out or sys.stdout  # the stdout of the moment (a default would be import time's)
     run, kind, experiment, options, records, figures = run_views(store, run_id)
     probe_run, explained = explain_run(store, run_id, kind, figures)
-    predicted = predicted_label(run)
-    if predicted:  # a model's figures say so in every table and plot title
-        for fig in figures:
-            fig.heading += f" [{predicted}]"
-            fig.predicted = True
+    predicted = predicted_label(run)  # the figures' headings say so already (run_views)
     counts = store.counts(run_id)
     print(f"\nrun {run_id}: preset {run['preset']} ({run['title']}), {run['status']}, "
           f"started {run['started_utc']}, dir {run['dir']}", file=out)
     print("points: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())), file=out)
-    # The default folder carries the database's name: two databases side by
-    # side each have a run 1, and neither may replace the other's figures.
-    target = Path(plots_dir) if plots_dir else store.path.parent / "plots" / f"{store.path.stem}-run{run_id}"
+    # The default folder carries the database's whole file name: two
+    # databases side by side (r.sqlite, r.db) each have a run 1, and neither
+    # may replace the other's figures.
+    target = Path(plots_dir) if plots_dir else store.path.parent / "plots" / f"{store.path.name}-run{run_id}"
     if with_plots:  # a taken name refuses before anything is printed or written
         check_figure_paths(figures, target, run_id, store)
     for table in kind.tables(experiment.data, records, options):

@@ -133,11 +133,15 @@ def utc_now():
 
 def check_db_path(path):
     """One line for a --db that cannot be pario's database, before any
-    work: a directory, a path that is not text, another application's file."""
+    work: a symlink, a directory, a path that is not text, another
+    application's file."""
     from .checks import path_text
 
     p = Path(path_text("--db", path))
     try:
+        if p.is_symlink():  # dangling or not: as --out and --json, never followed
+            raise UsageError(f"--db {p} is a symlink: pario neither follows a symlink to its "
+                             "database nor creates one through it; give the real path")
         if p.is_dir():
             raise UsageError(f"--db {p} is a directory: give a file name inside it")
         if p.exists() and p.stat().st_size == 0:

@@ -16,9 +16,8 @@ def print_figure(data, lines, out):
     from rich.text import Text
 
     q = data.quantity
-    best = f"best of {data.trials}" if data.trials > 1 else "one trial"
     what = f"{q.label} in {data.unit}" if q.label and data.unit else (data.unit or q.label)
-    table = Table(title=f"{data.heading}: {what}, {best}", title_justify="left")
+    table = Table(title=f"{data.heading}: {what}, {data.trials_text}", title_justify="left")
     head, rows = table_rows(data)
     for i, h in enumerate(head):
         table.add_column(h, justify="left" if i == 0 else "right")

@@ -7,11 +7,15 @@ write end of a pipe to its stdin.  pario tells it, line by line, what to
 clean if pario vanishes:
 
     scratch PATH            a directory of pario's own, removed at the end
-    point PGID DIR NAME     the launcher's process group and the files its
+    point PGID DIR NAME LEDGER
+                            the launcher's process group and the files its
                             engine creates (DIR/NAME, DIR/NAME.<suffix>,
                             DIR/NAME_<suffix>, and the same in DIR's
-                            subdirectories named after NAME, NUL-separated:
-                            a striped file's parts; see point_files)
+                            subdirectories named after LEDGER,
+                            NUL-separated: a striped file's parts; see
+                            point_files), and the ledger in which the
+                            engine lists the files it made (see
+                            point_ledger)
     clear                   the point ended; pario cleaned up itself
     made PATH               a directory pario created (a stripe target):
                             removed at the end if still empty
@@ -19,13 +23,14 @@ clean if pario vanishes:
 
 When the pipe reaches end of file (pario exited, however it died) the
 watchdog kills the live point's process group (TERM, then KILL), removes
-that point's files (regular files only: never a symlink or a file pario's
-engine did not create under the run's unique name), the empty directories
-pario made and the scratch directory, then exits."""
+that point's files (only a name that still holds a file the engine's
+ledger says it made: never a symlink or a file put there by anyone else),
+the empty directories pario made and the scratch directory, then exits."""
 
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -51,8 +56,8 @@ class Watchdog:
     def scratch(self, path):
         self._say(f"scratch {path}")
 
-    def point(self, pgid, directory, name, subdirs=()):
-        self._say(f"point {pgid} {directory}\0{name}" + "".join(f"\0{d}" for d in subdirs))
+    def point(self, pgid, directory, name, ledger, subdirs=()):
+        self._say(f"point {pgid} {directory}\0{name}\0{ledger}" + "".join(f"\0{d}" for d in subdirs))
 
     def made(self, path):
         self._say(f"made {path}")
@@ -123,12 +128,61 @@ def _regular(f):
         return False
 
 
-def remove_point_files(directory, name, subdirs=()):
-    for f in point_files(directory, name, subdirs):
+# The engine's side of the ledger is engine/src/util/safe_file.c.
+LEDGER_ENV = "PARIO_OWNED_LEDGER"
+
+
+def new_ledger(path):
+    """Create the (empty) ledger a point's engine appends to, exclusively:
+    the engine only appends to it, it never creates it."""
+    with open(path, "x"):
+        pass
+    return {LEDGER_ENV: str(path)}
+
+
+def point_ledger(ledger):
+    """(device, inode) of every file the engine lists as made ("made DEV
+    INO PATH") and not removed by itself since ("gone DEV INO PATH"), in
+    the order the lines were appended, so a reused inode number counts
+    only while its latest line says made."""
+    live = set()
+    try:
+        text = Path(ledger).read_text(errors="replace")
+    except OSError:
+        return live
+    for line in text.splitlines():
+        word, _, rest = line.partition(" ")
+        dev, _, rest = rest.partition(" ")
+        ino, _, _ = rest.partition(" ")
+        if not (dev.isdigit() and ino.isdigit()):
+            continue
+        if word == "made":
+            live.add((int(dev), int(ino)))
+        elif word == "gone":
+            live.discard((int(dev), int(ino)))
+    return live
+
+
+def remove_point_files(directory, name, subdirs=(), ledger=None):
+    """Remove what the point's engine made and left behind: a name goes only
+    while it holds a regular file the ledger lists as the engine's (device
+    and inode, looked at without following a link).  Returns the entries at
+    the point's names that are not the engine's: left alone."""
+    made = point_ledger(ledger) if ledger else set()
+    left = []
+    for f in names_in_use(directory, name, subdirs):
+        try:
+            st = os.lstat(f)
+        except OSError:
+            continue
+        if not (stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) in made):
+            left.append(f)
+            continue
         try:
             f.unlink()
         except OSError:
             pass
+    return left
 
 
 def kill_group(pgid, grace=5):
@@ -156,8 +210,8 @@ def main():
             scratch = rest
         elif word == "point":
             pgid, _, where = rest.partition(" ")
-            directory, name, *subdirs = where.split("\0")
-            point = (int(pgid), directory, name, subdirs)
+            directory, name, ledger, *subdirs = where.split("\0")
+            point = (int(pgid), directory, name, subdirs, ledger)
         elif word == "clear":
             point = None
         elif word == "made":
@@ -167,7 +221,7 @@ def main():
     # pario is gone (or finished): clean what it could not.
     if point:
         kill_group(point[0])
-        remove_point_files(point[1], point[2], point[3])
+        remove_point_files(point[1], point[2], point[3], point[4])
     for path in reversed(made):
         try:
             os.rmdir(path)  # only if empty; never through a link

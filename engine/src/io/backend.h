@@ -79,6 +79,22 @@
  * collective that starts the clock, so a timed open holds no collective
  * of pario's own, and open is called only when every rank's check passed.
  *
+ * Failing apart.  A collective library's call can fail on some sharers
+ * only (ompio reports a full disk to the aggregator that wrote, not to
+ * the ranks whose data it carried; HDF5 writes metadata from rank 0), and
+ * the library's later collective calls then take different paths on
+ * different ranks (the failed rank's MPI_File_sync or H5Fclose skips the
+ * barrier the others wait in) and the ranks wait for each other forever.
+ * A backend that can fail so declares BACKEND_CAP_SPLIT_FAILURES: the loop
+ * then agrees over comm, after the I/O and before sync, whether any
+ * sharer failed in the pass, and if one did it calls neither sync nor
+ * close on any sharer but `abandon`, which must release what this
+ * process holds (stderr, memory) without any collective call and without
+ * waiting for another rank; the run then ends without MPI_Finalize (which
+ * would close the abandoned file collectively).  Capabilities without it
+ * (mpiio's independent calls) pay no agreement.  A failure inside the
+ * backend's own collective sync is the backend's to agree on (hdf5).
+ *
  * Creating files safely.  pario never follows a symlink and never writes
  * into a file it did not create:
  *   create == true   create the file EXCLUSIVELY and never through a
@@ -90,6 +106,11 @@
  *   create == false  the file exists (it was created by this run, e.g. by
  *                    --prealloc or by the sharer that created it, or it is
  *                    read): open it with O_NOFOLLOW and without O_CREAT.
+ * A backend with a descriptor notes the created file's identity from it
+ * and checks an existing file's through it (backend_fd.c); one whose
+ * library holds the descriptor (MPI-IO, HDF5) notes it from the descriptor
+ * the library opened (owned_file_note_opened), and checks the name in
+ * open_check before opening an existing file.
  * For a shared file and a local open, only the file's owner (rank 0) gets
  * create == true; the other sharers open after it (the loop orders them
  * with a barrier on comm, inside the timed open).  A collective open gets
@@ -125,6 +146,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "../util/safe_file.h"
 #include "layout.h"
 
 struct json;
@@ -150,6 +172,8 @@ enum backend_caps {
     BACKEND_CAP_PREALLOC = 1u << 8,         /* works on a file --prealloc created */
     BACKEND_CAP_OBJECTS = 1u << 9,          /* stores objects, not a file of this node: no page
                                              * cache to evict or measure (see exists/remove) */
+    BACKEND_CAP_SPLIT_FAILURES = 1u << 10,  /* a call may fail on some sharers only: agreed
+                                             * before sync/close (see Failing apart) */
 };
 
 /* What the loop asks of an open. */
@@ -169,6 +193,15 @@ typedef struct backend_open_args {
     void *config;        /* the backend's options (config_size bytes); the backend may also
                           * keep there facts it learns while running, for describe() */
     double *observed;    /* BACKEND_MAX_OBSERVED zeroed numbers to fill, or NULL */
+    /* Which file is pario's (see "Creating files safely"): when create is
+     * true and the open succeeds, the backend notes in *created the file it
+     * just created, from its descriptor (owned_file_note_created, or
+     * owned_file_note_opened for a library's), never from the name.  When create is false and expect is known,
+     * the backend opens only that file: ESTALE when the name now holds
+     * another.  Either may be NULL (nothing to note or to check).  For a
+     * striped file they point to one identity per part (stripe.c). */
+    owned_file *created;
+    const owned_file *expect;
 } backend_open_args;
 
 /* One asynchronous request. */
@@ -247,6 +280,9 @@ typedef struct backend_ops {
 
     int (*sync)(void *handle);
     int (*close)(void *handle);
+    /* With BACKEND_CAP_SPLIT_FAILURES: drop a file some sharer failed on,
+     * without collective calls (see Failing apart); 0 or an errno. */
+    int (*abandon)(void *handle);
 
     /* Observations (optional, see above). */
     const char *const *observed_names;

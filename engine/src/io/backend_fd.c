@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <unistd.h>
 
 int backend_open_fd(const backend_open_args *a, bool want_rdwr)
 {
@@ -12,5 +13,21 @@ int backend_open_fd(const backend_open_args *a, bool want_rdwr)
     if (a->direct)
         flags |= O_DIRECT;
     int fd = open(a->path, flags, 0644);
-    return fd >= 0 ? fd : -errno;
+    if (fd < 0)
+        return -errno;
+    /* identity from the descriptor: the file made or opened, not the name */
+    int e = 0;
+    if (a->create && a->created)
+        e = owned_file_note_created(fd, a->path, a->created);
+    else if (!a->create && a->expect && a->expect->known) {
+        owned_file got;
+        e = owned_file_note_fd(fd, &got);
+        if (!e && (got.dev != a->expect->dev || got.ino != a->expect->ino))
+            e = ESTALE;
+    }
+    if (e) {
+        close(fd);
+        return -e;
+    }
+    return fd;
 }

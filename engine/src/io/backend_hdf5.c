@@ -19,13 +19,16 @@
  * the same way (mpiio_observe.h); the result also records what HDF5 says
  * it did: H5Pget_mpio_actual_io_mode after each collective call. */
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/disk_full.h"
 #include "../util/fail.h"
+#include "../util/fsinfo.h"
 #include "backend.h"
-#include "library_lines.h"
+#include "../util/library_lines.h"
 #include "io_options.h"
 #include "../util/mpiio_env.h"
 #include "mpiio_observe.h"
@@ -147,7 +150,10 @@ static void hdf5_config_check(const void *cfg, const backend_run_facts *run)
 static unsigned hdf5_caps_for(const void *cfg)
 {
     const hdf5_config *c = cfg;
-    const unsigned common = BACKEND_CAP_COLLECTIVE_OPEN | BACKEND_CAP_NEEDS_MPI;
+    /* Metadata are written by some ranks for all (rank 0, or each its share
+     * of them), so any mode can fail apart (backend.h, Failing apart). */
+    const unsigned common = BACKEND_CAP_COLLECTIVE_OPEN | BACKEND_CAP_NEEDS_MPI |
+                            BACKEND_CAP_SPLIT_FAILURES;
     return c && c->collective ? common | BACKEND_CAP_TRANSFER
                               : common | BACKEND_CAP_PER_CALL | BACKEND_CAP_GROUPABLE;
 }
@@ -164,6 +170,8 @@ typedef struct hdf5_file {
     size_t scratch_len;
     double *observed;
     mpiio_probe probe;
+    bool failed_apart;    /* a flush failed on some rank: close would not be collective */
+    char path[4096];      /* for the free space behind a failed write */
 } hdf5_file;
 
 static void release(hdf5_file *f)
@@ -228,6 +236,7 @@ static int hdf5_open(const backend_open_args *a, void **handle)
     f->cfg = cfg;
     f->comm = a->comm;
     f->observed = a->observed;
+    snprintf(f->path, sizeof f->path, "%s", a->path);
     mpiio_probe_start(&f->probe, a->observed);
 
     hid_t fapl = file_access(f, a);
@@ -247,6 +256,11 @@ static int hdf5_open(const backend_open_args *a, void **handle)
         release(f);
         return e;
     }
+    /* HDF5 holds the descriptor: the one it opened (safe_file.h), after the exclusive
+     * create.  A failure leaves *created unknown, which the loop reports
+     * after the phase (failing here would split a collective open). */
+    if (a->mode == BACKEND_WRITE && a->create && a->created)
+        owned_file_note_opened(a->path, a->created);
     if (cfg->atomic && H5Fset_mpi_atomicity(f->file, 1) < 0) {
         release(f);
         return ENOTSUP;
@@ -284,6 +298,24 @@ static int hdf5_open(const backend_open_args *a, void **handle)
     return 0;
 }
 
+/* Opening an existing file: only the one this run made (backend.h,
+ * Opening; the library would open whatever the name holds). */
+static int hdf5_open_check(const backend_open_args *a)
+{
+    struct stat st;
+    if (!a->create && a->expect && a->expect->known)
+        return owned_file_check(a->path, a->expect);
+    return (!a->create && lstat(a->path, &st) == 0 && S_ISLNK(st.st_mode)) ? ELOOP : 0;
+}
+
+/* HDF5 says only that a call failed (the MPI-IO error is gone by then);
+ * a write that no longer fits is named from the free space, and a line
+ * the library printed (library_lines.h) names the cause when there is one. */
+static int failure_reason(const hdf5_file *f, bool reading, size_t len)
+{
+    return reading ? EIO : disk_short_write_errno(f->path, len);
+}
+
 static int per_call(hdf5_file *f, void *buf, size_t len, uint64_t offset, bool reading)
 {
     if (reading && offset + len > f->bytes)
@@ -296,7 +328,7 @@ static int per_call(hdf5_file *f, void *buf, size_t len, uint64_t offset, bool r
     herr_t r = reading ? H5Dread(f->dset, H5T_NATIVE_UINT8, f->memspace, f->filespace, f->dxpl, buf)
                        : H5Dwrite(f->dset, H5T_NATIVE_UINT8, f->memspace, f->filespace, f->dxpl,
                                   buf);
-    return library_lines_reason(r < 0 ? EIO : 0);
+    return library_lines_reason(r < 0 ? failure_reason(f, reading, len) : 0);
 }
 
 static int hdf5_write_at(void *h, const void *buf, size_t len, uint64_t offset)
@@ -416,13 +448,13 @@ static int hdf5_transfer(void *h, const backend_transfer *t)
                        : H5Dwrite(f->dset, H5T_NATIVE_UINT8, ms, f->filespace, f->dxpl, mem);
     H5Sclose(ms);
     if (!e && r < 0)
-        e = EIO;
+        e = failure_reason(f, reading, bytes);
     if (!e && reading && order)
         for (uint64_t i = 0; i < t->count; i++)
             memcpy((unsigned char *)t->buf + order[i].index * t->block, mem + i * t->block,
                    t->block);
     free(order);
-    e = library_lines_reason(e);
+    e = library_lines_after(e); /* ompio's collective write may fail where it says it worked */
     H5D_mpio_actual_io_mode_t mode = H5D_MPIO_NO_COLLECTIVE;
     if (H5Pget_mpio_actual_io_mode(f->dxpl, &mode) >= 0) {
         if (f->observed)
@@ -436,15 +468,39 @@ static int hdf5_transfer(void *h, const backend_transfer *t)
     return e;
 }
 
+/* The flush writes metadata from some ranks for all: agreed, so that a
+ * failure on one rank ends in every rank's abandoning the file at close
+ * rather than in an H5Fclose that is collective on some ranks only. */
 static int hdf5_sync(void *h)
 {
     hdf5_file *f = h;
-    return library_lines_reason(H5Fflush(f->file, H5F_SCOPE_LOCAL) < 0 ? EIO : 0);
+    int e = library_lines_after(H5Fflush(f->file, H5F_SCOPE_LOCAL) < 0
+                                    ? disk_short_write_errno(f->path, 1) : 0);
+    int mine = e != 0, any = 0;
+    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, f->comm);
+    f->failed_apart = any;
+    return e;
+}
+
+/* Drop the file without HDF5's collective close (backend.h, Failing
+ * apart): HDF5 1.10's close after a failed metadata write skips the
+ * barrier the other ranks wait in.  Nothing of it is shut down; the run
+ * ends without MPI_Finalize. */
+static int hdf5_abandon(void *h)
+{
+    hdf5_file *f = h;
+    library_lines_release_failed();
+    fail_skip_finalize();
+    free(f->scratch);
+    free(f);
+    return 0;
 }
 
 static int hdf5_close(void *h)
 {
     hdf5_file *f = h;
+    if (f->failed_apart)
+        return hdf5_abandon(h);
     mpiio_probe_closing(&f->probe);
     H5Sclose(f->filespace);
     if (f->memspace > 0)
@@ -500,7 +556,7 @@ const backend_ops backend_hdf5 = {
     .name = "hdf5",
     .summary = "parallel HDF5: one byte dataset per file, independent or collective",
     .caps = BACKEND_CAP_PER_CALL | BACKEND_CAP_TRANSFER | BACKEND_CAP_COLLECTIVE_OPEN |
-            BACKEND_CAP_GROUPABLE | BACKEND_CAP_NEEDS_MPI,
+            BACKEND_CAP_GROUPABLE | BACKEND_CAP_NEEDS_MPI | BACKEND_CAP_SPLIT_FAILURES,
     .caps_for = hdf5_caps_for,
     .options = hdf5_options,
     .noptions = sizeof hdf5_options / sizeof hdf5_options[0],
@@ -510,11 +566,13 @@ const backend_ops backend_hdf5 = {
     .config_check = hdf5_config_check,
 #ifdef PARIO_HAVE_PARALLEL_HDF5
     .open = hdf5_open,
+    .open_check = hdf5_open_check,
     .write_at = hdf5_write_at,
     .read_at = hdf5_read_at,
     .transfer = hdf5_transfer,
     .sync = hdf5_sync,
     .close = hdf5_close,
+    .abandon = hdf5_abandon,
     .observed_names = hdf5_observed_names,
     .describe = hdf5_describe,
 #endif

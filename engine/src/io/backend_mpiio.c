@@ -24,13 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 
+#include "../util/disk_full.h"
 #include "../util/fail.h"
 #include "../util/lock_count.h"
 #include "../util/proc_io.h"
 #include "backend.h"
-#include "library_lines.h"
+#include "../util/library_lines.h"
 #include "../util/mpiio_env.h"
 #include "mpiio_observe.h"
 #include "mpiio_view.h"
@@ -120,8 +120,12 @@ static unsigned mpiio_caps_for(const void *cfg)
     const unsigned common = BACKEND_CAP_COLLECTIVE_OPEN | BACKEND_CAP_NEEDS_MPI |
                             BACKEND_CAP_PREALLOC;
     switch (c ? c->calls : CALLS_INDEPENDENT) {
-    case CALLS_COLLECTIVE_PHASE: return common | BACKEND_CAP_TRANSFER;
-    case CALLS_COLLECTIVE_PER_CALL: return common | BACKEND_CAP_PER_CALL | BACKEND_CAP_COLLECTIVE_CALLS;
+    /* A collective call fails only on the aggregators whose writes failed
+     * (backend.h, Failing apart); independent calls fail where they ran. */
+    case CALLS_COLLECTIVE_PHASE: return common | BACKEND_CAP_TRANSFER | BACKEND_CAP_SPLIT_FAILURES;
+    case CALLS_COLLECTIVE_PER_CALL:
+        return common | BACKEND_CAP_PER_CALL | BACKEND_CAP_COLLECTIVE_CALLS |
+               BACKEND_CAP_SPLIT_FAILURES;
     default: return common | BACKEND_CAP_PER_CALL | BACKEND_CAP_GROUPABLE;
     }
 }
@@ -168,6 +172,11 @@ static int mpiio_open(const backend_open_args *a, void **handle)
         free(f);
         return e;
     }
+    /* MPI holds the descriptor: the one it opened (safe_file.h), after the exclusive
+     * create.  A failure leaves *created unknown, which the loop reports
+     * after the phase (failing here would split a collective open). */
+    if (a->create && a->created)
+        owned_file_note_opened(a->path, a->created);
     mpiio_observe_open(f->fh);
     mpiio_probe_opened(&f->probe);
     *handle = f;
@@ -181,11 +190,15 @@ static int mpiio_open(const backend_open_args *a, void **handle)
 static int mpiio_open_check(const backend_open_args *a)
 {
     struct stat st;
+    if (!a->create && a->expect && a->expect->known)
+        return owned_file_check(a->path, a->expect); /* only the file this run made */
     return (!a->create && lstat(a->path, &st) == 0 && S_ISLNK(st.st_mode)) ? ELOOP : 0;
 }
 
-/* All bytes moved, or why not: a short read means the file ended. */
-static int moved(int rc, int sys, const MPI_Status *st, size_t len, bool reading)
+/* All bytes moved, or why not: a short read means the file ended, a
+ * short write (ompio's, when the disk fills) is named from the free space. */
+static int moved(const mpiio_file *f, int rc, int sys, const MPI_Status *st, size_t len,
+                 bool reading)
 {
     if (rc != MPI_SUCCESS)
         return mpiio_errno_after(rc, sys);
@@ -193,7 +206,7 @@ static int moved(int rc, int sys, const MPI_Status *st, size_t len, bool reading
     MPI_Get_elements_x(st, MPI_BYTE, &got);
     if ((size_t)got == len)
         return 0;
-    return reading ? ENODATA : EIO;
+    return reading ? ENODATA : disk_short_write_errno(f->path, len - (size_t)got);
 }
 
 /* Blocks go as bytes when the count fits an int, else as 8-byte words. */
@@ -206,16 +219,6 @@ static void count_of(size_t len, int *count, MPI_Datatype *type)
         *count = (int)(len / 8);
         *type = MPI_UINT64_T;
     }
-}
-
-/* Why a write moved less than asked while the library said success: the
- * file system's free space answers it when the rest no longer fits. */
-static int short_write_reason(const mpiio_file *f, size_t rest)
-{
-    struct statvfs fs;
-    if (statvfs(f->path, &fs) == 0 && (unsigned long long)fs.f_bavail * fs.f_frsize < rest)
-        return ENOSPC;
-    return EIO;
 }
 
 /* One MPI-IO call of `len` bytes at `offset` (collective per call or
@@ -240,6 +243,14 @@ static int one_call(const mpiio_file *f, void *buf, size_t len, uint64_t offset,
     return 0;
 }
 
+/* A call's outcome.  A collective call can also have failed where ompio
+ * said it worked: its aggregator printed the cause (library_lines_after);
+ * an independent call's failure shows in its own result. */
+static int checked(const mpiio_file *f, int e)
+{
+    return f->cfg->calls == CALLS_INDEPENDENT ? library_lines_reason(e) : library_lines_after(e);
+}
+
 static int mpiio_write_at(void *h, const void *buf, size_t len, uint64_t offset)
 {
     mpiio_file *f = h;
@@ -248,12 +259,12 @@ static int mpiio_write_at(void *h, const void *buf, size_t len, uint64_t offset)
         MPI_Count got;
         int e = one_call(f, from, len, offset, false, &got);
         if (e || (size_t)got == len)
-            return library_lines_reason(e);
+            return checked(f, e);
         /* A short write (ompio returns success with what fit when the disk
          * fills): as with write(2), the rest is tried again, and that call
          * says why (ENOSPC).  One rank cannot repeat a collective call. */
         if (got <= 0 || f->cfg->calls == CALLS_COLLECTIVE_PER_CALL)
-            return library_lines_reason(short_write_reason(f, len - (size_t)got));
+            return library_lines_reason(disk_short_write_errno(f->path, len - (size_t)got));
         from += got;
         offset += (uint64_t)got;
         len -= (size_t)got;
@@ -265,7 +276,7 @@ static int mpiio_read_at(void *h, void *buf, size_t len, uint64_t offset)
 {
     MPI_Count got;
     int e = one_call(h, buf, len, offset, true, &got);
-    return library_lines_reason(e ? e : (size_t)got == len ? 0 : ENODATA);
+    return checked(h, e ? e : (size_t)got == len ? 0 : ENODATA);
 }
 
 /* One slice of the rank's list: a view over its offsets, one collective
@@ -291,12 +302,12 @@ static int mpiio_transfer(void *h, const backend_transfer *t)
                  : MPI_File_write_at_all(f->fh, 0, t->buf, n, memtype, &st);
     const int sys = errno;
     if (!e && n)
-        e = moved(rc, sys, &st, (size_t)t->count * t->block, reading);
+        e = moved(f, rc, sys, &st, (size_t)t->count * t->block, reading);
     else if (!e)
         e = mpiio_errno_after(rc, sys);
     mpiio_observe_view(v.shape);
     mpiio_view_free(&v);
-    return library_lines_reason(e);
+    return library_lines_after(e);
 }
 
 static int mpiio_sync(void *h)
@@ -320,6 +331,17 @@ static int mpiio_close(void *h)
     return e;
 }
 
+/* A sharer failed apart: ompio's collective close would wait in a
+ * barrier the failed rank's close skips, so the file is left to the
+ * process's exit; only this process's own holdings are released. */
+static int mpiio_abandon(void *h)
+{
+    mpiio_file *f = h;
+    library_lines_release_failed();
+    free(f);
+    return 0;
+}
+
 static void mpiio_describe(const void *cfg, json *j)
 {
     const mpiio_config *c = cfg;
@@ -335,7 +357,7 @@ const backend_ops backend_mpiio = {
     .summary = "MPI-IO: independent or collective, atomic or relaxed, with hints",
     .caps = BACKEND_CAP_PER_CALL | BACKEND_CAP_TRANSFER | BACKEND_CAP_COLLECTIVE_OPEN |
             BACKEND_CAP_COLLECTIVE_CALLS | BACKEND_CAP_GROUPABLE | BACKEND_CAP_NEEDS_MPI |
-            BACKEND_CAP_PREALLOC,
+            BACKEND_CAP_PREALLOC | BACKEND_CAP_SPLIT_FAILURES,
     .caps_for = mpiio_caps_for,
     .options = mpiio_options,
     .noptions = sizeof mpiio_options / sizeof mpiio_options[0],
@@ -350,6 +372,7 @@ const backend_ops backend_mpiio = {
     .transfer = mpiio_transfer,
     .sync = mpiio_sync,
     .close = mpiio_close,
+    .abandon = mpiio_abandon,
     .observed_names = MPIIO_OBSERVED_NAMES,
     .describe = mpiio_describe,
 };

@@ -388,7 +388,10 @@ static void check_capabilities(const io_options *o, const parse_state *s, bool w
         fail_usage("--transfer-buffer sizes whole-list calls, which --api %s does not make: "
                    "drop it",
                    api);
-    if (o->transfer_buffer < o->block)
+    /* Only whole-list calls are cut into --transfer-buffer slices: a
+     * per-call or asynchronous API takes any block up to the 2 GiB limit
+     * (a default below one block was raised to it in io_options_parse). */
+    if ((caps & BACKEND_CAP_TRANSFER) && o->transfer_buffer < o->block)
         fail_usage("--transfer-buffer is smaller than one --block: give at least the block size");
     if (o->evict && (caps & BACKEND_CAP_OBJECTS))
         fail_usage("--evict drops a file from this node's page cache, and --api %s stores "
@@ -403,6 +406,48 @@ static void check_capabilities(const io_options *o, const parse_state *s, bool w
                                  .nranks = nranks,
                                  .per_rank_files = o->per_rank_files};
         o->api->config_check(o->api_config, &run);
+    }
+}
+
+/* The bytes each file system must hold against its free space: stripe
+ * targets on one file system (<dir>/stripe-0, stripe-1 on one disk) share
+ * its free space, so their parts are summed per device, not each held
+ * against the whole. */
+static void check_space(const io_options *o, uint64_t need)
+{
+    const int targets = o->stripe.ntargets ? o->stripe.ntargets : 1;
+    struct fs_need {
+        dev_t dev;
+        uint64_t need;
+        int first, count; /* the first target on it, and how many */
+    } fs[STRIPE_MAX_TARGETS];
+    int nfs = 0;
+    for (int t = 0; t < targets; t++) {
+        const char *dir = o->stripe.ntargets ? o->stripe.dirs[t] : o->dir;
+        uint64_t here = o->stripe.ntargets ? stripe_part_bytes(&o->stripe, need, t) : need;
+        struct stat st;
+        if (stat(dir, &st) != 0)
+            continue; /* refused by name elsewhere */
+        int i = 0;
+        while (i < nfs && fs[i].dev != st.st_dev)
+            i++;
+        if (i == nfs)
+            fs[nfs++] = (struct fs_need){.dev = st.st_dev, .first = t};
+        fs[i].need += here;
+        fs[i].count++;
+    }
+    for (int i = 0; i < nfs; i++) {
+        const char *dir = o->stripe.ntargets ? o->stripe.dirs[fs[i].first] : o->dir;
+        fs_facts facts;
+        if (fs_facts_of(dir, &facts) != 0 || fs[i].need <= facts.free_bytes)
+            continue;
+        char n[32], f[32], shared[64] = "";
+        size_format(fs[i].need, n, sizeof n);
+        size_approx(facts.free_bytes, f, sizeof f);
+        if (fs[i].count > 1)
+            snprintf(shared, sizeof shared, " (one file system for %d targets)", fs[i].count);
+        fail_usage("%s %s%s has %s free but the run needs %s: free space or lower --size",
+                   o->stripe.ntargets ? "--stripe-dirs" : "--dir", dir, shared, f, n);
     }
 }
 
@@ -527,6 +572,9 @@ void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o
     if (o->direct && o->block % 4096 != 0)
         fail_usage("--direct needs --block to be a multiple of 4k (O_DIRECT alignment): "
                    "use 4k, 8k, 64k, 1m ...");
+    /* left at its default, a whole-list slice holds at least one block */
+    if (!s->transfer_given && o->transfer_buffer < o->block)
+        o->transfer_buffer = o->block;
     check_capabilities(o, s, writes, reads, nranks);
 
     /* Bytes in one file, and how many ranks share it. */
@@ -569,19 +617,7 @@ void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o
                         : o->size;
     if (o->background && o->background_kind == BACKGROUND_WRITE && !o->stripe.ntargets)
         need += (uint64_t)o->background * BACKGROUND_FILE_BYTES; /* loaders' files, per node */
-    int targets = o->stripe.ntargets ? o->stripe.ntargets : 1;
-    for (int t = 0; t < targets; t++) {
-        const char *dir = o->stripe.ntargets ? o->stripe.dirs[t] : o->dir;
-        uint64_t here = o->stripe.ntargets ? stripe_part_bytes(&o->stripe, need, t) : need;
-        fs_facts fs;
-        if (fs_facts_of(dir, &fs) == 0 && here > fs.free_bytes) {
-            char n[32], f[32];
-            size_format(here, n, sizeof n);
-            size_approx(fs.free_bytes, f, sizeof f);
-            fail_usage("%s %s has %s free but the run needs %s: free space or lower --size",
-                       o->stripe.ntargets ? "--stripe-dirs" : "--dir", dir, f, n);
-        }
-    }
+    check_space(o, need);
 }
 
 void io_options_free(io_options *o)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../util/clock.h"
+#include "../util/disk_full.h"
 #include "../util/fail.h"
 #include "../util/fsinfo.h"
 #include "../util/pattern.h"
@@ -43,6 +44,8 @@ typedef struct io_ctx {
     int nparts;
     char (*write_parts)[PATH_MAX], (*read_parts)[PATH_MAX];
     owned_file *mine; /* identity of each write part as this run created it */
+    owned_file *theirs; /* every rank's mine (nranks x nparts), for opening another's file */
+    int write_owner, read_owner; /* the rank whose created file this rank writes / reads */
     token_ring ring;
     background bg;
     /* Buffer slots: one for per-call backends, queue-depth many for
@@ -115,29 +118,44 @@ static int data_remove(io_ctx *c, int t)
     return remove_if_ours(c->write_parts[t], &c->mine[t]);
 }
 
-static void remove_own_files(io_ctx *c)
+/* say: the run succeeded, so no error line has named a replaced file yet. */
+static void remove_own_files(io_ctx *c, bool say)
 {
     if (c->o->keep)
         return;
     MPI_Barrier(c->comm);
-    for (int t = 0; c->owns_file && t < c->nparts; t++)
-        data_remove(c, t); /* only ever the file this run created */
+    for (int t = 0; c->owns_file && t < c->nparts; t++) {
+        int e = data_remove(c, t); /* only ever the file this run created */
+        if (say && (e == ESTALE || e == ELOOP))
+            fprintf(stderr, "pario-engine: warning: rank %d: %s %s\n", c->rank, c->write_parts[t],
+                    owned_file_reason(e));
+    }
     MPI_Barrier(c->comm);
 }
 
-/* After a phase that created the write parts: note which files they are,
- * so only those are ever removed; a name swapped for a symlink or another
- * file mid-run is reported and left alone. */
+/* Every rank learns which files the others created (collective), so a
+ * rank opening a file another rank made opens only that file. */
+static void share_identities(io_ctx *c)
+{
+    const int n = (int)(sizeof *c->mine * (size_t)c->nparts);
+    MPI_Allgather(c->mine, n, MPI_BYTE, c->theirs, n, MPI_BYTE, c->comm);
+}
+
+/* After a phase that created the write parts (collective): the backend
+ * noted which files it created from its own descriptor (backend.h), so
+ * only those are ever removed; a name swapped for a symlink or another
+ * file mid-run is reported and left alone.  Never noted from the name
+ * now: that would take whatever was put there for pario's own. */
 static void note_own_file(io_ctx *c)
 {
-    if (c->o->api_caps & BACKEND_CAP_OBJECTS)
-        return; /* no file here: the store's exists/remove answer for its objects */
-    for (int t = 0; c->owns_file && t < c->nparts; t++) {
-        int e = c->mine[t].known ? owned_file_check(c->write_parts[t], &c->mine[t])
-                                 : owned_file_note_path(c->write_parts[t], &c->mine[t]);
+    for (int t = 0; c->owns_file && t < c->nparts && !(c->o->api_caps & BACKEND_CAP_OBJECTS); t++) {
+        /* unknown: the create failed (already reported) or the name did
+         * not hold the new file even right after it was made */
+        int e = c->mine[t].known ? owned_file_check(c->write_parts[t], &c->mine[t]) : ESTALE;
         if (e)
             record_error(c, e, "%s %s", c->write_parts[t], owned_file_reason(e));
     }
+    share_identities(c);
 }
 
 /* --keep: record the length the file must have in an extended attribute,
@@ -162,15 +180,14 @@ static void agree_or_fail(io_ctx *c)
     if (first == c->nranks)
         return;
     if (c->rank == first) {
-        char fix[PATH_MAX + 64] = "";
-        if (c->err == ENOSPC || c->err == EDQUOT) /* the disk filled after the free-space check */
-            snprintf(fix, sizeof fix, ": free space on %s or lower --size",
-                     c->o->stripe.ntargets ? "the --stripe-dirs" : c->o->dir);
+        char fix[PATH_MAX + 64]; /* the disk filled after the free-space check */
+        disk_full_fix(c->err, c->o->stripe.ntargets ? "the --stripe-dirs" : c->o->dir, "--size", fix,
+                      sizeof fix);
         fprintf(stderr, "pario-engine: error: rank %d: %s%s\n", c->rank, c->err_msg, fix);
     }
     fflush(stderr);
     background_stop(&c->bg);
-    remove_own_files(c);
+    remove_own_files(c, false);
     fail_exit(EXIT_RUN_FAILED, 0, "%s", "");
 }
 
@@ -297,6 +314,11 @@ static void open_args(io_ctx *c, const pass *P, bool direct, backend_open_args *
                              .buffers = c->iov,
                              .nbuffers = c->niov,
                              .config = o->mover_config};
+    if (!(o->api_caps & BACKEND_CAP_OBJECTS)) {
+        const bool ours = P->path == c->write_path;
+        a->created = writing ? c->mine : NULL;
+        a->expect = &c->theirs[(size_t)(ours ? c->write_owner : c->read_owner) * (size_t)c->nparts];
+    }
 }
 
 /* Open under the creation rule of backend.h: with a local open, the
@@ -329,6 +351,35 @@ static int open_check_agreed(io_ctx *c, const backend_open_args *a)
     int mine = api->open_check ? api->open_check(a) : 0, worst = 0;
     MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, c->comm);
     return worst;
+}
+
+/* Whether any sharer of the file failed in this pass, agreed over them
+ * for a backend whose calls can fail on some sharers only (backend.h,
+ * Failing apart); the others pay no collective and answer for themselves. */
+static bool failed_apart(io_ctx *c, const access_list *L)
+{
+    int mine = c->err != 0, any = mine;
+    if (c->o->api_caps & BACKEND_CAP_SPLIT_FAILURES)
+        MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, L->comm);
+    return any && (c->o->api_caps & BACKEND_CAP_SPLIT_FAILURES);
+}
+
+/* Whether to sync now.  Never once a sharer failed apart; otherwise a
+ * collective-open backend's sync is collective, so every rank takes part,
+ * even one that failed, or the others would wait for it forever. */
+static bool may_sync(const io_ctx *c, bool apart)
+{
+    return !apart && (!c->err || (c->o->api_caps & BACKEND_CAP_COLLECTIVE_OPEN));
+}
+
+/* Close the file, or abandon it when a sharer failed apart: its library
+ * can no longer close it collectively, nor MPI_Finalize (which would). */
+static int end_file(io_ctx *c, void *h, bool apart)
+{
+    if (!apart)
+        return c->o->mover->close(h);
+    fail_skip_finalize();
+    return c->o->mover->abandon(h);
 }
 
 static void block_failed(io_ctx *c, const pass *P, uint64_t off, int e)
@@ -690,7 +741,10 @@ static void setup(io_ctx *c, const io_options *o, io_result *r)
     c->write_parts = calloc((size_t)c->nparts, PATH_MAX);
     c->read_parts = calloc((size_t)c->nparts, PATH_MAX);
     c->mine = calloc((size_t)c->nparts, sizeof *c->mine);
-    if (!c->write_parts || !c->read_parts || !c->mine)
+    c->theirs = calloc((size_t)c->nparts * (size_t)c->nranks, sizeof *c->theirs);
+    c->write_owner = o->per_rank_files ? c->rank : 0;
+    c->read_owner = o->per_rank_files ? reads_from : 0;
+    if (!c->write_parts || !c->read_parts || !c->mine || !c->theirs)
         fail_usage("out of memory");
     stripe_parts(&o->stripe, c->write_path, c->write_parts);
     stripe_parts(&o->stripe, c->read_path, c->read_parts);
@@ -761,16 +815,20 @@ static void prepare_initial_file(io_ctx *c)
         e = open_file(c, &a, &L, &h);
     if (e) {
         record_error(c, e, "cannot create %s: %s", c->write_path, strerror(e));
+        h = NULL;
     } else {
         pass_prepare(c, &P);
         drive(c, h, &P);
-        if (!c->err && (e = o->mover->sync(h)) != 0)
+    }
+    const bool apart = failed_apart(c, &L); /* every rank takes part, opened or not */
+    if (h) {
+        if (may_sync(c, apart) && (e = o->mover->sync(h)) != 0)
             record_error(c, e, "preparing %s: fsync: %s", c->write_path, strerror(e));
-        int ce = o->mover->close(h);
+        int ce = end_file(c, h, apart);
         if (ce)
             record_error(c, ce, "preparing %s: close: %s", c->write_path, strerror(ce));
-        note_own_file(c);
     }
+    note_own_file(c); /* collective: every rank, whether its open worked or not */
     agree_or_fail(c);
     MPI_Barrier(c->comm);
 }
@@ -791,6 +849,7 @@ static void prepare_write(io_ctx *c, uint64_t iteration)
                          c->write_parts[t], strerror(e));
     }
     agree_or_fail(c);
+    share_identities(c); /* the removed files are nobody's now */
     MPI_Barrier(c->comm);
     for (int t = 0; o->prealloc && c->owns_file && t < c->nparts; t++) {
         const char *part = c->write_parts[t];
@@ -811,6 +870,7 @@ static void prepare_write(io_ctx *c, uint64_t iteration)
         }
     }
     agree_or_fail(c);
+    share_identities(c); /* the sharers open only the file the owner made */
     fill_sources(c, pattern_key_make(o->seed, iteration, c->write_stream));
 }
 
@@ -871,6 +931,8 @@ static void timed_phase(io_ctx *c, enum phase_kind kind, rank_record *rec, doubl
     if ((e = refused ? refused : open_file(c, &a, &L, &h)) != 0) {
         if (e == EINVAL && o->direct)
             record_error(c, e, "%s: this file system refuses O_DIRECT: drop --direct", P.path);
+        else if (e == ESTALE || e == ELOOP)
+            record_error(c, e, "%s %s", P.path, owned_file_reason(e));
         else
             record_error(c, e, "open %s: %s", P.path, strerror(e));
         h = NULL;
@@ -883,15 +945,13 @@ static void timed_phase(io_ctx *c, enum phase_kind kind, rank_record *rec, doubl
         drive(c, h, &P);
     rec->io_first = P.io_first;
     rec->io_done = clock_now() - c->epoch;
-    /* A collective backend's sync is collective: every rank takes part,
-     * even one that failed, or the others would wait for it forever. */
-    if (writing && o->fsync && h &&
-        (!c->err || (o->api_caps & BACKEND_CAP_COLLECTIVE_OPEN)) && (e = o->mover->sync(h)) != 0)
+    const bool apart = failed_apart(c, &L);
+    if (writing && o->fsync && h && may_sync(c, apart) && (e = o->mover->sync(h)) != 0)
         record_error(c, e, "fsync %s: %s", P.path, strerror(e));
     rec->sync_done = clock_now() - c->epoch;
     rec->io_last = rec->sync_done;
     token_leave_share(&c->ring);
-    if (h && (e = o->mover->close(h)) != 0)
+    if (h && (e = end_file(c, h, apart)) != 0)
         record_error(c, e, "close %s: %s", P.path, strerror(e));
     rec->close_done = clock_now() - c->epoch;
     MPI_Barrier(c->comm);
@@ -920,13 +980,18 @@ static uint64_t verify_pass(io_ctx *c, enum phase_kind kind)
     if (!e)
         e = open_file(c, &a, &L, &h);
     if (e) {
-        record_error(c, e, "verify: open %s: %s", P.path, strerror(e));
-        /* a collective backend's others are in open with us; nothing more to do */
-        return 0;
+        if (e == ESTALE || e == ELOOP)
+            record_error(c, e, "verify: %s %s", P.path, owned_file_reason(e));
+        else
+            record_error(c, e, "verify: open %s: %s", P.path, strerror(e));
+        h = NULL;
+    } else {
+        pass_prepare(c, &P);
+        drive(c, h, &P);
     }
-    pass_prepare(c, &P);
-    drive(c, h, &P);
-    o->mover->close(h);
+    const bool apart = failed_apart(c, &L); /* every rank takes part, opened or not */
+    if (h)
+        end_file(c, h, apart);
     return P.bytes;
 }
 
@@ -1041,7 +1106,7 @@ int io_command(int argc, char **argv)
     background_stop(&c.bg);
     if (o.keep)
         record_length(&c);
-    remove_own_files(&c);
+    remove_own_files(&c, true);
     if (rank == 0)
         io_result_free(&r);
     free(trace);
@@ -1050,6 +1115,7 @@ int io_command(int argc, char **argv)
     free(c.write_parts);
     free(c.read_parts);
     free(c.mine);
+    free(c.theirs);
     free(o.api_config); /* io_options_parse's: LeakSanitizer (make test-asan) found it */
     return status;
 }

@@ -109,6 +109,8 @@ static int striped_open(const backend_open_args *a, void **handle)
         pa.geom = NULL;
         pa.count = 0;
         pa.config = w->inner_config;
+        pa.created = a->created ? &a->created[t] : NULL; /* one identity per part */
+        pa.expect = a->expect ? &a->expect[t] : NULL;
         e = w->inner->open(&pa, &f->parts[t]);
         if (!e)
             f->n = t + 1;
@@ -131,6 +133,8 @@ static int striped_open_check(const backend_open_args *a)
         backend_open_args pa = *a;
         pa.path = path;
         pa.config = w->inner_config;
+        pa.created = NULL;
+        pa.expect = a->expect ? &a->expect[t] : NULL;
         int e = w->inner->open_check(&pa);
         if (e)
             return e;

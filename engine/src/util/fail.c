@@ -1,5 +1,7 @@
 #include "fail.h"
 
+#include "library_lines.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -33,6 +35,7 @@ static _Noreturn void finish(int code)
 
 static void print_line(const char *fmt, va_list ap)
 {
+    library_lines_give_back(); /* pario's line goes to the real stderr, never a held one */
     fputs("pario-engine: error: ", stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);

@@ -1,34 +1,60 @@
 #include "mpi_fail.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "disk_full.h"
 #include "fail.h"
+#include "library_lines.h"
+#include "mpi_cause.h"
+
+/* "<what>: <cause>" into w, with the cause's errno. */
+static void record(mpi_why *w, int e, int rc, const char *what_fmt, va_list ap)
+{
+    char what[256], msg[MPI_MAX_ERROR_STRING];
+    vsnprintf(what, sizeof what, what_fmt, ap);
+    mpi_cause_text(rc, e, msg, sizeof msg);
+    snprintf(w->text, sizeof w->text, "%s: %s", what, msg);
+    w->err = e;
+}
 
 bool mpi_failed(int rc, mpi_why *w, const char *what_fmt, ...)
 {
+    const int sys = errno; /* before anything here can change it */
     if (rc == MPI_SUCCESS)
         return false;
     if (w->text[0])
         return true;
-    char what[256], msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
+    const int e = mpi_cause(rc, sys);
     va_list ap;
     va_start(ap, what_fmt);
-    vsnprintf(what, sizeof what, what_fmt, ap);
+    record(w, e, rc, what_fmt, ap);
     va_end(ap);
-    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
-        snprintf(msg, sizeof msg, "MPI error %d", rc);
-    /* MPI's texts can end in newlines or run over several lines */
-    for (char *p = msg; *p; p++)
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
-    while (len > 0 && msg[len - 1] == ' ')
-        msg[--len] = 0;
-    snprintf(w->text, sizeof w->text, "%s: %s", what, msg);
     return true;
+}
+
+void mpi_why_short_write(mpi_why *w, uint64_t rest, const char *what_fmt, ...)
+{
+    if (w->text[0])
+        return;
+    const int e = library_lines_reason(disk_short_write_errno(w->dir ? w->dir : ".", rest));
+    va_list ap;
+    va_start(ap, what_fmt);
+    record(w, e, MPI_SUCCESS, what_fmt, ap);
+    va_end(ap);
+}
+
+void mpi_why_errno(mpi_why *w, int e, const char *what_fmt, ...)
+{
+    if (w->text[0])
+        return;
+    va_list ap;
+    va_start(ap, what_fmt);
+    record(w, e, MPI_SUCCESS, what_fmt, ap);
+    va_end(ap);
 }
 
 void mpi_why_set(mpi_why *w, const char *fmt, ...)
@@ -58,5 +84,7 @@ void mpi_stop_if_failed(const mpi_why *w, MPI_Comm comm, void (*cleanup)(void *)
     MPI_Comm_rank(comm, &rank);
     if (cleanup)
         cleanup(arg);
-    fail_exit(EXIT_RUN_FAILED, rank == first, "rank %d: %s", rank, w->text);
+    char fix[4200];
+    disk_full_fix(w->err, w->dir, w->shrink, fix, sizeof fix);
+    fail_exit(EXIT_RUN_FAILED, rank == first, "rank %d: %s%s", rank, w->text, fix);
 }

@@ -1,7 +1,9 @@
 #include "mpi_file.h"
 
+#include "library_lines.h"
 #include "run_files.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,11 +23,15 @@ int mpi_file_create(MPI_Comm comm, const char *path, MPI_Info info, MPI_File *fh
                     mpi_why *w)
 {
     MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN); /* the default for new files */
+    library_lines_hold(); /* until mpi_file_close */
+    errno = 0;
     int rc = MPI_File_open(comm, path, MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_RDWR, info, fh);
     if (!mpi_failed(rc, w, "creating %s", path)) {
-        int e = owned_file_note_path(path, who); /* MPI gives no descriptor: the name, at once */
+        int e = owned_file_note_opened(path, who); /* the descriptor MPI opened (safe_file.h) */
         if (e)
             mpi_why_set(w, "%s %s", path, owned_file_reason(e));
+    } else {
+        library_lines_release();
     }
     return rc;
 }
@@ -47,15 +53,34 @@ int mpi_file_reopen(MPI_Comm comm, const char *path, int amode, MPI_Info info, M
     if (!all_still_ours(comm, path, who, w)) /* all open, or none */
         return MPI_ERR_FILE;
     MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
+    library_lines_hold(); /* until mpi_file_close */
+    errno = 0;
     int rc = MPI_File_open(comm, path, amode, info, fh);
-    if (mpi_failed(rc, w, "opening %s", path))
+    if (mpi_failed(rc, w, "opening %s", path)) {
+        library_lines_release();
         return rc;
+    }
     /* MPI-IO opens by name, some time into the call: a name swapped while
      * it ran may have been followed.  Nothing is written yet, and opening
      * neither truncates nor changes a file, so close it untouched. */
     if (!all_still_ours(comm, path, who, w)) {
         MPI_File_close(fh);
+        library_lines_release();
         return MPI_ERR_FILE;
     }
+    return rc;
+}
+
+int mpi_file_close(MPI_File *fh, mpi_why *w, const char *path)
+{
+    errno = 0;
+    int rc = MPI_File_close(fh);
+    mpi_failed(rc, w, "closing %s", path);
+    /* ompio can print a failed write on a rank whose own calls returned
+     * success (another rank's count fell short): this rank failed too */
+    const int said = w->text[0] ? 0 : library_lines_after(0);
+    if (said)
+        mpi_why_errno(w, said, "writing %s", path);
+    library_lines_release();
     return rc;
 }

@@ -19,6 +19,10 @@
 void mpi_file_unique_path(MPI_Comm comm, const char *dir, const char *name, const char *prefix,
                           const char *suffix, char *out, size_t len);
 
+/* Files opened here hold the MPI library's own lines until mpi_file_close
+ * (library_lines.h), so a failed call is named by the cause the library
+ * printed, and nothing but pario's one line reaches the user. */
+
 /* Collective: create path exclusively and open it read-write, and note
  * on every rank which file that is (who), so it is the only file later
  * reopened or removed under that name.  Returns MPI_SUCCESS or the error
@@ -34,5 +38,11 @@ int mpi_file_create(MPI_Comm comm, const char *path, MPI_Info info, MPI_File *fh
  * Costs two lstat calls and two one-integer reductions. */
 int mpi_file_reopen(MPI_Comm comm, const char *path, int amode, MPI_Info info, MPI_File *fh,
                     const owned_file *who, mpi_why *w);
+
+/* Collective: close a file opened by mpi_file_create or mpi_file_reopen
+ * (a failure is recorded in w, and so is a system error the library
+ * printed while the file was open) and give the library's lines back at
+ * the last close.  Returns MPI_SUCCESS or the error. */
+int mpi_file_close(MPI_File *fh, mpi_why *w, const char *path);
 
 #endif

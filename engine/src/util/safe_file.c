@@ -1,17 +1,40 @@
 #include "safe_file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* One line in the front end's ledger (safe_file.h); best effort: without
+ * it the front end removes nothing, which is the safe side. */
+static void ledger(const char *what, const owned_file *who, const char *path)
+{
+    const char *name = getenv(OWNED_LEDGER_ENV);
+    if (!name || !*name)
+        return;
+    int fd = open(name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC); /* never created here */
+    if (fd < 0)
+        return;
+    char line[PATH_MAX + 64];
+    int n = snprintf(line, sizeof line, "%s %llu %llu %s\n", what, (unsigned long long)who->dev,
+                     (unsigned long long)who->ino, path);
+    if (n > 0 && (size_t)n < sizeof line && write(fd, line, (size_t)n) < 0) {
+        /* nothing to do: the front end then leaves the file alone */
+    }
+    close(fd);
+}
 
 int create_exclusive(const char *path, int extra_flags, owned_file *who)
 {
     int fd = open(path, O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | extra_flags, 0644);
     if (fd < 0)
         return -errno;
-    int e = owned_file_note_fd(fd, who);
+    int e = owned_file_note_created(fd, path, who);
     if (e) {
         close(fd);
         return -e;
@@ -30,6 +53,52 @@ int owned_file_note_fd(int fd, owned_file *who)
     return 0;
 }
 
+int owned_file_note_created(int fd, const char *path, owned_file *who)
+{
+    int e = owned_file_note_fd(fd, who);
+    if (!e)
+        ledger("made", who, path);
+    return e;
+}
+
+int owned_file_note_opened(const char *path, owned_file *who)
+{
+    /* the kernel names an open file by its absolute path */
+    char canon[PATH_MAX], dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    char real[PATH_MAX];
+    if (!realpath(dir, real))
+        return owned_file_note_path(path, who);
+    snprintf(canon, sizeof canon, "%s/%s", strcmp(real, "/") ? real : "", base);
+    char deleted[PATH_MAX + 16];
+    snprintf(deleted, sizeof deleted, "%s (deleted)", canon);
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return owned_file_note_path(path, who);
+    int found = -1;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char link[64], target[PATH_MAX + 16];
+        int fd = atoi(e->d_name);
+        if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dirfd(d))
+            continue;
+        snprintf(link, sizeof link, "/proc/self/fd/%s", e->d_name);
+        ssize_t n = readlink(link, target, sizeof target - 1);
+        if (n <= 0)
+            continue;
+        target[n] = '\0';
+        if ((!strcmp(target, canon) || !strcmp(target, deleted)) && fd > found)
+            found = fd; /* the newest descriptor of that name: the library's */
+    }
+    int r = found >= 0 ? owned_file_note_created(found, path, who) : owned_file_note_path(path, who);
+    closedir(d);
+    return r;
+}
+
 int owned_file_note_path(const char *path, owned_file *who)
 {
     struct stat st;
@@ -42,6 +111,7 @@ int owned_file_note_path(const char *path, owned_file *who)
     who->dev = st.st_dev;
     who->ino = st.st_ino;
     who->known = true;
+    ledger("made", who, path);
     return 0;
 }
 
@@ -68,6 +138,7 @@ int remove_if_ours(const char *path, owned_file *who)
         return e;
     if (unlink(path) != 0)
         return errno;
+    ledger("gone", who, path);
     who->known = false;
     return 0;
 }

@@ -25,6 +25,19 @@ int create_exclusive(const char *path, int extra_flags, owned_file *who);
 /* Note the identity of the file a descriptor holds. 0 or an errno value. */
 int owned_file_note_fd(int fd, owned_file *who);
 
+/* The same for a file this process just created at path through fd: noted
+ * from the descriptor (never from the name) and entered in the ledger. */
+int owned_file_note_created(int fd, const char *path, owned_file *who);
+
+/* For a file an MPI or HDF5 library just created at path: note the file
+ * the library holds open, found among this process's descriptors
+ * (/proc/self/fd: the one whose target is path, or path "(deleted)" when
+ * the name was taken over since), so the name is never trusted even while
+ * the library's create runs.  Without such a descriptor (a library that
+ * defers its open), the name at once (owned_file_note_path).  Entered in
+ * the ledger.  0 or an errno value. */
+int owned_file_note_opened(const char *path, owned_file *who);
+
 /* Note the identity of the regular file path names now (lstat: a symlink
  * is refused with ELOOP, anything but a regular file with EINVAL). */
 int owned_file_note_path(const char *path, owned_file *who);
@@ -49,5 +62,14 @@ const char *owned_file_reason(int e);
  * the one noted in who (checked through the descriptor). -errno on failure;
  * ESTALE when the name was swapped for another file. */
 int open_ours(const char *path, int flags, const owned_file *who);
+
+/* The ledger: when the environment names one (PARIO_OWNED_LEDGER, a file
+ * the front end created), every file noted as created and every file
+ * removed is appended to it as one line, "made DEV INO PATH" or
+ * "gone DEV INO PATH" (one write each, O_APPEND: ranks do not interleave).
+ * So whoever cleans up after a point (the front end, its watchdog after a
+ * kill -9) removes a name only while it still holds a file the engine
+ * made and did not remove itself: never a file put there in its place. */
+#define OWNED_LEDGER_ENV "PARIO_OWNED_LEDGER"
 
 #endif

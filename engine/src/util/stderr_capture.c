@@ -5,14 +5,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* The held lines live in memory (memfd), not in a file under TMPDIR: the
+ * capture is begun inside timed opens, and creating and dropping an inode
+ * on a disk file system there meant journal work (waiting behind the
+ * commit of the benchmark's own fsync) that no MPI-IO peer pays. */
+static int held_file(void)
+{
+    int fd = memfd_create("pario-held-stderr", MFD_CLOEXEC);
+    if (fd >= 0)
+        return fd;
+    const char *dir = getenv("TMPDIR"); /* a kernel without memfd */
+    return open(dir && dir[0] ? dir : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+}
 
 int stderr_capture_begin(stderr_capture *c)
 {
     c->saved = c->held = -1;
-    const char *dir = getenv("TMPDIR");
-    int fd = open(dir && dir[0] ? dir : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    int fd = held_file();
     if (fd < 0)
         return errno;
     fflush(stderr);
@@ -37,6 +50,17 @@ bool stderr_capture_said(stderr_capture *c, char *line, size_t len)
     ssize_t n = pread(c->held, line, len - 1, 0);
     line[n > 0 ? n : 0] = 0;
     line[strcspn(line, "\n")] = 0;
+    return true;
+}
+
+bool stderr_capture_said_since(stderr_capture *c, long long *from, char *text, size_t len)
+{
+    struct stat st;
+    if (c->held < 0 || fstat(c->held, &st) != 0 || st.st_size <= *from)
+        return false;
+    ssize_t n = pread(c->held, text, len - 1, (off_t)*from);
+    text[n > 0 ? n : 0] = 0;
+    *from = st.st_size;
     return true;
 }
 

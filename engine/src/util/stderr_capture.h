@@ -2,7 +2,7 @@
  *
  * Open MPI's ompio prints one line per failed write on a full disk (about
  * 1500 for one BT run) and still returns MPI_SUCCESS.  While an MPI-IO file
- * is open, this rank's stderr goes to an unnamed temporary file instead:
+ * is open, this rank's stderr goes to an unnamed in-memory file instead:
  * anything the library writes there is taken as its report of a failure,
  * turned into pario's one line, and otherwise passed on unchanged when the
  * file is closed. */
@@ -22,6 +22,10 @@ int stderr_capture_begin(stderr_capture *c);
 
 /* true when anything was written since begin; its first line goes to line. */
 bool stderr_capture_said(stderr_capture *c, char *line, size_t len);
+
+/* Like stderr_capture_said, for what was written after byte *from (which
+ * moves to the end): up to len-1 bytes of it, all its lines. */
+bool stderr_capture_said_since(stderr_capture *c, long long *from, char *text, size_t len);
 
 /* Give descriptor 2 back; replay what was held when asked to. */
 void stderr_capture_end(stderr_capture *c, bool replay);

@@ -2,9 +2,12 @@
 
 See docs/model.md.  Pieces: params (the parameter table), machine (TOML
 machine descriptions and --set), workload (the engine's layouts), cache
-(an I/O node's block cache), simulate (the discrete-event simulation of
-one point), explain (what bounded it), predict (a result document of the
-engine's schema, marked predicted), command (`pario model`).
+(an I/O node's block cache), page_cache (a host's page cache within a
+read phase), two_phase (collective buffering's file domains), simulate
+(the discrete-event simulation of one point), explain (what bounded it),
+predict (a result document of the engine's schema, marked predicted),
+probed (the machine a stored probe measured), scope (what the model leaves
+out), command (`pario model`).
 
 Event core: pario's own (core.py), not SimPy.  The model is written
 against the part of SimPy's interface it uses, so both run it and predict

@@ -134,6 +134,23 @@ class Server:
         self.free_at = 0.0
 
 
+class ServerPool:
+    """n first-come first-served servers side by side (a host's cores): a
+    job arriving now starts on the one that is free first."""
+
+    __slots__ = ("servers",)
+
+    def __init__(self, name, n):
+        self.servers = [Server(f"{name}{i}") for i in range(n)]
+
+    def reserve(self, arrival, service):
+        first = self.servers[0]
+        for s in self.servers:
+            if s.free_at < first.free_at:
+                first = s
+        return first.reserve(arrival, service)
+
+
 def reserve_together(servers, arrival, service):
     """One transfer that needs several servers at once (both ends of a
     message and the backplane): it starts when all are free, holds each for

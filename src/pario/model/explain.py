@@ -18,10 +18,11 @@ _NAMES = {
     "backplane": "saturated backplane",
     "agent": "serialising service agents",
     "file_token": "shared-file token (munix) serialising calls between agents",
+    "cpu": "busy CPU cores (the ranks share host.cores)",
 }
 _PLAIN = {"disk": "disks", "io_node": "I/O node processors", "io_link": "I/O node links",
           "rank_link": "compute node links", "backplane": "backplane", "agent": "service agents",
-          "file_token": "shared-file token"}
+          "file_token": "shared-file token", "cpu": "CPU cores"}
 
 
 def explain(counters, op, block_bytes=None):
@@ -33,6 +34,10 @@ def explain(counters, op, block_bytes=None):
     if top < BUSY:
         out["text"] = (f"latency: no resource above {BUSY:.0%} busy (busiest: {_PLAIN[kind]} "
                        f"{top:.0%}); each rank waits for its own requests' round trips")
+        pc = counters.get("page_cache")
+        if pc and pc["hits"]:
+            out["text"] += (f"; {pc['hits']} of {pc['hits'] + pc['misses']} calls served from the "
+                            "page cache another rank's read filled")
         return out
     text = f"{_NAMES[kind]} ({top:.0%} busy)"
     if kind == "disk" and cache and op == "read":
@@ -55,5 +60,9 @@ def explain(counters, op, block_bytes=None):
             text += f": write-behind, {per:.1f} blocks per disk write"
     elif kind == "agent":
         text += f": {counters['agents']} agent(s) each serve one synchronous call at a time"
+    pc = counters.get("page_cache")
+    if pc and pc["hits"]:
+        text += (f"; {pc['hits']} of {pc['hits'] + pc['misses']} calls served from the page cache "
+                 "another rank's read filled")
     out["text"] = text
     return out

@@ -85,6 +85,13 @@ def check_relations(values, where):
         problems.append("io_node.prefetch and io_node.write_group must be at least 1")
     if v["io_node.readahead_at"] > v["io_node.prefetch"]:
         problems.append("io_node.readahead_at must be at most io_node.prefetch")
+    if v["host.page_cache"] and v["host.cached_read_rate"] <= 0:
+        problems.append("host.cached_read_rate must be more than 0 when host.page_cache is set")
+    if v["agent.cb_buffer"] and not v["host.cached_read_rate"] > 0:
+        problems.append("agent.cb_buffer needs host.cached_read_rate (a buffer's holes are read "
+                        "through the page cache)")
+    if v["agent.message_overhead"] and not v["agent.message_rate"]:
+        problems.append("agent.message_overhead needs agent.message_rate (0 = no messages)")
     if problems:
         raise UsageError(f"{where}: {problems[0]}")
 

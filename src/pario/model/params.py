@@ -33,6 +33,9 @@ PARAMS = {p.name: p for p in [
     Param("network.token_latency", "time", "s",
           "time a grouped run's token takes from one rank to the next (one message between "
           "compute nodes)"),
+    Param("network.token_latency_crowded", "time", "s",
+          "network.token_latency when a host's ranks outnumber its cores (host.cores): the next "
+          "holder shares a core with a rank waiting by yielding and must be scheduled in"),
     Param("network.backplane_rate", "rate", "B/s",
           "aggregate bandwidth of the fabric that every message also crosses (0 = unlimited)"),
     # The client library on a compute node.
@@ -40,6 +43,12 @@ PARAMS = {p.name: p for p in [
           "pieces of one call a rank keeps in flight at once: 1 = one at a time, "
           "0 = all pieces of the call at once"),
     Param("client.call_overhead", "time", "s", "library cost of one read or write call on the rank"),
+    Param("client.collective_overhead", "time", "s",
+          "fixed cost of one collective read call (MPI-IO or HDF5 --collective), paid by every "
+          "rank on its own core (the calls' coordination: offsets exchanged, ranks waiting for "
+          "each other)"),
+    Param("client.collective_write_overhead", "time", "s",
+          "the same for one collective write call"),
     Param("file.open_close_read", "time", "s",
           "time one rank spends opening and closing the file around a read phase"),
     Param("file.open_close_write", "time", "s",
@@ -81,8 +90,14 @@ PARAMS = {p.name: p for p in [
     Param("disk.overhead", "time", "s",
           "fixed cost of one disk transfer (positioning, controller): a transfer of s bytes "
           "takes overhead + s / rate, so small transfers are slower"),
+    Param("disk.shared_read_rate", "rate", "B/s",
+          "disk.rate while two or more ranks read different bytes at once (several streams of "
+          "one file, or several files; 0 = disk.rate)"),
     Param("disk.write_rate", "rate", "B/s",
           "media rate of one disk or RAID for long writes (disk.rate is for reads)"),
+    Param("disk.shared_write_rate", "rate", "B/s",
+          "disk.write_rate while two or more ranks write different bytes at once (several streams "
+          "of one file, several aggregators; 0 = disk.write_rate)"),
     Param("disk.write_overhead", "time", "s",
           "fixed cost of one disk write transfer: a write of s bytes takes "
           "write_overhead + s / write_rate"),
@@ -97,11 +112,35 @@ PARAMS = {p.name: p for p in [
           "rate at which an agent copies a call's data through its own buffer, holding the agent "
           "(0 = no copy: the agent passes requests along); collective MPI-IO's aggregators are "
           "agents"),
+    Param("agent.message_rate", "rate", "B/s",
+          "rate of the MPI message that carries a call's data between a rank and its collective "
+          "aggregator when the rank is not the aggregator itself, holding the aggregator "
+          "(0 = no message: agents receive requests only)"),
+    Param("agent.message_overhead", "time", "s", "fixed cost of one such message"),
+    Param("agent.cb_buffer", "size", "B",
+          "collective buffer of an aggregator (ROMIO's cb_buffer_size); set, a collective point is "
+          "two-phase I/O over each rank's whole access list: the aggregators work through equal "
+          "file domains one buffer at a time (the other ranks' bytes as messages, one disk call "
+          "per buffer; a buffer with holes read first at host.cached_read_rate); 0 = aggregators "
+          "serve each rank's calls as service agents"),
     Param("agent.mode", "choice", "",
           "shared-file semantics between agents: munix serialises calls to a shared file "
           "across agents, masync lets them run together", ("munix", "masync")),
     Param("agent.munix_overhead", "fraction", "",
           "extra system time of munix mode, as a fraction of each call's time, held on the agent"),
+    # The host the ranks run on, when they share one (a probed machine).
+    Param("host.cores", "count", "cores",
+          "CPU cores the ranks share (0 = every rank has a processor of its own): CPU work "
+          "(a copy from the page cache, an aggregator's copy and messages, a collective call's "
+          "own cost) waits for a free core"),
+    Param("host.page_cache", "size", "B",
+          "the host's page cache, shared by its ranks (0 = none): within a read phase the bytes "
+          "one rank's call brought in from the disk serve the other ranks' calls for the same "
+          "bytes, least recently used evicted first"),
+    Param("host.cached_read_rate", "rate", "B/s",
+          "rate of one read call served from the page cache (the copy into the rank's buffer)"),
+    Param("host.cached_read_overhead", "time", "s",
+          "fixed cost of one read call served from the page cache"),
 ]}
 
 # The engine's APIs, as the model sees them: a synchronous call holds its

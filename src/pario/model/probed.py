@@ -22,13 +22,28 @@ its source says which.  The model of a local file system:
   timed with fsync before close and the read stream with the page cache
   kept out, as the CFS presets run (eviction on, fsync on), so write-back
   at fsync and the kernel's read-ahead are inside these costs;
-* no block cache of the model's own (the page cache is what the probe's
-  streams and the presets keep out of the way), no service agents but
-  collective MPI-IO's aggregators, which copy every call's data through
-  their buffer at the memory copy rate of Table 2;
-* a call is a system call, not a message (network.latency 0); a grouped
-  run's token is an MPI message: network.token_latency is half the probe's
-  4 KiB request/reply round trip between the nearest ranks.
+* no block cache of an I/O node's own; the host's page cache
+  (host.page_cache: the host's memory) only within a read phase, where a
+  call for bytes another rank's call brought in copies them at the cost
+  fitted from the probe's cached stream read (the same stream read again,
+  its pages in the cache) as for the disk: host.cached_read_overhead per
+  call, host.cached_read_rate per byte.  That is a broadcast's later
+  readers; across phases the presets evict the cache and sync writes;
+* the host's cores (host.cores, from the probe's mpi.hosts): copies from
+  the page cache, an aggregator's copies and messages and a collective
+  call's own cost wait for a free core, so ranks above the core count
+  stretch them; a grouped run's token hand-over is the probe's own token
+  ring (network.token_latency), and with more ranks than cores the same
+  ring with a yielding thread beside each rank
+  (network.token_latency_crowded);
+* no service agents but collective MPI-IO's aggregators, which copy every
+  call's data through their buffer at the memory copy rate of Table 2
+  (agent.copy_rate), receive a rank's data as an MPI message at the rate
+  and per-message cost fitted from the probe's messages at each call size
+  (agent.message_rate, agent.message_overhead), and every collective call
+  costs each rank the probe's collective MPI-IO call of 1 byte
+  (client.collective_overhead, client.collective_write_overhead);
+* a call is a system call, not a message (network.latency 0).
 
 `describe()` of the machine (stored with every predicted run) keeps each
 value with its source."""
@@ -42,6 +57,7 @@ from .params import PARAMS
 
 MIB = float(1 << 20)
 PREFIX = "probe:"
+ROMIO_CB_BUFFER = 16 << 20  # ROMIO's default cb_buffer_size
 
 
 def _probe_docs(store, run_id):
@@ -75,13 +91,27 @@ def _fit(samples):
     return a, mt - a * mn
 
 
+# The rows a probe must have for this model, and what to do if it lacks them.
+NEWER_PROBE = ("run 'pario probe --dir D --stream-blocks 4k,64k,1m' again (this pario's probe "
+               "measures them)")
+
+
+def _need(run_id, c, key, what):
+    if key not in c:
+        raise UsageError(f"probe run {run_id} has no {what} row ({key}): it was made by an older "
+                         f"probe; {NEWER_PROBE}")
+    return c[key]
+
+
 def _stream_fit(run_id, docs, which, open_close):
     """(per_call seconds, per_byte seconds, text of the measured rows)."""
     by_block = {}
     for d in docs:
         c = d["components"].get(which)
         if c:
-            by_block[c["block_bytes"]] = (c["bytes"], c["seconds"]["best"], c["mib_per_s"]["best"])
+            seconds = c["seconds"]["best"]
+            rate = c["mib_per_s"]["best"] if "mib_per_s" in c else c["bytes"] / MIB / seconds
+            by_block[c["block_bytes"]] = (c["bytes"], seconds, rate)
     sizes = {v[0] for v in by_block.values()}
     if len(by_block) < 2 or len(sizes) != 1:
         raise UsageError(f"probe run {run_id} measured its storage stream at "
@@ -94,6 +124,36 @@ def _stream_fit(run_id, docs, which, open_close):
     rows = ", ".join(f"{format_size(b)} calls {r:.1f} MiB/s ({t * 1e3:.2f} ms)"
                      for b, (_, t, r) in sorted(by_block.items()))
     return per_call, per_byte, rows, size
+
+
+def _message_fit(run_id, docs):
+    """(per message seconds, per byte seconds, rows, bytes) of the probe's
+    MPI messages at its call sizes, as _stream_fit does for the streams."""
+    by_block = {}
+    for d in docs:
+        m = d["components"].get("messages")
+        if m:
+            by_block[m["block_bytes"]] = (m["bytes"], m["seconds"]["best"])
+    sizes = {b for b, _ in by_block.values()}
+    if len(by_block) < 2 or len(sizes) != 1:
+        raise UsageError(f"probe run {run_id} measured its MPI messages at {len(by_block)} size(s): "
+                         "their rate against size needs at least two; run "
+                         "'pario probe --dir D --stream-blocks 4k,64k,1m'")
+    size = sizes.pop()
+    if any(not t or t <= 0 for _, t in by_block.values()):
+        raise UsageError(f"probe run {run_id}: its MPI messages took no time at some size, which no "
+                         "machine does: run 'pario probe' again")
+    rows = ", ".join(f"{format_size(b)} messages {n / MIB / t:.1f} MiB/s"
+                     for b, (n, t) in sorted(by_block.items()))
+    per_msg, intercept = _fit([(size // b, t) for b, (_, t) in sorted(by_block.items())])
+    if intercept <= 0:
+        # A busy machine's small messages can leave the line no time per
+        # byte; the largest messages then give it, with no cost per message.
+        largest = max(by_block)
+        rows += (f" (the line through them left no time per byte: the {format_size(largest)} "
+                 "messages' own time per byte, no cost per message)")
+        return 0.0, by_block[largest][1] / size, rows, size
+    return per_msg, intercept / size, rows, size
 
 
 def _time(seconds):
@@ -118,25 +178,54 @@ def machine_from_probe(store, run_id, overrides=()):
     def put(key, text, source):
         v[key], src[key] = text, source
 
-    rr = (c.get("request_reply") or {}).get("nearest")
-    mem_all = c["memory_copy"]["aggregate_mib_per_s"]["best"] * MIB
-    latency = rr["round_trip_seconds"]["best"] / 2 if rr else 0.0
+    _need(run_id, c, "stream_read_cached", "cached stream read")
+    _need(run_id, c, "collective_mpiio", "collective MPI-IO call")
+    token = _need(run_id, c, "token_pass", "token hand-over")
+    messages = _need(run_id, c, "messages", "MPI messages")
+    host_doc = (main["mpi"].get("hosts") or [{}])[0]
+    cores = int(host_doc.get("cores") or 0)
+    memory = int(host_doc.get("memory_bytes") or 0)
+    if cores < 1 or memory < 1:
+        raise UsageError(f"probe run {run_id} does not say how many cores and how much memory its "
+                         f"host has (mpi.hosts): {NEWER_PROBE}")
     oc_read = c["open_read_byte_close_seconds"]["best"]
     oc_write = c["open_write_byte_close_seconds"]["best"]
     servers = int(main["params"].get("servers") or 1)
 
     put("network.latency", "0s", "a call is a system call on this host, not a message: its cost is "
                                  "in the fitted disk costs")
-    put("network.token_latency", _time(latency),
-        f"{table2} 'request/reply 4 KiB, nearest rank': half the best round trip "
-        f"({rr['round_trip_seconds']['best'] * 1e6:.2f} us), one message of a grouped run's token"
-        if rr else f"{where}: one rank, no request/reply measured (no token to pass)")
+    if token:
+        plain, crowded = token["seconds"]["best"], token["crowded_seconds"]["best"]
+        if not (plain > 0 and crowded > 0):
+            raise UsageError(f"probe run {run_id}: its token hand-over times ({plain}, {crowded} s) "
+                             f"are not positive: {NEWER_PROBE}")
+        put("network.token_latency", _time(plain),
+            f"{table3} 'token hand-over, ring of all ranks': best time per hand-over of the "
+            f"engine's own token ring over {token['ranks']} ranks")
+        put("network.token_latency_crowded", _time(crowded),
+            f"{table3} 'token hand-over, a yielding thread beside each rank': best time per "
+            f"hand-over with two runnable tasks per core, as ranks above the {cores} cores are")
+    else:
+        put("network.token_latency", "0s", f"{where}: one rank, no token hand-over measured "
+                                           "(no token to pass)")
+        put("network.token_latency_crowded", "0s", f"{where}: one rank, no token hand-over measured")
     put("network.link_rate", "0", "no network: the ranks and the file system share this host's "
                                   "memory; a call's copy between the rank's buffer and the page cache "
                                   "is inside the fitted disk costs")
     put("network.backplane_rate", "0", "no network")
     put("client.outstanding", 1, "a read or write system call is synchronous: one transfer at a time per rank")
     put("client.call_overhead", "0s", "in disk.overhead and disk.write_overhead: the fitted cost of one call")
+    coll = c["collective_mpiio"]
+    for key, which, label in (("client.collective_overhead", "read_seconds", "read"),
+                              ("client.collective_write_overhead", "write_seconds", "write")):
+        best = coll[which]["best"]
+        if not best or best <= 0:
+            raise UsageError(f"probe run {run_id}: its collective MPI-IO {label} call took {best} s, "
+                             f"not a positive time: {NEWER_PROBE}")
+        put(key, _time(best),
+            f"{table3} 'collective MPI-IO {label} call, 1 byte per rank': best time per call "
+            f"({coll['implementation']}, {coll['aggregators']} aggregators, {coll['calls']} calls); "
+            "its own 1-byte transfer is a few microseconds of it")
     put("file.open_close_read", _time(oc_read), f"{table3} 'open / read a byte / close', best")
     put("file.open_close_write", _time(oc_write), f"{table3} 'open / write a byte / close', best")
     put("stripe.unit", "1g", "a local file is not striped: one call is one transfer (the engine's "
@@ -159,7 +248,9 @@ def machine_from_probe(store, run_id, overrides=()):
             ("stream_read", oc_read, "disk.rate", "disk.overhead",
              "storage, one stream read (cache kept out)"),
             ("stream_write", oc_write, "disk.write_rate", "disk.write_overhead",
-             "storage, one stream write (preallocated, fsync)")):
+             "storage, one stream write (preallocated, fsync)"),
+            ("stream_read_cached", oc_read, "host.cached_read_rate", "host.cached_read_overhead",
+             "storage, one stream read again (in the page cache)")):
         per_call, per_byte, rows, size = _stream_fit(run_id, docs, which, oc)
         overhead = per_call
         disk_byte = per_byte
@@ -174,8 +265,11 @@ def machine_from_probe(store, run_id, overrides=()):
             raise UsageError(f"probe run {run_id}: the storage stream ({which}) took less time at small "
                              "calls than at large ones, which leaves no time per byte: the machine was "
                              "too busy for a steady probe; run 'pario probe' again with a larger --size")
-        put(rate_key, _rate(1 / disk_byte), fit + "; the copy between the rank's buffer and the page "
-                                                  "cache is part of it")
+        put(rate_key, _rate(1 / disk_byte), fit + ("; the copy between the rank's buffer and the "
+                                                   "page cache is part of it"
+                                                   if rate_key.startswith("disk") else
+                                                   "; the copy from the page cache into the rank's "
+                                                   "buffer, on the rank's core"))
     put("agent.ranks_per_agent", 0, "no service agents: ranks call the kernel directly")
     put("agent.count", 0, "no service agents")
     put("agent.overhead", "0s", "no service agents; collective MPI-IO's aggregators, which act as "
@@ -184,9 +278,64 @@ def machine_from_probe(store, run_id, overrides=()):
     put("agent.copy_rate", _rate(mem_rank),
         f"{table2} 'memory copy, slowest rank' (all ranks copying at once): a collective "
         "MPI-IO aggregator copies every call's data through its collective buffer")
+    writers = _need(run_id, c, "two_writers", "two streams written at once")
+    if writers:
+        per_call, per_byte, rows, size = _stream_fit(run_id, docs, "two_writers", oc_write)
+        if per_byte <= 0:
+            raise UsageError(f"probe run {run_id}: its two writers took less time at small calls than "
+                             "at large ones, which leaves no time per byte: the machine was too busy "
+                             "for a steady probe; run 'pario probe' again with a larger --size")
+        put("disk.shared_write_rate", _rate(1 / per_byte),
+            f"{table2} 'storage, two streams written at once': ranks 0 and 1 writing a half each "
+            f"(fsync): {rows} for {format_size(size)}; least squares as for the one stream gives "
+            f"{per_byte * 1e9:.4g} ns per byte")
+    else:
+        put("disk.shared_write_rate", "0", f"{where}: one rank, no two writers measured "
+                                           "(disk.write_rate for any number of writers)")
+    two = _need(run_id, c, "two_streams", "two streams at once")
+    if two:
+        per_call, per_byte, rows, size = _stream_fit(run_id, docs, "two_streams", oc_read)
+        if per_byte <= 0:
+            raise UsageError(f"probe run {run_id}: its two streams took less time at small calls than "
+                             "at large ones, which leaves no time per byte: the machine was too busy "
+                             "for a steady probe; run 'pario probe' again with a larger --size")
+        put("disk.shared_read_rate", _rate(1 / per_byte),
+            f"{table2} 'storage, two streams read at once': ranks 0 and 1 reading a half each, "
+            f"the page cache kept out: {rows} for {format_size(size)}; least squares as for the "
+            f"one stream gives {per_byte * 1e9:.4g} ns per byte")
+    else:
+        put("disk.shared_read_rate", "0", f"{where}: one rank, no two streams measured (disk.rate "
+                                          "for any number of readers)")
+    cb = c["collective_mpiio"].get("cb_buffer_size")
+    if cb:
+        put("agent.cb_buffer", str(cb),
+            f"{table3} 'collective MPI-IO': cb_buffer_size as MPI_File_get_info gave it for the "
+            f"probe's collective file ({c['collective_mpiio']['implementation']})")
+    else:
+        put("agent.cb_buffer", str(ROMIO_CB_BUFFER),
+            f"{where}: the MPI-IO library ({c['collective_mpiio']['implementation']}) did not say "
+            "its cb_buffer_size (MPI_File_get_info): ROMIO's default, 16 MiB, which the presets "
+            "leave as is; tests/test_model_two_phase.py holds the model's buffers against the "
+            "write calls ROMIO makes here")
+    if messages:
+        per_msg, per_byte, rows, size = _message_fit(run_id, docs)
+        fit = (f"{table2} 'MPI messages of one call's size, rank 1 to 0': {rows} for "
+               f"{format_size(size)}; least squares of the time against the number of messages "
+               f"gives {per_msg * 1e6:.3g} us per message and {per_byte * 1e9:.4g} ns per byte")
+        put("agent.message_overhead", _time(max(per_msg, 0.0)),
+            fit + ("; a negative slope is noise: no cost per message" if per_msg < 0 else ""))
+        put("agent.message_rate", _rate(1 / per_byte), fit)
+    else:
+        put("agent.message_overhead", "0s", f"{where}: one rank, no messages measured")
+        put("agent.message_rate", "0", f"{where}: one rank, no messages measured (a collective "
+                                       "point of several ranks lacks its aggregation traffic)")
     put("agent.mode", "masync", "no service agents, so no shared-file token")
     put("agent.munix_overhead", 0, "no service agents")
 
+    put("host.cores", cores, f"{where}: mpi.hosts, the {cores} cores of {host}; ranks above them "
+                             "share cores")
+    put("host.page_cache", str(memory), f"{where}: mpi.hosts, the {format_size(memory)} of memory of "
+                                        f"{host}, all of which the page cache may fill")
     missing = [k for k in PARAMS if k not in v]
     assert not missing, missing  # a parameter added to params.py needs its line here
     from .params import parse_value

@@ -32,7 +32,7 @@ def _one_of(known, what):
 # the command line) the simulation honours, with their argument count.
 def _no_fsync(machine):
     return ("writes without fsync land in this host's page cache, which a probed host's model "
-            "leaves out" if machine.host_page_cache else None)
+            "has only within a read phase" if machine.host_page_cache else None)
 
 
 _EXTRA_FLAGS = {
@@ -45,7 +45,9 @@ _EXTRA_FLAGS = {
 }
 # Backend flags of a test (point.options) the simulation honours.
 _OPTION_FLAGS = {
-    "--collective": (0, lambda m: None),       # aggregators act as service agents
+    # two-phase I/O over the whole access list where the machine has a
+    # collective buffer (agent.cb_buffer), else aggregators act as agents
+    "--collective": (0, lambda m: None),
     # one MPI-IO model whichever implementation the run chose (docs/model.md)
     "--mpiio-impl": (1, lambda m: None),
     "--atomic": (0, lambda m: None if m["agent.mode"] == "munix" else
@@ -72,8 +74,9 @@ def _flags(table, what):
 def _evict(point, machine):
     """Reads without eviction may come from this host's page cache."""
     if machine.host_page_cache and "read" in point.phases and "--evict" not in point.extra:
-        return ("reads without eviction may come from this host's page cache, which a probed "
-                "host's model leaves out")
+        return ("reads without eviction may come from this host's page cache as earlier phases "
+                "left it, which a probed host's model does not follow (it has the page cache only "
+                "within a read phase)")
     return None
 
 

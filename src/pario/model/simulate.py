@@ -20,8 +20,10 @@ import math
 
 from ..errors import UsageError
 from .cache import BlockCache
-from .core import Environment, Resource, Server, reserve_together
+from .core import Environment, Resource, Server, ServerPool, reserve_together
+from .page_cache import READY, PageCache
 from .params import API_KIND
+from .two_phase import plan as two_phase_plan
 from .workload import rank_offsets
 
 
@@ -50,7 +52,16 @@ class Simulation:
         self.unit = m["stripe.unit"]
         self.stripes = m["stripe.count"]
         self.lat = m["network.latency"]
-        self.token_lat = m["network.token_latency"]
+        # A host's cores (host.cores, 0 = a processor per rank): CPU work
+        # waits for a free one, and with more ranks than cores the token's
+        # next holder must first be scheduled in.
+        cores = m["host.cores"]
+        self.core_pool = ServerPool("core", cores) if cores else None
+        self.crowded = bool(cores) and P > cores
+        self.token_lat = m["network.token_latency_crowded" if self.crowded else "network.token_latency"]
+        self.page_cache = PageCache(m["host.page_cache"]) if m["host.page_cache"] else None
+        self.cached_read_rate = m["host.cached_read_rate"]
+        self.cached_read_overhead = m["host.cached_read_overhead"]
         self.link_rate = m["network.link_rate"]
         self.bp_rate = m["network.backplane_rate"]
         self.mem_rate = m["io_node.memory_rate"]
@@ -88,6 +99,31 @@ class Simulation:
         if self.aggregating:
             self.n_agents = point.aggregators
         self.agent_copy = m["agent.copy_rate"]
+        self.message_rate = m["agent.message_rate"]
+        self.message_overhead = m["agent.message_overhead"]
+        # A collective call's own cost (every rank, on a core), per phase.
+        self.collective_cost = ({"read": m["client.collective_overhead"],
+                                 "write": m["client.collective_write_overhead"]}
+                                if "--collective" in options else None)
+        # With a collective buffer (agent.cb_buffer) a collective point is
+        # ROMIO's two-phase I/O over the whole access list (two_phase.py):
+        # one call per rank and phase, the aggregators moving the file.
+        self.two_phase = (two_phase_plan(self.offsets, point.block, self.n_agents, m["agent.cb_buffer"])
+                          if self.aggregating and self.sharers > 1 and m["agent.cb_buffer"] else None)
+        # Several streams of different bytes at once take the disk's rates
+        # for several (the probe's two at once): the aggregators of a
+        # two-phase point, one rank per group, every rank otherwise; a
+        # broadcast is one stream (its later readers find the bytes cached).
+        if self.two_phase is not None:
+            streams = self.n_agents
+        elif point.layout == "broadcast":
+            streams = 1
+        else:
+            streams = min(P, point.group) if point.group else P
+        if streams > 1 and m["disk.shared_read_rate"]:
+            self.disk_rate = m["disk.shared_read_rate"]
+        if streams > 1 and m["disk.shared_write_rate"]:
+            self.disk_write_rate = m["disk.shared_write_rate"]
         # A shared file under munix is one token between agents (ASCI Red
         # report, section 2.6); with one agent there is no one to serialise.
         self.munix = m["agent.mode"] == "munix"
@@ -101,6 +137,14 @@ class Simulation:
         self.fsync = "--no-fsync" not in extra
 
     # -- helpers the cache uses -------------------------------------------
+    def cpu(self, arrival, service):
+        """Completion time of `service` seconds of CPU work arriving at
+        `arrival` (>= now): on the first free core, or at once without
+        host.cores."""
+        if self.core_pool is None:
+            return arrival + service
+        return self.core_pool.reserve(arrival, service)
+
     def disk_of(self, f, u):
         return (f + u) % self.stripes
 
@@ -211,32 +255,110 @@ class Simulation:
             env.process(one(g))
         yield done
 
+    # -- two-phase collective I/O (two_phase.py) ----------------------------
+    def _exchange_work(self, a, buf):
+        """CPU seconds aggregator a spends on one buffer besides its disk
+        call: every byte copied through the buffer, each other rank's
+        bytes as an MPI message, and a buffer with holes read first (a
+        write) or its holes copied (a read) through the page cache."""
+        work = buf["data"] / self.agent_copy if self.agent_copy else 0.0
+        if self.message_rate:
+            for r, nbytes in buf["from"].items():
+                if r != a:
+                    work += self.message_overhead + nbytes / self.message_rate
+        holes = buf["extent"] - buf["data"]
+        if holes and self.cached_read_rate:
+            work += (buf["extent"] if self.op == "write" else holes) / self.cached_read_rate
+        return work
+
+    def _aggregator_proc(self, a, done):
+        env = self.env
+        write = self.op == "write"
+        for buf in self.two_phase[a]:
+            disk = self.disk_of(0, buf["start"] // self.unit)
+            if write:
+                yield env.timeout(self.cpu(env.now, self._exchange_work(a, buf)) - env.now)
+                yield env.timeout(self.disk_transfer(disk, buf["extent"], write=True) - env.now)
+            else:
+                yield env.timeout(self.disk_transfer(disk, buf["extent"]) - env.now)
+                yield env.timeout(self.cpu(env.now, self._exchange_work(a, buf)) - env.now)
+        done[0] -= 1
+        if done[0] == 0:
+            done[1].succeed()
+
+    def _two_phase_rank(self, r, op, rec, done):
+        """A rank's one collective call: open, the call's own cost, then
+        the aggregators' work, which every rank's call waits for."""
+        env = self.env
+        opened = self.machine["file.open_close_write" if op == "write" else "file.open_close_read"]
+        yield env.timeout(opened)
+        t_open = env.now
+        if self.collective_cost and self.collective_cost[op]:
+            yield env.timeout(self.cpu(env.now, self.collective_cost[op]) - env.now)
+        if not done[1].triggered:
+            yield done[1]
+        rec[r].update(open_seconds=opened, io_first_seconds=t_open, io_seconds=env.now - t_open,
+                      close_seconds=0.0, fsync_seconds=0.0, total_seconds=env.now,
+                      io_last_seconds=env.now)
+
     def _call(self, r, offset, nbytes, piece):
         env = self.env
         f = self.file_of(r)
         if self.call_overhead:
             yield env.timeout(self.call_overhead)
+        if self.collective_cost:
+            cost = self.collective_cost[self.op]
+            if cost:
+                yield env.timeout(self.cpu(env.now, cost) - env.now)
         agent = self.agents[r % self.n_agents] if self.n_agents else None
         if agent is not None:
             yield agent.acquire()
         began = env.now  # the call's own time, without waiting for its agent
         if agent is not None:
-            # the RPC, and the copy through the agent's own buffer if it has one
-            held = self.machine["agent.overhead"] + (nbytes / self.agent_copy if self.agent_copy else 0.0)
-            yield env.timeout(held)
+            # the RPC, and the copy through the agent's own buffer if it has
+            # one; a collective aggregator also receives (or sends) the data
+            # of a rank that is not itself as an MPI message
+            work = nbytes / self.agent_copy if self.agent_copy else 0.0
+            if self.aggregating and r >= self.n_agents and self.message_rate:
+                work += self.message_overhead + nbytes / self.message_rate
+            rpc_end = env.now + self.machine["agent.overhead"]
+            end = self.cpu(rpc_end, work) if work else rpc_end
+            yield env.timeout(end - env.now)
             if not self.sync:
                 agent.release()
         token = self.file_token if self.file_token_needed else None
         if token is not None:
             yield token.acquire()
-        pieces = list(self._pieces(offset, nbytes))
-        window = self.outstanding or len(pieces)
-        if window == 1 or len(pieces) == 1:
-            for u, n in pieces:
-                yield from piece(r, f, u, n)
-        else:
-            for i in range(0, len(pieces), window):
-                yield from self._all([piece(r, f, u, n) for u, n in pieces[i:i + window]])
+        cache = self.page_cache if self.op == "read" else None
+        key = None
+        if cache is not None:
+            key = cache.key(f, offset)
+            state = cache.entries.get(key)
+            if state is None:  # a miss: this call reads the bytes from the disk
+                cache.misses += 1
+                cache.entries[key] = env.event()
+            else:
+                if state is not READY:  # another rank's read of them is in flight
+                    cache.waits += 1
+                    yield state
+                cache.hits += 1
+                if key in cache.entries:
+                    cache.entries.move_to_end(key)
+                copy = self.cached_read_overhead + nbytes / self.cached_read_rate
+                yield env.timeout(self.cpu(env.now, copy) - env.now)
+                cache = None
+                key = False  # served from the page cache
+        if key is not False:
+            pieces = list(self._pieces(offset, nbytes))
+            window = self.outstanding or len(pieces)
+            if window == 1 or len(pieces) == 1:
+                for u, n in pieces:
+                    yield from piece(r, f, u, n)
+            else:
+                for i in range(0, len(pieces), window):
+                    yield from self._all([piece(r, f, u, n) for u, n in pieces[i:i + window]])
+            if cache is not None:
+                cache.arrived(key, nbytes)
         if token is not None:
             token.release()
         if agent is not None and self.munix:
@@ -296,6 +418,7 @@ class Simulation:
         if op == "write" and self.point.layout == "broadcast":
             raise UsageError("broadcast is a read-only layout: use phases read")
         env = self.env = self.env_factory()
+        self.op = op
         m = self.machine
         for s in self._all_servers():
             s.free_at = 0.0
@@ -306,6 +429,8 @@ class Simulation:
                 if m["io_node.max_outstanding"] else None
             if ion.cache is not None:
                 ion.cache.reset_counters()
+        if self.page_cache is not None:
+            self.page_cache.reset()  # evicted before every read phase (see page_cache.py)
         self.agents = [Resource(env, f"agent{a}") for a in range(self.n_agents)]
         self.file_token = Resource(env, "file_token")
         P = self.ranks
@@ -315,8 +440,15 @@ class Simulation:
             teams = [list(range(g, P, group)) for g in range(group)]
         else:
             teams = [[r] for r in range(P)]
-        for team in teams:
-            env.process(self._ranks_proc(team, op, rec))
+        if self.two_phase is not None:
+            done = [len(self.two_phase), env.event()]
+            for a in range(len(self.two_phase)):
+                env.process(self._aggregator_proc(a, done))
+            for r in range(P):
+                env.process(self._two_phase_rank(r, op, rec, done))
+        else:
+            for team in teams:
+                env.process(self._ranks_proc(team, op, rec))
         env.run()
         for ion in self.io_nodes:
             if ion.cache is not None:
@@ -333,6 +465,8 @@ class Simulation:
             out += ion.servers()
         if self.backplane is not None:
             out.append(self.backplane)
+        if self.core_pool is not None:
+            out += self.core_pool.servers
         return out
 
     def _counters(self, seconds):
@@ -356,6 +490,7 @@ class Simulation:
                 "backplane": util([self.backplane.busy] if self.backplane else []),
                 "agent": util([a.busy for a in self.agents]),
                 "file_token": util([self.file_token.busy] if self.file_token_needed else []),
+                "cpu": util([c.busy for c in self.core_pool.servers] if self.core_pool else []),
             },
             "agents": self.n_agents,
             "disk_transfers": sum(d.jobs for d in self.disks),
@@ -367,4 +502,6 @@ class Simulation:
                 for k, v in c.counters().items():
                     total[k] = total.get(k, 0) + v
             out["cache"] = total
+        if self.page_cache is not None and self.op == "read":
+            out["page_cache"] = self.page_cache.counters()
         return out

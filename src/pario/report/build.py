@@ -124,12 +124,8 @@ def _run_section(page, store, run_id, counter, wanted_point):
         counter["figure"] += 1
         number = data.figure.number or f"Figure {run_id}.{counter['figure']}"
         title = data.heading.split(". ", 1)[1] if data.figure.number else data.heading
-        if predicted:
-            title += f" [{predicted}]"
-        # a model's iterations are not trials of a noisy measurement: no "best of", no bars
-        trials = ("predicted" if predicted else
-                  f"best of {data.trials}; bars span the lowest trial to the median" if data.trials > 1
-                  else "one trial")
+        trials = data.trials_text + ("; bars span the lowest trial to the median"
+                                     if data.shows_spread and data.trials > 1 else "")
         caption = (f"{title}: {data.quantity.label + ' in ' if data.quantity.label else ''}"
                    f"{data.unit}, {trials}")
         if e.ideal:

@@ -31,6 +31,7 @@ STRIPE_MAX_TARGETS = 64      # the engine's STRIPE_MAX_TARGETS
 DEFAULT_STRIPE_UNIT = "1m"   # the ASCI Red PFS default stripe size (section 2.4)
 BACKGROUND_KINDS = ("write", "cpu")
 BACKGROUND_MAX = 64          # the engine's BACKGROUND_MAX loaders per node
+BACKGROUND_FILE_BYTES = 64 << 20  # each write loader's file (the engine's BACKGROUND_FILE_BYTES)
 # The sweep-wide phase choices a test may set for itself (the ASCI Red
 # 16 MiB cached file beside a large evicted one): key -> sweep default.
 PHASE_CHOICES = {"prealloc": False, "evict": True, "fsync": True}
@@ -80,6 +81,21 @@ class IoPoint:
         if self.background:
             args += ["--background", str(self.background), "--background-kind", self.background_kind]
         return args + list(self.options) + list(self.extra)
+
+    def space_needs(self, directory):
+        """(directory, bytes) the engine writes there: the engine's own
+        rule (io_options.c, check_space): the file, or one per rank of a
+        broadcast's per-rank files; the loaders' files; a striped file's
+        part on each target (round-robin in stripe units)."""
+        need = self.size * self.ranks if self.layout == "broadcast" and self.files == "per-rank" else self.size
+        if not self.stripe_targets:
+            loaders = self.background * BACKGROUND_FILE_BYTES if self.background_kind == "write" else 0
+            return [(directory, need + loaders)]
+        n, unit = self.stripe_targets, self.stripe_unit
+        full, tail = divmod(need, unit)
+        parts = [(full // n + (1 if t < full % n else 0)) * unit + (tail if tail and full % n == t else 0)
+                 for t in range(n)]
+        return [(directory / d, b) for d, b in zip(self.subdirs(), parts)]
 
     def takes_name(self):
         return True

@@ -69,6 +69,18 @@ def _round_trips(which):
     return get
 
 
+def _two(key):
+    def get(c):
+        m = c.get(key)
+        return [m["bytes"] / 1048576 / t for t in m["seconds"]["values"]] if m else []
+    return get
+
+
+def _messages(c):
+    m = c.get("messages")
+    return [m["bytes"] / 1048576 / t for t in m["seconds"]["values"]] if m else []
+
+
 # The components in the order of the report's tables:
 # (key, table, label, unit, better, how to read every trial from `components`)
 COMPONENTS = [
@@ -82,8 +94,23 @@ COMPONENTS = [
      lambda c: c["stream_write"]["mib_per_s"]["values"]),
     ("stream_read", 2, "storage, one stream read (cache kept out)", "MiB/s", "max",
      lambda c: c["stream_read"]["mib_per_s"]["values"]),
+    ("stream_read_cached", 2, "storage, one stream read again (in the page cache)", "MiB/s", "max",
+     lambda c: (c.get("stream_read_cached") or {}).get("mib_per_s", {}).get("values", [])),
+    ("two_writers", 2, "storage, two streams written at once (ranks 0, 1; fsync)", "MiB/s", "max",
+     _two("two_writers")),
+    ("two_streams", 2, "storage, two streams read at once (ranks 0, 1; cache kept out)", "MiB/s", "max",
+     _two("two_streams")),
+    ("messages", 2, "MPI messages of one call's size, rank 1 to 0", "MiB/s", "max", _messages),
     ("barrier", 3, "globally synchronize all ranks (barrier)", "s", "min",
      lambda c: c["barrier_seconds"]["values"]),
+    ("token_pass", 3, "token hand-over, ring of all ranks", "s", "min",
+     lambda c: (c.get("token_pass") or {}).get("seconds", {}).get("values", [])),
+    ("token_pass_crowded", 3, "token hand-over, a yielding thread beside each rank", "s", "min",
+     lambda c: (c.get("token_pass") or {}).get("crowded_seconds", {}).get("values", [])),
+    ("collective_write", 3, "collective MPI-IO write call, 1 byte per rank", "s", "min",
+     lambda c: (c.get("collective_mpiio") or {}).get("write_seconds", {}).get("values", [])),
+    ("collective_read", 3, "collective MPI-IO read call, 1 byte per rank", "s", "min",
+     lambda c: (c.get("collective_mpiio") or {}).get("read_seconds", {}).get("values", [])),
     ("open_read", 3, "open / read a byte / close", "s", "min",
      lambda c: c["open_read_byte_close_seconds"]["values"]),
     ("open_write", 3, "open / write a byte / close", "s", "min",
@@ -103,7 +130,9 @@ def _fmt(v, unit):
     return f"{v:.1f}" if v < 1e4 else f"{v:.0f}"
 
 
-STREAMS = ("stream_write", "stream_read")
+# Rows measured at the probe point's call size: one row per --stream-blocks size.
+STREAMS = ("stream_write", "stream_read", "stream_read_cached", "two_writers", "two_streams",
+           "messages")
 DEFAULT_BLOCK = 1 << 20
 
 

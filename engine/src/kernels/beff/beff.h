@@ -20,6 +20,7 @@ enum { BEFF_NPATTERNS = 5 };
 typedef struct beff_file {
     MPI_File fh;
     bool open;
+    char path[4400];   /* for pario's line about it */
     int rank, nranks;
     uint64_t base;     /* this chunk size's region in the file */
     uint64_t l;        /* chunk size */

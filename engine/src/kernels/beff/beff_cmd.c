@@ -157,9 +157,9 @@ static void remove_ours(void *arg)
 static int open_pattern(beff_run *r, int p, int method, beff_file *f, mpi_why *w)
 {
     const beff_pattern *pat = &beff_patterns[p];
-    char path[4400];
+    char *path = f->path;
     MPI_Comm comm = pat->per_rank_file ? MPI_COMM_SELF : MPI_COMM_WORLD;
-    snprintf(path, sizeof path, pat->per_rank_file ? "%s.%04d" : "%s", r->paths[p], r->rank);
+    snprintf(path, sizeof f->path, pat->per_rank_file ? "%s.%04d" : "%s", r->paths[p], r->rank);
     int rc;
     if (method == M_WRITE) {
         rc = mpi_file_create(comm, path, MPI_INFO_NULL, &f->fh, &r->who[p], w);
@@ -227,7 +227,7 @@ static void run_pattern(beff_run *r, int p, int method, char *buf, mpi_why *w)
     if (f.open) {
         if (write && !w->text[0])
             mpi_failed(MPI_File_sync(f.fh), w, "MPI_File_sync (%s)", pat->name);
-        mpi_failed(MPI_File_close(&f.fh), w, "closing the %s file", pat->name);
+        mpi_file_close(&f.fh, w, f.path);
     }
     double mine = MPI_Wtime() - t0;
     MPI_Allreduce(&mine, &r->seconds[method][p], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -324,7 +324,7 @@ int beff_command(int argc, char **argv)
     /* the first write of each chunk of each pattern gets an equal share of
      * a third of T; rewrite and read repeat as many calls (our reading) */
     r.share = r.o.seconds / (3.0 * npat * r.nchunks);
-    mpi_why w = {{0}};
+    mpi_why w = MPI_WHY_FOR(r.o.dir, "-T");
     char *buf = aligned_alloc(4096, (r.chunks[r.nchunks - 1] + 8 + 4095) / 4096 * 4096);
     if (!buf)
         mpi_why_set(&w, "cannot allocate a buffer of the largest chunk: give a smaller --max-chunk");

@@ -7,6 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../util/clock.h"
+#include "../../util/library_lines.h"
+#include "../../util/mpi_cause.h"
 #include "../../util/safe_file.h"
 
 static int pwrite_all(int fd, const void *buf, size_t len, off_t off)
@@ -119,30 +122,29 @@ static void free_types(btio_ctx *c)
             MPI_Type_free(t[i]);
 }
 
-/* An MPI error as one line of pario's: the library's own text. */
+/* An MPI error as one line of pario's: its cause by the io command's rule
+ * (mpi_cause.h), so a full disk reads "No space left on device". */
 static int mpi_failed(btio_ctx *c, int code, const char *what)
 {
+    const int sys = errno;
     if (code == MPI_SUCCESS)
         return 0;
+    const int e = mpi_cause(code, sys);
     char text[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(code, text, &len);
-    text[len < MPI_MAX_ERROR_STRING ? len : MPI_MAX_ERROR_STRING - 1] = 0;
+    mpi_cause_text(code, e, text, sizeof text);
     if (!c->why[0])
         snprintf(c->why, sizeof c->why, "%s: %s", what, text);
-    return EIO;
+    return e;
 }
 
-/* ompio reports a failed write only by printing it: anything the library
- * printed while writing is a failure, named in its own first line. */
-static int library_spoke(btio_ctx *c)
+/* ompio can report a failed write only by printing it: a system error the
+ * library printed while writing is a failure (library_lines.h). */
+static int library_spoke(btio_ctx *c, const char *what)
 {
-    char line[400];
-    if (!stderr_capture_said(&c->library, line, sizeof line))
-        return 0;
-    if (!c->why[0])
-        snprintf(c->why, sizeof c->why, "the MPI library reported: %s", line);
-    return EIO;
+    const int e = library_lines_after(0);
+    if (e && !c->why[0])
+        snprintf(c->why, sizeof c->why, "%s: %s", what, strerror(e));
+    return e;
 }
 
 /* --- posix ---------------------------------------------------------- */
@@ -198,7 +200,9 @@ static int fd_close(btio_ctx *c)
 {
     if (c->fd < 0)
         return 0;
+    double t = clock_now();
     int e = fsync(c->fd) != 0 ? errno : 0;
+    c->sync_seconds = clock_now() - t;
     if (close(c->fd) != 0 && !e)
         e = errno;
     c->fd = -1;
@@ -215,12 +219,13 @@ static int mpiio_open(btio_ctx *c, const bt_problem *p)
         return e;
     /* errors come back as codes pario reports in one line, on every file */
     MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
-    stderr_capture_begin(&c->library); /* without it, the library's lines pass through */
+    library_lines_hold(); /* until mpiio_close: the library's failure lines are pario's to name */
     e = mpi_failed(c, MPI_File_open(c->comm, c->path, MPI_MODE_WRONLY, c->info, &c->fh),
                    "MPI_File_open");
     if (e) {
         c->fh = MPI_FILE_NULL;
-        return e; /* the capture ends in mpiio_close */
+        library_lines_release(); /* held only while a file is open */
+        return e;
     }
     MPI_File_set_errhandler(c->fh, MPI_ERRORS_RETURN);
     e = owned_file_check(c->path, &c->mine);
@@ -237,7 +242,7 @@ static int independent_write(btio_ctx *c, const bt_problem *p, int dump)
         if (r != MPI_SUCCESS)
             return mpi_failed(c, r, "MPI_File_write_at");
     }
-    return library_spoke(c);
+    return library_spoke(c, "MPI_File_write_at");
 }
 
 /* NPB "full": the view is this rank's cells of every dump (file type
@@ -260,21 +265,26 @@ static int collective_write(btio_ctx *c, const bt_problem *p, int dump)
     MPI_Offset iseek = (MPI_Offset)(c->local_points * (uint64_t)dump);
     int e = mpi_failed(c, MPI_File_write_at_all(c->fh, iseek, p->u, 1, c->memtype, MPI_STATUS_IGNORE),
                        "MPI_File_write_at_all");
-    return e ? e : library_spoke(c);
+    return e ? e : library_spoke(c, "MPI_File_write_at_all");
 }
 
 static int mpiio_close(btio_ctx *c)
 {
     int e = 0;
     if (c->fh != MPI_FILE_NULL) {
+        /* MPI_File_close syncs by the standard's words, but ompio's calls
+         * no fsync (strace) and ROMIO's does not flush either: pario asks,
+         * so its I/O time ends with the data on storage */
+        double t = clock_now();
         e = mpi_failed(c, MPI_File_sync(c->fh), "MPI_File_sync");
+        c->sync_seconds = clock_now() - t;
         int ce = mpi_failed(c, MPI_File_close(&c->fh), "MPI_File_close");
         e = e ? e : ce;
-        e = e ? e : library_spoke(c);
+        e = e ? e : library_spoke(c, "MPI_File_close");
+        /* what the library said on a good run is passed on; after a failure
+         * pario's one line names its cause */
+        library_lines_release();
     }
-    /* what the library said on a good run is passed on; after a failure
-     * pario's one line names its first */
-    stderr_capture_end(&c->library, !e && !c->why[0]);
     free_types(c);
     return e;
 }
@@ -436,7 +446,6 @@ int btio_open(btio_ctx *c, const btio_mode *m, const char *base, MPI_Info info,
     c->fd = -1;
     c->fh = MPI_FILE_NULL;
     c->point = c->filetype = c->memtype = MPI_DATATYPE_NULL;
-    c->library.saved = c->library.held = -1;
     c->info = info;
     c->comm = *(MPI_Comm *)p->comm;
     c->rank = p->rank;

@@ -9,7 +9,6 @@
 #include <stdio.h>
 
 #include "../../util/safe_file.h"
-#include "../../util/stderr_capture.h"
 #include "bt.h"
 
 /* How BT writes its dumps: one table of modes, like the io backends.  A
@@ -41,9 +40,11 @@ typedef struct btio_ctx {
     uint64_t local_points; /* collective: etypes this rank writes per dump */
     char *record;          /* per-rank: one framed cell record */
     uint64_t epio_dump_bytes; /* per-rank: one dump's records */
+    double sync_seconds; /* close: the part spent making the file durable
+                          * (fsync, MPI_File_sync), which NPB's close does
+                          * not do: reported beside the I/O time */
     owned_file mine;  /* the file this run created: the only one it removes */
     char why[512];    /* an MPI-IO failure in the library's words, else "" */
-    stderr_capture library; /* MPI-IO modes: what the library prints */
 } btio_ctx;
 
 typedef struct btio_mode {

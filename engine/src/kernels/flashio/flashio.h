@@ -50,6 +50,7 @@ typedef struct flash_write_result {
     bool created;     /* the file exists because this call made it */
     owned_file who;   /* which file that is (noted as soon as it was created) */
     char why[512];    /* empty on success */
+    int err;          /* why's cause as an errno value, 0 when only HDF5's text names it */
 } flash_write_result;
 
 /* Collective: create path exclusively and write one file.  collective

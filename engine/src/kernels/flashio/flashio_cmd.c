@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../util/disk_full.h"
 #include "../../util/fail.h"
 #include "../../util/json.h"
 #include "../../util/mpi_file.h"
@@ -158,8 +159,10 @@ int flashio_command(int argc, char **argv)
         if (first < nranks) {
             MPI_Barrier(MPI_COMM_WORLD);
             remove_created(&r, rank);
+            char fix[4300];
+            disk_full_fix(w.err, o.dir, "--blocks", fix, sizeof fix);
             fail_exit(first == 0 && !r.created[f] && f == 0 ? EXIT_USAGE : EXIT_RUN_FAILED, rank == first,
-                      "rank %d writing %s: %s", rank, r.paths[f], w.why);
+                      "rank %d writing %s: %s%s", rank, r.paths[f], w.why, fix);
         }
         MPI_Allreduce(&w.seconds, &r.seconds[f], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         unsigned long long b = w.bytes;

@@ -6,12 +6,17 @@
  * FLASH does.  Dataset creation is collective in parallel HDF5, so after
  * every dataset all ranks agree whether one failed: a rank that failed
  * never leaves the others waiting in the next collective call. */
+#include <errno.h>
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../util/disk_full.h"
+#include "../../util/fail.h"
+#include "../../util/library_lines.h"
+#include "../../util/stderr_capture.h"
 #include "flashio.h"
 
 const char *flash_file_suffix(enum flash_file which)
@@ -20,22 +25,44 @@ const char *flash_file_suffix(enum flash_file which)
     return s[which];
 }
 
-/* The innermost HDF5 error message, for pario's one line. */
-static herr_t innermost(unsigned n, const H5E_error2_t *e, void *arg)
+/* HDF5's error stack for pario's one line: the innermost message, and
+ * every message, where the MPI layer's text may carry the system's cause
+ * ("... No space left on device" from ROMIO). */
+typedef struct h5_stack {
+    char inner[256];
+    char all[1024];
+} h5_stack;
+
+static herr_t stack_line(unsigned n, const H5E_error2_t *e, void *arg)
 {
-    char *out = arg;
+    h5_stack *st = arg;
+    const char *desc = e->desc ? e->desc : "unknown error";
     if (n == 0)
-        snprintf(out, 200, "%s (%s)", e->desc ? e->desc : "unknown error", e->func_name ? e->func_name : "?");
+        snprintf(st->inner, sizeof st->inner, "%s (%s)", desc, e->func_name ? e->func_name : "?");
+    size_t used = strlen(st->all);
+    snprintf(st->all + used, sizeof st->all - used, "%s; ", desc);
     return 0;
 }
 
-static void fail_h5(flash_write_result *r, const char *what)
+/* The first failure: the errno the library named (its held lines, or
+ * HDF5's stack), else HDF5's innermost message.  HDF5 fails a write that
+ * moved less than asked (ompio returns success with what fit when the disk
+ * fills, saying nothing): named from the free space, as the io command
+ * names it (disk_full.h), for the `bytes` the call wrote into path. */
+static void fail_h5(flash_write_result *r, const char *what, const char *path, uint64_t bytes)
 {
     if (r->why[0])
         return;
-    char inner[256] = "";
-    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, inner); /* the deepest cause first */
-    snprintf(r->why, sizeof r->why, "%s: %s", what, inner[0] ? inner : "HDF5 error");
+    h5_stack st = {"", ""};
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, stack_line, &st); /* the deepest cause first */
+    int e = library_lines_reason(stderr_capture_errno(st.all, EIO));
+    if (e == EIO && bytes)
+        e = disk_short_write_errno(path, bytes);
+    if (e != EIO)
+        snprintf(r->why, sizeof r->why, "%s: %s", what, strerror(e));
+    else
+        snprintf(r->why, sizeof r->why, "%s: %s", what, st.inner[0] ? st.inner : "HDF5 error");
+    r->err = e;
 }
 
 /* Collective: did any rank fail so far? */
@@ -47,6 +74,7 @@ static bool any_failed(const flash_write_result *r, MPI_Comm comm)
 }
 
 typedef struct writer {
+    const char *path;
     hid_t file, dxpl_data, dxpl_single;
     int rank;
     MPI_Comm comm;
@@ -63,7 +91,7 @@ static void put(writer *w, const char *name, hid_t type, int ndims, const hsize_
     hid_t space = H5Screate_simple(ndims, dims, NULL);
     hid_t ds = H5Dcreate2(w->file, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (ds < 0) {
-        fail_h5(w->r, name);
+        fail_h5(w->r, name, w->path, 1); /* its metadata: any byte */
         H5Sclose(space);
         return;
     }
@@ -73,17 +101,16 @@ static void put(writer *w, const char *name, hid_t type, int ndims, const hsize_
     const bool writes = !single || w->rank == 0;
     if (writes) {
         hid_t mem = H5Screate_simple(ndims, count, NULL);
+        size_t n = H5Tget_size(type);
+        for (int d = 0; d < ndims; d++)
+            n *= count[d];
         herr_t e = H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL);
         if (e >= 0)
             e = H5Dwrite(ds, type, mem, space, single ? w->dxpl_single : w->dxpl_data, buf);
         if (e < 0)
-            fail_h5(w->r, name);
-        else {
-            size_t n = H5Tget_size(type);
-            for (int d = 0; d < ndims; d++)
-                n *= count[d];
+            fail_h5(w->r, name, w->path, n);
+        else
             w->r->bytes += n;
-        }
         H5Sclose(mem);
     }
     H5Dclose(ds);
@@ -172,8 +199,9 @@ void flash_write_file(const flash_mesh *m, enum flash_file which, const char *pa
                       MPI_Comm comm, flash_write_result *r)
 {
     memset(r, 0, sizeof *r);
+    H5dont_atexit(); /* shut down in MPI_Finalize only (see the close below); refused once started */
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors become pario's one line, not HDF5's stack */
-    writer w = {.r = r, .comm = comm};
+    writer w = {.path = path, .r = r, .comm = comm};
     MPI_Comm_rank(comm, &w.rank);
     const int n = m->nxb, nc = n + 1, nvars = which == FLASH_CHECKPOINT ? FLASH_NVAR : FLASH_NPLOT;
     int all[FLASH_NVAR];
@@ -196,11 +224,12 @@ void flash_write_file(const flash_mesh *m, enum flash_file which, const char *pa
 
     MPI_Barrier(comm);
     const double t0 = MPI_Wtime();
+    library_lines_hold(); /* ompio's failure lines, until the close */
     w.file = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl); /* never an existing file */
     int noted;
     if (w.file < 0)
-        fail_h5(r, "creating the file");
-    else if ((noted = owned_file_note_path(path, &r->who)) != 0) /* at once: HDF5 gives no descriptor */
+        fail_h5(r, "creating the file", path, 0);
+    else if ((noted = owned_file_note_opened(path, &r->who)) != 0) /* the descriptor HDF5 opened */
         snprintf(r->why, sizeof r->why, "%s", owned_file_reason(noted));
     if (!any_failed(r, comm)) {
         put_metadata(&w, m, nvars, vars, which != FLASH_CHECKPOINT);
@@ -217,8 +246,19 @@ void flash_write_file(const flash_mesh *m, enum flash_file which, const char *pa
                 4, dims, m->offset, m->lnblocks, buf, false);
         }
     }
-    if (w.file >= 0 && H5Fclose(w.file) < 0) /* collective: every rank that created it closes it */
-        fail_h5(r, "closing the file");
+    if (w.file >= 0 && H5Fclose(w.file) < 0) { /* collective: every rank that created it closes it */
+        fail_h5(r, "closing the file", path, 1); /* its metadata: any byte */
+        /* HDF5 1.10 keeps a file whose close failed (its metadata could not
+         * be written: a full disk) half torn down, and its shutdown in
+         * MPI_Finalize then crashes on it: this process exits without it. */
+        fail_skip_finalize();
+    }
+    int named = r->why[0] ? 0 : library_lines_after(0); /* a failure HDF5 did not see */
+    if (named) {
+        snprintf(r->why, sizeof r->why, "the MPI-IO layer under HDF5: %s", strerror(named));
+        r->err = named;
+    }
+    library_lines_release();
     r->created = w.file >= 0;
     r->seconds = MPI_Wtime() - t0;
     H5Pclose(fapl);

@@ -8,6 +8,7 @@
  * figure the best of the repeats (5, as perf), bandwidth =
  * size × ranks / best time in MiB/s.  Unlike perf, pario checks what it
  * read against what it wrote (untimed) and removes the file it created. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,16 +121,17 @@ static void one_repeat(const perf_options *o, perf_state *s, bool sync, const vo
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Status st;
         int put = -1;
+        errno = 0; /* what the library leaves there names a failure's cause (mpi_fail.h) */
         double t0 = MPI_Wtime();
         if (!mpi_failed(MPI_File_write(fh, wbuf, (int)o->size, MPI_BYTE, &st), w, "MPI_File_write to %s", s->path))
             MPI_Get_count(&st, MPI_BYTE, &put);
         if (sync) /* collective: every rank calls it, failed or not, so none waits forever */
             mpi_failed(MPI_File_sync(fh), w, "MPI_File_sync of %s", s->path);
         *tw = MPI_Wtime() - t0;
-        if (put >= 0 && put != (int)o->size) /* MPI-IO can report a short write as success */
-            mpi_why_set(w, "MPI_File_write to %s wrote %d of %llu bytes: is the file system full?",
-                        s->path, put, (unsigned long long)o->size);
-        mpi_failed(MPI_File_close(&fh), w, "closing %s", s->path);
+        if (put >= 0 && put != (int)o->size) /* ompio reports a short write as success */
+            mpi_why_short_write(w, o->size - (uint64_t)put, "MPI_File_write to %s wrote %d of %llu bytes",
+                                s->path, put, (unsigned long long)o->size);
+        mpi_file_close(&fh, w, s->path);
     }
     mpi_stop_if_failed(w, MPI_COMM_WORLD, remove_ours, s);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -144,7 +146,7 @@ static void one_repeat(const perf_options *o, perf_state *s, bool sync, const vo
         if (!mpi_failed(MPI_File_read(fh, rbuf, (int)o->size, MPI_BYTE, &st), w, "MPI_File_read of %s", s->path))
             MPI_Get_count(&st, MPI_BYTE, &got);
         *tr = MPI_Wtime() - t0;
-        mpi_failed(MPI_File_close(&fh), w, "closing %s", s->path);
+        mpi_file_close(&fh, w, s->path);
     }
     if (!w->text[0] && (got != (int)o->size || memcmp(rbuf, wbuf, o->size) != 0))
         mpi_why_set(w, "read back %d of %llu bytes at offset %lld of %s and they differ from what "
@@ -204,7 +206,7 @@ int perf_command(int argc, char **argv)
     mpiio_settings_apply_or_exit(&o.mpi, nranks); /* before the first MPI_File call */
     static perf_state s;
     s.rank = rank;
-    mpi_why w = {{0}};
+    mpi_why w = MPI_WHY_FOR(o.dir, "--size");
     unsigned char *wbuf = aligned_alloc(4096, (o.size + 4095) / 4096 * 4096);
     unsigned char *rbuf = aligned_alloc(4096, (o.size + 4095) / 4096 * 4096);
     if (!wbuf || !rbuf)
@@ -220,7 +222,7 @@ int perf_command(int argc, char **argv)
     MPI_File fh;
     if (mpi_file_create(MPI_COMM_WORLD, s.path, MPI_INFO_NULL, &fh, &s.who, &w) == MPI_SUCCESS) {
         s.created = true;
-        mpi_failed(MPI_File_close(&fh), &w, "closing %s", s.path);
+        mpi_file_close(&fh, &w, s.path);
     }
     int made = s.created, all_made;
     MPI_Allreduce(&made, &all_made, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

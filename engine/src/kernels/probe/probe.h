@@ -13,7 +13,20 @@
  *   one stream        rank 0 writes --size bytes into a preallocated
  *                     file (open, write, fsync, close) and reads them back with the page cache
  *                     emptied first (fadvise, else O_DIRECT; residency
- *                     measured with mincore)
+ *                     measured with mincore), then once more from the page
+ *                     cache (the cached read)
+ *   two streams       ranks 0 and 1 each write (fsync) one half of such a
+ *                     file at once, then read it back at once, the page
+ *                     cache emptied first (several streams of one file)
+ *   messages          rank 1 sends rank 0 min(--size, 64 MiB) in --block
+ *                     messages (MPI's rate for a call's data)
+ *   token hand-over   every rank passes a grouped run's token round a ring
+ *                     (the engine's own wait), then again with one thread per
+ *                     rank yielding beside it (two runnable per core, as ranks
+ *                     above the core count are)
+ *   collective call   every rank makes --ops collective MPI-IO writes, then
+ *                     reads, of 1 byte (ROMIO, every rank an aggregator): the
+ *                     fixed cost of one collective call
  *   metadata          every rank creates, stats and removes --ops files
  *
  * Every file is created exclusively (O_EXCL, never through a symlink)
@@ -91,6 +104,24 @@ typedef struct probe_result {
     bool stream_preallocated;                    /* the write went into reserved space */
     read_iteration reads[PROBE_MAX_ITERATIONS];
     samples creates, stats, removes;             /* operations per second, all ranks */
+    /* The stream read once more with the file in the page cache. */
+    samples stream_read_cached, stream_read_cached_seconds; /* MiB/s, s */
+    double cached_fraction;                      /* least residency before it */
+    /* Ranks 0 and 1 writing (fsync) then reading a half of one file each,
+     * at once, the page cache emptied between (two ranks or more): seconds
+     * until both are done. */
+    samples two_writers_seconds, two_streams_seconds;
+    /* MPI messages rank 1 -> rank 0 (two ranks or more). */
+    bool have_messages;
+    uint64_t message_bytes;                      /* in --block messages */
+    samples message_seconds;
+    /* A grouped run's token round a ring of every rank (two ranks or more):
+     * seconds per hand-over, alone and with a yielding thread per rank. */
+    samples token_pass, token_pass_crowded;
+    /* Seconds per collective MPI-IO call of 1 byte per rank. */
+    samples collective_write, collective_read;
+    char collective_impl[32];
+    long long cb_buffer_size;                    /* as MPI_File_get_info said; 0 unknown */
 
     char *warnings[PROBE_MAX_WARNINGS];
     int nwarnings;

@@ -8,7 +8,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../io/group_token.h"
 #include "../../util/clock.h"
 #include "../../util/fail.h"
+#include "../../util/mpiio_env.h"
 #include "../../util/pattern.h"
 #include "../../util/safe_file.h"
 #include "probe.h"
@@ -25,10 +30,12 @@
 #define BARRIERS_PER_SAMPLE 1000
 #define ROUND_TRIPS_PER_SAMPLE 1000
 #define MEMORY_COPIES_PER_SAMPLE 5
+#define TOKEN_CALLS_PER_SAMPLE 1000
+#define MESSAGE_BYTES_MAX (64ULL << 20)
 
 /* File indices under the run's name: NAME.<8 digits>, so that the front
  * end's clean-up after a killed point recognises every one of them. */
-enum { FILE_STREAM = 0, FILE_ONE_BYTE = 1, FILE_METADATA0 = 2 };
+enum { FILE_STREAM = 0, FILE_ONE_BYTE = 1, FILE_COLLECTIVE = 2, FILE_METADATA0 = 3 };
 
 typedef struct probe_ctx {
     const probe_options *o;
@@ -36,7 +43,7 @@ typedef struct probe_ctx {
     int rank, nranks;
     char base[PATH_MAX];
     /* The files this probe created, by identity: the only ones removed. */
-    owned_file stream, one_byte;
+    owned_file stream, one_byte, collective;
     owned_file *md; /* per metadata file of this rank */
     int err;
     char err_msg[PATH_MAX + 256];
@@ -74,6 +81,8 @@ static void remove_own_files(probe_ctx *c)
     remove_if_ours(p, &c->stream);
     file_path(c, FILE_ONE_BYTE, p);
     remove_if_ours(p, &c->one_byte);
+    file_path(c, FILE_COLLECTIVE, p);
+    remove_if_ours(p, &c->collective);
     for (uint64_t i = 0; c->md && i < c->o->ops; i++) {
         file_path(c, md_index(c, i), p);
         remove_if_ours(p, &c->md[i]);
@@ -392,6 +401,21 @@ static void measure_stream(probe_ctx *c, probe_result *r)
                 break;
             add(&r->stream_read_seconds, t);
             add(&r->stream_read, (double)c->o->stream_bytes / (1 << 20) / t);
+            /* Again from the page cache: what a rank pays for bytes another
+             * rank's read brought in (a broadcast's later readers).  After an
+             * O_DIRECT read the cache is filled first, outside the timing. */
+            double frac = page_cache_fraction(p);
+            if (!(frac >= 0.99)) {
+                timed_stream_read(c, p, buf, false);
+                frac = page_cache_fraction(p);
+            }
+            if (r->stream_read_cached.n == 0 || frac < r->cached_fraction)
+                r->cached_fraction = frac;
+            t = timed_stream_read(c, p, buf, false);
+            if (c->err)
+                break;
+            add(&r->stream_read_cached_seconds, t);
+            add(&r->stream_read_cached, (double)c->o->stream_bytes / (1 << 20) / t);
         }
         remove_if_ours(p, &c->stream);
         if (buf)
@@ -455,6 +479,264 @@ static void measure_metadata(probe_ctx *c, probe_result *r)
     }
 }
 
+/* ---- two streams of one file: ranks 0 and 1 a half each, at once ------- */
+/* Each iteration rank 0 creates the stream's file again and reserves its
+ * space (posix_fallocate, fsync), as for the one stream; then ranks 0 and
+ * 1 each write one half of it in --block calls at the same time (open,
+ * write, fsync, close), the page cache of it is emptied, and both read
+ * their halves back at once: what one file's storage gives several writers
+ * and readers at once (a partitioned file, several aggregators), against
+ * the one stream above.  Rank 1 opens the file by the identity rank 0
+ * created it with. */
+static double two_streams_pass(probe_ctx *c, const char *p, const owned_file *who, bool writing,
+                               pattern_source *src, unsigned char *buf, uint64_t half)
+{
+    const uint64_t block = c->o->block;
+    MPI_Barrier(c->comm);
+    double t0 = clock_now();
+    if (c->rank < 2) {
+        int fd = open_ours(p, writing ? O_WRONLY : O_RDONLY, who);
+        if (fd < 0)
+            record_error(c, -fd, "open %s: %s", p, owned_file_reason(-fd));
+        const uint64_t first = (uint64_t)c->rank * half;
+        for (uint64_t off = first; fd >= 0 && off < first + half && !c->err; off += block) {
+            ssize_t n = writing ? pwrite(fd, pattern_source_at(src, off, block), block, (off_t)off)
+                                : pread(fd, buf, block, (off_t)off);
+            if (n != (ssize_t)block)
+                record_error(c, n < 0 ? errno : EIO, "%s %s at offset %llu: %s",
+                             writing ? "write" : "read", p, (unsigned long long)off,
+                             n < 0 ? strerror(errno) : "short transfer");
+        }
+        if (fd >= 0 && writing && !c->err && fsync(fd) != 0)
+            record_error(c, errno, "fsync %s: %s", p, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+    }
+    double mine = c->rank < 2 ? clock_now() - t0 : 0, slowest;
+    MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
+    return slowest;
+}
+
+static void measure_two_streams(probe_ctx *c, probe_result *r)
+{
+    if (c->nranks < 2)
+        return;
+    char p[PATH_MAX];
+    file_path(c, FILE_STREAM, p);
+    const uint64_t block = c->o->block, half = c->o->stream_bytes / block / 2 * block;
+    if (half == 0)
+        return;
+    unsigned char *buf = NULL;
+    pattern_source src;
+    bool src_ok = false;
+    if (c->rank < 2) {
+        src_ok = pattern_source_init(&src, block, false) == 0;
+        if (src_ok)
+            pattern_source_fill(&src, pattern_key_make(1, 0, 0));
+        buf = malloc(block);
+        if (!src_ok || !buf)
+            record_error(c, ENOMEM, "cannot allocate the two streams' %llu-byte buffers",
+                         (unsigned long long)block);
+    }
+    agree_or_fail(c);
+    for (uint64_t it = 0; it < c->o->iterations && !c->err; it++) {
+        if (c->rank == 0) {
+            remove_if_ours(p, &c->stream); /* ours: a fresh file every iteration */
+            int fd = create_new(c, p, &c->stream);
+            if (fd >= 0) {
+                if (posix_fallocate(fd, 0, (off_t)(2 * half)) == 0)
+                    fsync(fd);
+                close(fd);
+            }
+        }
+        agree_or_fail(c);
+        owned_file who = c->stream;
+        MPI_Bcast(&who, sizeof who, MPI_BYTE, 0, c->comm);
+        double t = two_streams_pass(c, p, &who, true, &src, buf, half);
+        agree_or_fail(c);
+        if (c->rank == 0) {
+            add(&r->two_writers_seconds, t);
+            if (!r->fs.memory_backed)
+                page_cache_evict(p);
+        }
+        t = two_streams_pass(c, p, &who, false, &src, buf, half);
+        agree_or_fail(c);
+        if (c->rank == 0)
+            add(&r->two_streams_seconds, t);
+    }
+    if (c->rank == 0)
+        remove_if_ours(p, &c->stream);
+    if (src_ok)
+        pattern_source_free(&src);
+    free(buf);
+    quiet_barrier(c);
+    agree_or_fail(c);
+}
+
+/* ---- messages: rank 1 sends rank 0 a call's worth of data at a time ------ */
+/* The rate at which MPI moves a call's data between a rank and its
+ * collective aggregator: min(--size, 64 MiB) in --block messages, rank 0
+ * asking for them with one 0-byte message and timing until the last has
+ * arrived.  The other ranks sleep in a barrier. */
+static void measure_messages(probe_ctx *c, probe_result *r)
+{
+    if (c->nranks < 2)
+        return;
+    const uint64_t block = c->o->block;
+    uint64_t n = (c->o->stream_bytes < MESSAGE_BYTES_MAX ? c->o->stream_bytes : MESSAGE_BYTES_MAX) / block;
+    if (n == 0)
+        n = 1;
+    r->have_messages = true;
+    r->message_bytes = n * block;
+    unsigned char *buf = NULL;
+    if (c->rank < 2 && !(buf = malloc(block)))
+        record_error(c, ENOMEM, "cannot allocate a %llu-byte message buffer", (unsigned long long)block);
+    agree_or_fail(c);
+    if (c->rank == 1)
+        memset(buf, 0x6d, block);
+    int go = 0;
+    for (uint64_t it = 0; it < c->o->iterations; it++) {
+        quiet_barrier(c);
+        if (c->rank == 0) {
+            double t0 = clock_now();
+            MPI_Send(&go, 0, MPI_INT, 1, 3, c->comm);
+            for (uint64_t k = 0; k < n; k++)
+                MPI_Recv(buf, (int)block, MPI_BYTE, 1, 4, c->comm, MPI_STATUS_IGNORE);
+            add(&r->message_seconds, clock_now() - t0);
+        } else if (c->rank == 1) {
+            MPI_Recv(&go, 0, MPI_INT, 0, 3, c->comm, MPI_STATUS_IGNORE);
+            for (uint64_t k = 0; k < n; k++)
+                MPI_Send(buf, (int)block, MPI_BYTE, 0, 4, c->comm);
+        }
+    }
+    free(buf);
+    quiet_barrier(c);
+}
+
+/* ---- token hand-over: the engine's own ring, with every rank ------------ */
+static atomic_int crowd_stop;
+
+/* A thread that yields in a loop, as a rank waiting for the token does:
+ * beside each rank it makes two runnable tasks per core, as ranks above
+ * the core count are.  It makes no MPI call (the rank's thread alone
+ * does), which MPI_Init's thread level allows in Open MPI and MPICH. */
+static void *crowd_thread(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&crowd_stop))
+        sched_yield();
+    return NULL;
+}
+
+static void token_ring_sample(probe_ctx *c, samples *out)
+{
+    token_ring t;
+    token_ring_init(&t, c->rank, c->nranks, 1, GROUP_PER_CALL, c->comm);
+    MPI_Barrier(c->comm);
+    double t0 = clock_now();
+    for (uint64_t k = 0; k < TOKEN_CALLS_PER_SAMPLE; k++) {
+        token_enter_call(&t, k);
+        token_leave_call(&t, k, TOKEN_CALLS_PER_SAMPLE);
+    }
+    double mine = clock_now() - t0, slowest;
+    MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
+    if (c->rank == 0) /* the ring's hand-overs: every call of every rank but the last */
+        add(out, slowest / (double)(TOKEN_CALLS_PER_SAMPLE * (uint64_t)c->nranks - 1));
+}
+
+static void measure_token(probe_ctx *c, probe_result *r)
+{
+    if (c->nranks < 2)
+        return;
+    for (uint64_t it = 0; it < c->o->iterations; it++)
+        token_ring_sample(c, &r->token_pass);
+    atomic_store(&crowd_stop, 0);
+    pthread_t helper;
+    int e = pthread_create(&helper, NULL, crowd_thread, NULL);
+    if (e)
+        record_error(c, e, "cannot start the token measurement's yielding thread: %s", strerror(e));
+    agree_or_fail(c);
+    for (uint64_t it = 0; it < c->o->iterations; it++)
+        token_ring_sample(c, &r->token_pass_crowded);
+    atomic_store(&crowd_stop, 1);
+    pthread_join(helper, NULL);
+    MPI_Barrier(c->comm);
+}
+
+/* ---- collective MPI-IO: the fixed cost of one collective call ----------- */
+/* Every rank writes, then reads, 1 byte at offset rank with collective
+ * calls, through ROMIO with every rank an aggregator and collective
+ * buffering on (the ascired-servers preset's path): --ops calls each, so
+ * the time per call is the call's own cost, not its data's. */
+static void measure_collective(probe_ctx *c, probe_result *r)
+{
+    char p[PATH_MAX];
+    file_path(c, FILE_COLLECTIVE, p);
+    if (c->rank == 0) {
+        int fd = create_new(c, p, &c->collective);
+        if (fd >= 0)
+            close(fd);
+    }
+    agree_or_fail(c);
+    mpiio_settings s;
+    memset(&s, 0, sizeof s);
+    s.choice = MPIIO_IMPL_ROMIO;
+    s.aggregators = c->nranks;
+    char why[512];
+    if (mpiio_settings_apply(&s, c->nranks, why, sizeof why))
+        record_error(c, EINVAL, "collective MPI-IO: %s", why);
+    agree_or_fail(c);
+    snprintf(r->collective_impl, sizeof r->collective_impl, "%s", s.impl);
+    MPI_Info info = mpiio_info_create(&s);
+    MPI_File fh;
+    int e = MPI_File_open(c->comm, p, MPI_MODE_RDWR, info, &fh);
+    MPI_Info_free(&info);
+    if (e != MPI_SUCCESS) {
+        record_error(c, mpiio_errno(e), "MPI_File_open %s for the collective calls failed", p);
+        agree_or_fail(c);
+    }
+    /* The collective buffer the library uses (ROMIO works through an
+     * aggregator's file domain one buffer at a time). */
+    MPI_Info used;
+    if (MPI_File_get_info(fh, &used) == MPI_SUCCESS) {
+        char value[64];
+        int flag = 0;
+        MPI_Info_get(used, "cb_buffer_size", (int)sizeof value - 1, value, &flag);
+        r->cb_buffer_size = flag ? atoll(value) : 0;
+        MPI_Info_free(&used);
+    }
+    char byte = 'c';
+    const MPI_Offset at = c->rank;
+    for (uint64_t it = 0; it < c->o->iterations && !c->err; it++) {
+        for (int w = 1; w >= 0; w--) {
+            MPI_Barrier(c->comm);
+            double t0 = clock_now();
+            for (uint64_t i = 0; i < c->o->ops; i++) {
+                e = w ? MPI_File_write_at_all(fh, at, &byte, 1, MPI_BYTE, MPI_STATUS_IGNORE)
+                      : MPI_File_read_at_all(fh, at, &byte, 1, MPI_BYTE, MPI_STATUS_IGNORE);
+                if (e != MPI_SUCCESS) {
+                    record_error(c, mpiio_errno(e), "collective %s of %s failed",
+                                 w ? "write" : "read", p);
+                    break;
+                }
+            }
+            double mine = (clock_now() - t0) / (double)c->o->ops, slowest;
+            MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
+            if (c->rank == 0)
+                add(w ? &r->collective_write : &r->collective_read, slowest);
+        }
+    }
+    MPI_File_close(&fh);
+    if (c->rank == 0) {
+        const int own = c->err ? 0 : owned_file_check(p, &c->collective);
+        if (own)
+            record_error(c, own, "%s %s", p, owned_file_reason(own));
+        remove_if_ours(p, &c->collective);
+    }
+    quiet_barrier(c);
+    agree_or_fail(c);
+}
+
 static void gather_facts(probe_ctx *c, probe_result *r)
 {
     int len;
@@ -512,8 +794,12 @@ int probe_command(int argc, char **argv)
     measure_memory(&c, &r);
     measure_barrier(&c, &r);
     measure_pairs(&c, &r);
+    measure_messages(&c, &r);
+    measure_token(&c, &r);
     measure_one_byte(&c, &r);
     measure_stream(&c, &r);
+    measure_two_streams(&c, &r);
+    measure_collective(&c, &r);
     measure_metadata(&c, &r);
     utc_now(r.finished_utc, sizeof r.finished_utc);
 

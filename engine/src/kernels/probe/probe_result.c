@@ -150,12 +150,39 @@ void probe_result_print(const probe_result *r)
     snprintf(what, sizeof what, "storage, one stream read (%s)",
              r->stream_read.n ? r->reads[0].method : "-");
     printf("  %-56s %12.1f\n", what, samples_best(&r->stream_read, true));
+    snprintf(what, sizeof what, "storage, one stream read again (page cache, %.0f%% resident)",
+             100 * r->cached_fraction);
+    printf("  %-56s %12.1f\n", what, samples_best(&r->stream_read_cached, true));
+    if (r->two_writers_seconds.n)
+        printf("  %-56s %12.1f\n", "storage, two streams written at once (ranks 0, 1; fsync)",
+               (double)(o->stream_bytes / o->block / 2 * o->block * 2) / (1 << 20) /
+                   samples_best(&r->two_writers_seconds, false));
+    if (r->two_streams_seconds.n)
+        printf("  %-56s %12.1f\n", "storage, two streams read at once (ranks 0, 1; cache kept out)",
+               (double)(o->stream_bytes / o->block / 2 * o->block * 2) / (1 << 20) /
+                   samples_best(&r->two_streams_seconds, false));
+    if (r->have_messages) {
+        char mb[32];
+        size_format(r->message_bytes, mb, sizeof mb);
+        snprintf(what, sizeof what, "MPI messages 1 -> 0 (%s in %s messages)", mb, bl);
+        printf("  %-56s %12.1f\n", what,
+               (double)r->message_bytes / (1 << 20) / samples_best(&r->message_seconds, false));
+    }
     printf("Overheads (CFS Table 3)\n");
     printf("  %-56s %12s\n", "operation", "seconds");
     printf("  %-56s %12.7f\n", "MPI barrier", samples_best(&r->barrier, false));
     printf("  %-56s %12.7f\n", "open / read a byte / close", samples_best(&r->open_read_close, false));
     printf("  %-56s %12.7f\n", "open / write a byte / close",
            samples_best(&r->open_write_close, false));
+    if (r->token_pass.n) {
+        printf("  %-56s %12.7f\n", "token hand-over (ring of all ranks)", samples_best(&r->token_pass, false));
+        printf("  %-56s %12.7f\n", "token hand-over, a yielding thread beside each rank",
+               samples_best(&r->token_pass_crowded, false));
+    }
+    snprintf(what, sizeof what, "collective MPI-IO write call, 1 byte per rank (%s)", r->collective_impl);
+    printf("  %-56s %12.7f\n", what, samples_best(&r->collective_write, false));
+    snprintf(what, sizeof what, "collective MPI-IO read call, 1 byte per rank (%s)", r->collective_impl);
+    printf("  %-56s %12.7f\n", what, samples_best(&r->collective_read, false));
     printf("Metadata (%llu files per rank, %d rank(s) at once)\n", (unsigned long long)o->ops,
            r->nranks);
     printf("  creates %.0f/s, stats %.0f/s, removes %.0f/s\n", samples_best(&r->creates, true),
@@ -277,6 +304,74 @@ int probe_result_save_json(const probe_result *r, const char *path)
         json_object_end(&j);
     }
     json_array_end(&j);
+    json_object_end(&j);
+
+    json_object_begin(&j, "stream_read_cached");
+    json_uint(&j, "bytes", o->stream_bytes);
+    json_uint(&j, "block_bytes", o->block);
+    json_double(&j, "cache_resident_fraction", r->cached_fraction);
+    write_samples(&j, "mib_per_s", &r->stream_read_cached, true);
+    write_samples(&j, "seconds", &r->stream_read_cached_seconds, false);
+    json_object_end(&j);
+
+    if (r->two_writers_seconds.n) {
+        json_object_begin(&j, "two_writers");
+        json_int(&j, "writers", 2);
+        json_uint(&j, "bytes", o->stream_bytes / o->block / 2 * o->block * 2);
+        json_uint(&j, "block_bytes", o->block);
+        json_bool(&j, "fsync", true);
+        write_samples(&j, "seconds", &r->two_writers_seconds, false);
+        json_double(&j, "best_mib_per_s", (double)(o->stream_bytes / o->block / 2 * o->block * 2) /
+                                              (1 << 20) / samples_best(&r->two_writers_seconds, false));
+        json_object_end(&j);
+    } else {
+        json_null(&j, "two_writers");
+    }
+    if (r->two_streams_seconds.n) {
+        json_object_begin(&j, "two_streams");
+        json_int(&j, "readers", 2);
+        json_uint(&j, "bytes", o->stream_bytes / o->block / 2 * o->block * 2);
+        json_uint(&j, "block_bytes", o->block);
+        write_samples(&j, "seconds", &r->two_streams_seconds, false);
+        json_double(&j, "best_mib_per_s", (double)(o->stream_bytes / o->block / 2 * o->block * 2) /
+                                              (1 << 20) / samples_best(&r->two_streams_seconds, false));
+        json_object_end(&j);
+    } else {
+        json_null(&j, "two_streams");
+    }
+
+    if (r->have_messages) {
+        json_object_begin(&j, "messages");
+        json_int(&j, "from_rank", 1);
+        json_int(&j, "to_rank", 0);
+        json_uint(&j, "bytes", r->message_bytes);
+        json_uint(&j, "block_bytes", o->block);
+        write_samples(&j, "seconds", &r->message_seconds, false);
+        json_double(&j, "best_mib_per_s",
+                    (double)r->message_bytes / (1 << 20) / samples_best(&r->message_seconds, false));
+        json_object_end(&j);
+        json_object_begin(&j, "token_pass");
+        json_int(&j, "ranks", r->nranks);
+        json_int(&j, "cores", r->hosts[0].cores);
+        write_samples(&j, "seconds", &r->token_pass, false);
+        write_samples(&j, "crowded_seconds", &r->token_pass_crowded, false);
+        json_object_end(&j);
+    } else {
+        json_null(&j, "messages");
+        json_null(&j, "token_pass");
+    }
+
+    json_object_begin(&j, "collective_mpiio");
+    json_string(&j, "implementation", r->collective_impl);
+    json_int(&j, "aggregators", r->nranks);
+    json_uint(&j, "calls", o->ops);
+    json_uint(&j, "bytes_per_rank", 1);
+    if (r->cb_buffer_size > 0)
+        json_uint(&j, "cb_buffer_size", (uint64_t)r->cb_buffer_size);
+    else
+        json_null(&j, "cb_buffer_size");
+    write_samples(&j, "write_seconds", &r->collective_write, false);
+    write_samples(&j, "read_seconds", &r->collective_read, false);
     json_object_end(&j);
 
     json_object_begin(&j, "metadata");

@@ -1,0 +1,22 @@
+#include "disk_full.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <sys/statvfs.h>
+
+int disk_short_write_errno(const char *path, uint64_t rest)
+{
+    struct statvfs fs;
+    if (statvfs(path, &fs) == 0 && (unsigned long long)fs.f_bavail * fs.f_frsize < rest)
+        return ENOSPC;
+    return EIO;
+}
+
+void disk_full_fix(int err, const char *dir, const char *option, char *out, size_t len)
+{
+    if (len == 0)
+        return;
+    out[0] = '\0';
+    if ((err == ENOSPC || err == EDQUOT) && dir && option)
+        snprintf(out, len, ": free space on %s or lower %s", dir, option);
+}

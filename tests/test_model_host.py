@@ -1,0 +1,200 @@
+"""The host a probed machine's ranks share, in the simulation: its cores
+(host.cores), its page cache within a read phase (host.page_cache and the
+cached read's cost), a crowded token hand-over, a collective call's own
+cost and an aggregator's messages.  Each on a machine whose other costs are
+zero or known, so the predicted time is a sum these tests can write down.
+Pure simulation: no engine, well under a second."""
+
+import pytest
+
+from pario.errors import UsageError
+from pario.model import load_machine, predict_point
+from pario.studies.io import IoPoint
+
+MIB = float(1 << 20)
+# One local disk, no network, no cache of an I/O node's own, no fixed costs:
+# the shape of a probed machine with round numbers.
+LOCAL = ["network.link_rate=0", "network.latency=0s", "io_node.cache=0", "stripe.unit=1g",
+         "io_node.cache_block=1g", "stripe.count=1", "io_node.count=1", "io_node.memory_rate=0",
+         "io_node.request_overhead=0s", "io_node.link_dma=yes", "file.open_close_write=0s",
+         "file.open_close_read=0s", "disk.overhead=0s", "disk.write_overhead=0s",
+         "disk.rate=100MB/s", "disk.write_rate=100MB/s", "io_node.prefetch=1",
+         "io_node.readahead_at=0", "io_node.write_group=1"]
+
+
+FREE_WRITE, FREE_READ = "disk.write_rate=1000000000MB/s", "disk.rate=1000000000MB/s"
+
+
+def machine(*extra):
+    return load_machine("ipsc860", LOCAL + list(extra))
+
+
+def point(layout="broadcast", phases=("read",), ranks=4, block=1 << 20, size=8 << 20, **kw):
+    return IoPoint("t", "t", layout, list(phases), ranks, block, size, iterations=1, **kw)
+
+
+def phase(doc, i=0):
+    ph = doc["phases"][i]
+    return ph["iterations"][0]["seconds"], ph["iterations"][0]["model"]["counters"], ph
+
+
+def test_shipped_machines_share_no_host():
+    for name in ("ipsc860", "asci-red"):
+        m = load_machine(name)
+        assert m["host.cores"] == 0 and m["host.page_cache"] == 0
+        assert m["agent.message_rate"] == 0 and m["client.collective_overhead"] == 0
+
+
+def test_broadcast_later_readers_hit_the_page_cache():
+    """4 ranks read one 8 MiB file: without a page cache the disk serves 4 x 8
+    MiB; with it, 8 MiB, and the 3 others copy each call at the cached rate."""
+    seconds, counters, _ = phase(predict_point(point(), machine()))
+    assert seconds == pytest.approx(32 / 100)
+    assert "page_cache" not in counters
+    cached = machine("host.page_cache=1g", "host.cached_read_rate=1000MB/s",
+                     "host.cached_read_overhead=0s")
+    seconds, counters, ph = phase(predict_point(point(), cached))
+    assert counters["page_cache"]["misses"] == 8 and counters["page_cache"]["hits"] == 24
+    assert counters["disk_transfers"] == 8
+    # the disk reads 8 MiB (0.08 s); the last copy of the last block ends 1 ms later
+    assert seconds == pytest.approx(0.08 + 0.001, rel=1e-6)
+    assert "served from the page cache" in ph["explanation"]["text"]
+    # partitioned reads touch distinct bytes: no hits
+    _, counters, _ = phase(predict_point(point("partitioned"), cached))
+    assert counters["page_cache"]["hits"] == 0 and counters["disk_transfers"] == 8
+
+
+def test_cores_bound_the_cached_copies():
+    """With one core the 3 copies of each block (1 ms each) queue on it: the
+    last block's end 3 ms after the disk's instead of 1."""
+    base = ["host.page_cache=1g", "host.cached_read_rate=1000MB/s", "host.cached_read_overhead=0s"]
+    one = phase(predict_point(point(), machine(*base, "host.cores=1")))
+    many = phase(predict_point(point(), machine(*base, "host.cores=8")))
+    assert one[0] == pytest.approx(0.083, rel=1e-6) and many[0] == pytest.approx(0.081, rel=1e-6)
+    assert one[1]["utilisation"]["cpu"]["max"] == pytest.approx(0.024 / one[0], rel=1e-6)
+
+
+def test_crowded_token_when_ranks_outnumber_cores():
+    """Grouped (G=2) at 4 ranks, free calls: the phase is the token's
+    hand-overs, 2 x 4 - 1 per group, at the crowded latency above 2 cores."""
+    base = [FREE_WRITE, FREE_READ, "network.token_latency=10us",
+            "network.token_latency_crowded=50us"]
+    p = point("partitioned", ("write",), group=2, size=16 << 20)  # 4 calls per rank
+    roomy, _, _ = phase(predict_point(p, machine(*base, "host.cores=4")))
+    crowded, _, _ = phase(predict_point(p, machine(*base, "host.cores=2")))
+    none, _, _ = phase(predict_point(p, machine(*base)))
+    hand_overs = 2 * 4 - 1
+    assert roomy == pytest.approx(hand_overs * 10e-6, abs=1e-6)
+    assert none == pytest.approx(roomy)
+    assert crowded == pytest.approx(hand_overs * 50e-6, abs=1e-6)
+
+
+def test_collective_call_cost_on_every_rank_and_core():
+    """Every collective call costs each rank its overhead on a core; an
+    independent call does not pay it."""
+    base = [FREE_WRITE, FREE_READ, "client.collective_write_overhead=1ms",
+            "client.collective_overhead=2ms"]
+    coll = ["--collective", "--mpiio-impl", "romio"]
+    p = point("partitioned", ("write", "read"), ranks=2, size=8 << 20, api="mpiio", options=coll)
+    doc = predict_point(p, machine(*base, "host.cores=2"))
+    assert phase(doc, 0)[0] == pytest.approx(4 * 1e-3, rel=1e-3)  # 4 calls per rank
+    assert phase(doc, 1)[0] == pytest.approx(4 * 2e-3, rel=1e-3)
+    # 4 ranks on 2 cores: the calls' costs queue two deep
+    p4 = point("partitioned", ("write",), ranks=4, size=16 << 20, api="mpiio", options=coll)
+    assert phase(predict_point(p4, machine(*base, "host.cores=2")))[0] == pytest.approx(8e-3, rel=1e-3)
+    indep = point("partitioned", ("write",), ranks=2, size=8 << 20, api="mpiio",
+                  options=["--mpiio-impl", "romio"])
+    assert phase(predict_point(indep, machine(*base, "host.cores=2")))[0] < 1e-4
+
+
+def test_aggregator_receives_other_ranks_data_as_messages():
+    """One aggregator, 2 ranks, 4 calls each of 1 MiB: rank 1's calls each
+    cross a message (1 ms at 1000 MiB/s + 0.1 ms) held on the aggregator;
+    rank 0's, its own, do not."""
+    base = [FREE_WRITE, FREE_READ, "agent.message_rate=1000MB/s",
+            "agent.message_overhead=0.1ms"]
+    coll = ["--collective", "--mpiio-impl", "romio"]
+    p = point("partitioned", ("write",), ranks=2, size=8 << 20, api="mpiio", options=coll,
+              aggregators=1)
+    seconds, counters, _ = phase(predict_point(p, machine(*base)))
+    assert counters["agents"] == 1
+    assert seconds == pytest.approx(4 * 1.1e-3, rel=1e-3)
+    two = point("partitioned", ("write",), ranks=2, size=8 << 20, api="mpiio", options=coll,
+                aggregators=2)
+    assert phase(predict_point(two, machine(*base)))[0] < 1e-4  # each rank its own aggregator
+
+
+@pytest.mark.parametrize("sets,phrase", [
+    (["host.cores=two"], "host.cores = 'two' is not a valid count"),
+    (["host.cores=-1"], "is not a valid count"),
+    (["host.page_cache=1g", "host.cached_read_rate=0"], "host.cached_read_rate must be more than 0"),
+    (["host.cached_read_rate=fast"], "is not a valid rate"),
+    (["agent.message_overhead=1us"], "agent.message_overhead needs agent.message_rate"),
+    (["client.collective_overhead=5"], "is not a valid time"),
+    (["network.token_latency_crowded=1MB"], "is not a valid time"),
+])
+def test_bad_host_values_are_refused(sets, phrase):
+    with pytest.raises(UsageError) as e:
+        machine(*sets)
+    assert phrase in str(e.value) and "\n" not in str(e.value)
+
+
+def test_two_phase_file_domains_and_buffers():
+    """ROMIO's file domains over the whole access list: 4 ranks, a 32 MiB
+    partitioned file; one aggregator works through it in two 16 MiB
+    buffers, two aggregators one each; every byte is some rank's."""
+    from pario.model.two_phase import plan
+    from pario.model.workload import rank_offsets
+
+    MB = 1 << 20
+    offsets = [rank_offsets("partitioned", 32 * MB, 256 << 10, 4, m) for m in range(4)]
+    one = plan(offsets, 256 << 10, 1, 16 * MB)
+    assert [(b["start"], b["extent"], b["data"]) for b in one[0]] == [(0, 16 * MB, 16 * MB),
+                                                                      (16 * MB, 16 * MB, 16 * MB)]
+    assert one[0][0]["from"] == {0: 8 * MB, 1: 8 * MB} and one[0][1]["from"] == {2: 8 * MB, 3: 8 * MB}
+    two = plan(offsets, 256 << 10, 2, 16 * MB)
+    assert [[(b["start"], b["extent"]) for b in bufs] for bufs in two] == [[(0, 16 * MB)], [(16 * MB, 16 * MB)]]
+    # interleaved: every buffer holds every rank's blocks
+    inter = [rank_offsets("interleaved", 32 * MB, 256 << 10, 4, m) for m in range(4)]
+    assert plan(inter, 256 << 10, 1, 16 * MB)[0][0]["from"] == {r: 4 * MB for r in range(4)}
+    # a file with holes: each rank's first block only
+    holed = plan([[0], [4 * MB]], MB, 1, 16 * MB)
+    assert holed == [[{"start": 0, "extent": 5 * MB, "data": 2 * MB, "from": {0: MB, 1: MB}}]]
+
+
+def test_two_phase_aggregators_move_the_file():
+    """4 ranks, 32 MiB partitioned, one aggregator (rank 0), 16 MiB buffers:
+    per buffer the aggregator copies 16 MiB (1000 MiB/s: 16 ms), receives
+    each other rank's 8 MiB there as a message (500 MiB/s: 16 ms; rank 1 in
+    the first buffer, ranks 2 and 3 in the second) and writes 16 MiB to a
+    100 MiB/s disk (160 ms); a read runs the other way.  Without a
+    collective buffer the same point goes through the per-call agents."""
+    base = ["agent.copy_rate=1000MB/s", "agent.message_rate=500MB/s", "agent.cb_buffer=16MB",
+            "host.page_cache=1g", "host.cached_read_rate=1000MB/s", "host.cores=2"]
+    coll = ["--collective", "--mpiio-impl", "romio"]
+    p = point("partitioned", ("write", "read"), ranks=4, size=32 << 20, block=256 << 10, api="mpiio",
+              options=coll, aggregators=1)
+    doc = predict_point(p, machine(*base))
+    buffers = (0.016 + 0.016 + 0.16) + (0.016 + 2 * 0.016 + 0.16)
+    assert phase(doc, 0)[0] == pytest.approx(buffers, rel=1e-6)
+    assert phase(doc, 1)[0] == pytest.approx(buffers, rel=1e-6)
+    assert phase(doc, 0)[1]["disk_transfers"] == 2
+    per_call = predict_point(p, machine(*base[:2], *base[3:]))  # agent.cb_buffer 0
+    assert phase(per_call, 0)[1]["disk_transfers"] == 128
+
+
+def test_several_readers_take_the_shared_rate():
+    """Two ranks reading (writing) different bytes at once read at
+    disk.shared_read_rate (write at disk.shared_write_rate); one rank, a
+    broadcast and one group at a time keep the one stream's rates."""
+    m = machine("disk.shared_read_rate=50MB/s")
+    part = point("partitioned", ranks=2)
+    assert phase(predict_point(part, m))[0] == pytest.approx(8 / 50)
+    assert phase(predict_point(point("partitioned", ranks=1), m))[0] == pytest.approx(8 / 100)
+    assert phase(predict_point(point(ranks=2), m))[0] == pytest.approx(16 / 100)  # broadcast
+    writes = machine("disk.shared_write_rate=50MB/s")
+    assert phase(predict_point(point("partitioned", ("write",), ranks=2), writes))[0] == pytest.approx(8 / 50)
+    assert phase(predict_point(point("partitioned", ("write",), ranks=1), writes))[0] == pytest.approx(8 / 100)
+    grouped = point("partitioned", ranks=2, group=1)
+    assert phase(predict_point(grouped, machine("disk.shared_read_rate=50MB/s",
+                                                "network.token_latency=0s")))[0] == pytest.approx(8 / 100)
