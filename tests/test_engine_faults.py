@@ -357,3 +357,19 @@ def test_a_kernel_on_a_full_disk_ends_in_the_io_commands_one_line(launcher, engi
     for library_word in ("mca_", "pwrite", "MPI_ERR", "HDF5-DIAG", "Signal", "ROMIO"):
         assert library_word not in others, p.stderr[-3000:]
     assert os.listdir(full) == [mine.name] and mine.read_bytes() == b"not pario's\n" * 100
+
+
+def test_flashio_ranks_agree_before_hdf5s_close_on_a_full_disk(launcher, engine, small_tmpfs):
+    """With 256 KiB free, 2 ranks of flashio --blocks 4 ran out at their last
+    writes: a rank whose write failed entered HDF5's collective close alone,
+    and the ranks hung in different collectives (a barrier of the metadata
+    flush against the truncate's broadcast) in about half the runs.  The
+    ranks now agree before the close: every run ends in pario's one line,
+    with nothing of pario's left."""
+    full = small_tmpfs("256k")
+    for _ in range(3):
+        p = mpirun(launcher, 2, [engine, "flashio", "--blocks", "4", "--dir", str(full)], timeout=60)
+        lines = pario_lines(p.stderr)
+        assert p.returncode == 3 and len(lines) == 1, p.stderr[-3000:]
+        assert lines[0].endswith(f"No space left on device: free space on {full} or lower --blocks"), lines[0]
+        assert os.listdir(full) == []

@@ -246,7 +246,15 @@ void flash_write_file(const flash_mesh *m, enum flash_file which, const char *pa
                 4, dims, m->offset, m->lnblocks, buf, false);
         }
     }
-    if (w.file >= 0 && H5Fclose(w.file) < 0) { /* collective: every rank that created it closes it */
+    /* A rank whose last write failed must not enter the collective close
+     * alone: HDF5's close on a full disk leaves the ranks in different
+     * collectives (one in a barrier of its metadata flush, one in the
+     * truncate's broadcast).  Every rank agrees first; after a failure the
+     * file is dropped unclosed and this process exits without HDF5's
+     * shutdown, as below. */
+    if (w.file >= 0 && any_failed(r, comm)) {
+        fail_skip_finalize();
+    } else if (w.file >= 0 && H5Fclose(w.file) < 0) { /* collective: every rank that created it closes it */
         fail_h5(r, "closing the file", path, 1); /* its metadata: any byte */
         /* HDF5 1.10 keeps a file whose close failed (its metadata could not
          * be written: a full disk) half torn down, and its shutdown in
