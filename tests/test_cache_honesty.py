@@ -2,7 +2,6 @@
 memory read back without --evict is flagged and was measurably resident in
 the page cache; with --evict it was not, and the read is slower."""
 
-import pytest
 
 
 def cache_warning(result):

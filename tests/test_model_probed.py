@@ -8,7 +8,6 @@ one measured CFS test, its prediction.  Whether the predictions are within
 25 % is bench/model_local.py's question, not a unit test's."""
 
 import json
-import re
 import shutil
 import sqlite3
 import tomllib

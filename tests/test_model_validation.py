@@ -6,7 +6,6 @@ Every figure here is simulated; docs/model.md lists them beside the report."""
 
 import functools
 
-import pytest
 
 from pario.model import load_machine, predict_point
 from pario.studies.io import IoPoint as Point

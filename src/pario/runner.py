@@ -5,7 +5,6 @@ back one result document per point."""
 
 import contextlib
 import json
-import os
 import signal
 import sys
 import tempfile

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, field
 
 from .. import schema
-from ..errors import NoRunnablePoint, UsageError
+from ..errors import NoRunnablePoint
 from ..figures import Param, Quantity
 from . import Kind, Option, positive_int
 from .io import int_list, select_tests, sweep_of
