@@ -28,6 +28,8 @@ import sys
 import tempfile
 import time
 
+from bonnie_side_by_side import evict  # the same eviction as the bonnie bench (bench/ is the script's path)
+
 CALL = 1 << 20  # read size: the effect is the memory's, not the calls'
 
 
@@ -47,14 +49,6 @@ def read_all(path):
     finally:
         os.close(fd)
 
-
-def evict(path):
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    try:
-        os.fdatasync(fd)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    finally:
-        os.close(fd)
 
 
 def timed(path, pause, aged):

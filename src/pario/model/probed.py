@@ -278,34 +278,25 @@ def machine_from_probe(store, run_id, overrides=()):
     put("agent.copy_rate", _rate(mem_rank),
         f"{table2} 'memory copy, slowest rank' (all ranks copying at once): a collective "
         "MPI-IO aggregator copies every call's data through its collective buffer")
-    writers = _need(run_id, c, "two_writers", "two streams written at once")
-    if writers:
-        per_call, per_byte, rows, size = _stream_fit(run_id, docs, "two_writers", oc_write)
+    shared = (("two_writers", "two writers", "two streams written at once", "disk.shared_write_rate", oc_write,
+               "'storage, two streams written at once': ranks 0 and 1 writing a half each (fsync)",
+               "one rank, no two writers measured (disk.write_rate for any number of writers)"),
+              ("two_streams", "two streams", "two streams at once", "disk.shared_read_rate", oc_read,
+               "'storage, two streams read at once': ranks 0 and 1 reading a half each, the page "
+               "cache kept out",
+               "one rank, no two streams measured (disk.rate for any number of readers)"))
+    for row, name, label, key, open_close, measured, alone in shared:
+        if not _need(run_id, c, row, label):
+            put(key, "0", f"{where}: {alone}")
+            continue
+        per_call, per_byte, rows, size = _stream_fit(run_id, docs, row, open_close)
         if per_byte <= 0:
-            raise UsageError(f"probe run {run_id}: its two writers took less time at small calls than "
-                             "at large ones, which leaves no time per byte: the machine was too busy "
-                             "for a steady probe; run 'pario probe' again with a larger --size")
-        put("disk.shared_write_rate", _rate(1 / per_byte),
-            f"{table2} 'storage, two streams written at once': ranks 0 and 1 writing a half each "
-            f"(fsync): {rows} for {format_size(size)}; least squares as for the one stream gives "
-            f"{per_byte * 1e9:.4g} ns per byte")
-    else:
-        put("disk.shared_write_rate", "0", f"{where}: one rank, no two writers measured "
-                                           "(disk.write_rate for any number of writers)")
-    two = _need(run_id, c, "two_streams", "two streams at once")
-    if two:
-        per_call, per_byte, rows, size = _stream_fit(run_id, docs, "two_streams", oc_read)
-        if per_byte <= 0:
-            raise UsageError(f"probe run {run_id}: its two streams took less time at small calls than "
-                             "at large ones, which leaves no time per byte: the machine was too busy "
-                             "for a steady probe; run 'pario probe' again with a larger --size")
-        put("disk.shared_read_rate", _rate(1 / per_byte),
-            f"{table2} 'storage, two streams read at once': ranks 0 and 1 reading a half each, "
-            f"the page cache kept out: {rows} for {format_size(size)}; least squares as for the "
-            f"one stream gives {per_byte * 1e9:.4g} ns per byte")
-    else:
-        put("disk.shared_read_rate", "0", f"{where}: one rank, no two streams measured (disk.rate "
-                                          "for any number of readers)")
+            raise UsageError(f"probe run {run_id}: its {name} took less time at "
+                             "small calls than at large ones, which leaves no time per byte: the machine "
+                             "was too busy for a steady probe; run 'pario probe' again with a larger --size")
+        put(key, _rate(1 / per_byte),
+            f"{table2} {measured}: {rows} for {format_size(size)}; least squares as for the one "
+            f"stream gives {per_byte * 1e9:.4g} ns per byte")
     cb = c["collective_mpiio"].get("cb_buffer_size")
     if cb:
         put("agent.cb_buffer", str(cb),
