@@ -233,8 +233,8 @@ def test_under_mpich_romio_is_the_implementation_and_hdf5_works(shm_dir, tmp_pat
                               text=True).stdout.strip()
     if not engine.exists() or not launcher:
         pytest.skip("no MPICH build: make build makes build/engine-mpich")
-    out = tmp_path / "r.json"
     for api, extra in (("mpiio", ["--aggregators", "1"]), ("hdf5", [])):
+        out = tmp_path / f"{api}.json"  # --json never replaces a file
         p = subprocess.run([launcher, "-n", "2", str(engine), "io", "--dir", str(shm_dir), "--api", api,
                             "--collective", *extra, "--block", "64k", "--size", "1m", "--iterations", "1",
                             "--verify", "--json", str(out)], capture_output=True, text=True, timeout=120)

@@ -94,7 +94,8 @@ def test_a_bad_suite_file_is_refused_in_one_line(tmp_path, shm_dir):
              ('study = "btio"\nclasses = ["S"]\nsubtype = "pipes"\n', "test[1].subtype"),
              ('study = "btio"\nclasses = ["Q"]\n', "'Q' is not a BT class"),
              ('study = "btio"\n', "test[1].classes: missing"),
-             ('study = "bonnie"\nquick = { chunk = 8 }\nchunk = "8k"\n', None)]
+             ('study = "bonnie"\nquick = { chunk = 8 }\nchunk = "8k"\n', "test[1].quick.chunk: 8 is a bare number"),
+             ('study = "bonnie"\nquick = { chunk = "8" }\nchunk = "8k"\n', None)]
     for text, phrase in cases:
         p = pario("run", _suite(tmp_path, text), "--dir", shm_dir, "--dry-run", db=tmp_path / "r.sqlite")
         if phrase is None:
