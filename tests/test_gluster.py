@@ -61,7 +61,7 @@ def test_quick_cfs_runs_and_verifies_on_the_volume(volume_dir, tmp_path):
 
 
 def engine_io(launcher, engine, d, *extra, tmp_path):
-    json_path = tmp_path / "r.json"
+    json_path = tmp_path / f"r-{uuid.uuid4().hex[:8]}.json"  # --json never replaces a file
     argv = launcher.command(2, [engine, "io", "--dir", str(d), "--layout", "partitioned", "--block", "1m",
                                 "--size", "16m", "--phases", "write,read", "--iterations", "2",
                                 "--json", str(json_path), *extra])
