@@ -47,6 +47,10 @@ def test_set_overrides_are_parsed_validated_and_recorded():
     ("stripe.count=11", "stripe.count must be between 1 and"),
     ("io_node.cache_block=8k", "must equal stripe.unit"),
     ("disk.rate=0", "disk.rate must be more than 0"),
+    ("network.latency=1e400s", "is not a valid time"),
+    ("disk.rate=1e400MB/s", "is not a valid rate"),
+    ("io_node.cache=1e400MB", "is not a valid size"),
+    ("io_node.count=100000000", "io_node.count = 100000000 is more than the model simulates"),
 ])
 def test_bad_set_is_one_line_naming_the_parameter(item, words):
     with pytest.raises(UsageError) as err:

@@ -7,6 +7,7 @@ MB = MiB, as everywhere in pario), rates `2.8MB/s` (MiB/s), times `0.4ms`,
 figures come out in MiB/s and are compared with the report's numbers in the
 same unit, so the comparison does not depend on which the author meant."""
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -159,6 +160,12 @@ _EXAMPLES = {"size": "4k, 1000k or 5MB", "rate": "2.8MB/s", "time": "0.4ms or 0.
              "count": "a whole number such as 8", "fraction": "a number such as 0.1"}
 
 
+# The most of anything (I/O nodes, disks, cores, requests in flight) one
+# model simulates: every one is an object of the event core, and a
+# hundred million of them never finish (a run left incomplete).
+MAX_COUNT = 65536
+
+
 def _bad(name, text, kind, choices=()):
     want = f"one of {', '.join(choices)}" if kind == "choice" else _EXAMPLES[kind]
     return UsageError(f"{name} = '{text}' is not a valid {kind}: use {want}")
@@ -184,13 +191,15 @@ def parse_value(name, text):
             value = None
         if value is None or value < 0:
             raise _bad(name, text, p.kind)
+        if value > MAX_COUNT:
+            raise UsageError(f"{name} = {value} is more than the model simulates: use at most {MAX_COUNT}")
         return value
     if p.kind == "fraction":
         try:
             value = float(text)
         except ValueError:
             raise _bad(name, text, p.kind) from None
-        if not 0 <= value < 100:
+        if not math.isfinite(value) or not 0 <= value < 100:
             raise _bad(name, text, p.kind)
         return value
     if isinstance(text, (int, float)):
@@ -202,6 +211,8 @@ def parse_value(name, text):
     if not m:
         raise _bad(name, text, p.kind)
     number, unit, per_second = float(m.group(1)), m.group(3).lower(), bool(m.group(4))
+    if not math.isfinite(number):  # 1e400 reads as infinity: no time or rate is that
+        raise _bad(name, text, p.kind)
     if p.kind == "size" and not per_second and unit in _SIZE_UNITS:
         value = number * _SIZE_UNITS[unit]
         if value != int(value):
