@@ -167,3 +167,13 @@ def test_model_refuses_what_it_cannot_model():
     with pytest.raises(UsageError, match="broadcast is a read-only layout"):
         predict_point(Point("t", "t", "broadcast", ["write"], 2, 4096, MIB, iterations=1),
                       load_machine("ipsc860"))
+
+
+def test_a_users_machine_file_is_named_with_its_path(tmp_path):
+    """An edited copy of a shipped machine keeps its 'name =' inside, so a
+    run predicted from it once showed as the shipped machine."""
+    from pario.model.machine import MACHINE_DIR
+    mine = tmp_path / "m8.toml"
+    mine.write_text((MACHINE_DIR / "ipsc860.toml").read_text())
+    assert load_machine(str(mine)).name == f"ipsc860 (from {mine})"
+    assert load_machine("ipsc860").name == "ipsc860"

@@ -139,7 +139,11 @@ def load_machine(name, overrides=()):
         except UsageError as exc:
             raise UsageError(f"machine {path}: {exc}") from None
         sources[key] = str(entry["source"])
-    machine = Machine(name=str(data["name"]), title=str(data.get("title", data["name"])),
+    # A file of the user's is named with its path, so a run predicted from
+    # an edited copy of a shipped machine never shows as the shipped one.
+    shipped = path.resolve().parent == MACHINE_DIR.resolve()
+    name = str(data["name"]) if shipped else f"{data['name']} (from {path})"
+    machine = Machine(name=name, title=str(data.get("title", data["name"])),
                       values=values, sources=sources)
     check_relations(values, f"machine {path}")
     machine.written = {k: e["value"] for k, e in entries.items()}
