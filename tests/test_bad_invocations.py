@@ -166,6 +166,8 @@ FRONT_CASES = [
     # A --dir where the stripe targets cannot be made: refused before the run is stored (F-a).
     (["run", "ascired-api", "--quick", "--dir", "/proc"], "/proc"),
     (["show", "99"], "no results database"),  # show never creates one
+    (["compare", "1", "2", "--fail-below", "abc"], "'abc' is not a ratio"),
+    (["model", "cfs", "--machine", "./nosuch.toml"], "machine file ./nosuch.toml does not exist"),
     (["frobnicate"], "invalid choice"),
 ]
 

@@ -112,7 +112,7 @@ def build_parser():
     cmp_.add_argument("run_a", type=_positive_int, help="the reference run (e.g. the measured one)")
     cmp_.add_argument("run_b", type=_positive_int,
                       help="the run held against it (e.g. a later run, or the predicted one)")
-    cmp_.add_argument("--fail-below", type=_positive_float, metavar="R",
+    cmp_.add_argument("--fail-below", type=_positive(float, "a ratio such as 0.9"), metavar="R",
                       help="exit 1 when a point is slower than the noise and below R x run A (e.g. 0.9)")
     cmp_.add_argument("--db", default=None, help=f"results database holding both runs "
                                                  f"(default {default_db_path()})")

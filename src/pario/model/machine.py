@@ -109,6 +109,9 @@ def load_machine(name, overrides=()):
     """A machine by name (or a path to a .toml file), with `key=value`
     overrides applied and checked."""
     path = Path(name)
+    if path.suffix == ".toml" and not _exists(path):
+        raise UsageError(f"machine file {name} does not exist: give an existing .toml file or one of "
+                         f"{', '.join(machine_names())}")
     if not (path.suffix == ".toml" and _exists(path)):
         path = MACHINE_DIR / f"{name}.toml"
     if not _exists(path):
