@@ -188,7 +188,7 @@ def _runs_in(db):
     (["compare", "2", "99"], "run 99 is not in"),
     (["compare", "2"], "the following arguments are required"),
     (["compare", "2", "3", "--fail-below", "0"], "must be more than 0"),
-    (["compare", "2", "3", "--fail-below", "x"], "is not a number"),
+    (["compare", "2", "3", "--fail-below", "x"], "is not a ratio"),
     (["compare", "1", "2"], "run 1 has no measured rates"),
     (["export", "2"], "one of the arguments --csv --json is required"),
     (["export", "2", "--csv", "--json"], "not allowed with argument"),
