@@ -131,6 +131,33 @@ def test_cliff_when_doubling_loses_a_third():
     assert "cliff" not in rules(diagnose(pts))
 
 
+def test_no_cliff_from_phases_too_short_to_time():
+    """Phases of 10 ms: their rates are mostly open, close and barrier
+    costs, so a fall is not read as a cliff; the short-phase finding says
+    why (tester 2, 25h).  A kernel's times count as io's iterations do."""
+    pts = [point(1, [136, 135, 134], seconds=0.01), point(2, [41, 40, 39], seconds=0.01)]
+    found = rules(diagnose(pts))
+    assert "cliff" not in found and "short-phase" in found
+    kernel = [MeasuredPoint("", r, "independent", rates, seconds=[0.004]) for r, rates in ((1, [135.6]), (2, [40.9]))]
+    found = rules(diagnose(kernel))
+    assert "cliff" not in found and "short-phase" in found
+    kernel = [MeasuredPoint("", r, "independent", rates, seconds=[2.0]) for r, rates in ((1, [135.6]), (2, [40.9]))]
+    assert "cliff" in rules(diagnose(kernel))
+
+
+def test_unsteady_when_trials_differ_beyond_the_noise():
+    """Trials 35x apart (a cache hit among disk reads, tester 2, 25o): one
+    line naming the point and its spread; a spread within the noise: none."""
+    [u] = [x for x in diagnose([point(1, [1295.2, 59.5, 37.4])]) if x.rule == "unsteady"]
+    assert u.text.startswith("trials of one point differ up to 35x (1 rank, 1 MiB: 37.4 to 1295 MiB/s "
+                             "over 3 trials)") and u.points == ["1 rank, 1 MiB"]
+    assert "unsteady" not in rules(diagnose([point(1, [100, 60, 50])]))
+    assert "unsteady" not in rules(diagnose([point(1, [100])]))
+    # every trial too short to time: timer noise, which short-phase names instead
+    found = rules(diagnose([point(1, [1000, 20], seconds=0.001)]))
+    assert "unsteady" not in found and "short-phase" in found
+
+
 def test_rate_above_predicted_peak():
     pts = [point(1, [100, 99, 98], phase="write"), point(4, [300, 295, 290], phase="write")]
     [a] = [x for x in diagnose(pts, probe(write=150.0)) if x.rule == "above-peak"]

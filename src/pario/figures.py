@@ -180,6 +180,12 @@ class FigureData:
         """Whether cells and plots show the trials' spread: a prediction has none."""
         return self.figure.spread and not self.predicted
 
+    @property
+    def shows_ranges(self):
+        """Whether any cell of its table carries a [a-b] range: a cell of
+        one trial has none, so a table of single trials gets no legend."""
+        return self.shows_spread and any(len(c.values) > 1 for c in self.cells.values())
+
     def best(self, x, s):
         c = self.cells.get((x, s))
         return None if c is None else c.best(self.quantity.better)
@@ -399,7 +405,7 @@ def format_table(data):
     lines.append(data.x_param.label.rjust(xw) + "".join(c.rjust(width) for c in cols))
     for x, r in zip(data.xs, rows):
         lines.append(data.x_labels[x].rjust(xw) + "".join(v.rjust(width) for v in r))
-    if data.shows_spread:
+    if data.shows_ranges:
         lines.append(f"{'':>{xw}}  " + ("[a-b]: the lowest and the median of the trials" if q.better == "max"
                                         else "[a-b]: the median and the highest of the trials"))
     return "\n".join(lines)

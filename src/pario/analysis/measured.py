@@ -19,6 +19,9 @@ class MeasuredPoint:
     label: str = ""            # how findings name it, e.g. "4 ranks, 64 KiB"
     test: str = ""             # the study's test (figure) it belongs to, e.g. "partitioned"
     plan: dict = field(default_factory=dict)  # the plan point's parameters (what made it)
+    # The times of the timed phases behind the rates, for documents without
+    # io's per-iteration phases (the kernels: FLASH-IO's time per file).
+    seconds: list = field(default_factory=list)
 
     def __post_init__(self):
         if not self.label:
@@ -45,6 +48,12 @@ class MeasuredPoint:
 
     def iterations(self):
         return self.phase_doc().get("iterations", [])
+
+    def phase_seconds(self):
+        """The time of every timed phase behind the rates: the io
+        document's iterations, else what the kind said (`seconds`)."""
+        secs = [it["seconds"] for it in self.iterations() if it.get("seconds") is not None]
+        return secs or [s for s in self.seconds if s is not None]
 
     def params(self):
         return self.doc.get("params", {})

@@ -116,6 +116,12 @@ class Kind:
     def finish(self, records):
         return records
 
+    def timed_seconds(self, record, result):
+        """The times of the separately timed phases behind a record's rate
+        (what the diagnosis's short-phase rule weighs): its own "seconds",
+        unless a kind's rate sums several phases (FLASH-IO's three files)."""
+        return list(record.values.get("seconds") or [])
+
     def figures(self, preset, records, options):
         return []
 

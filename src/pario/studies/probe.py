@@ -15,7 +15,7 @@ from ..errors import UsageError
 from ..figures import Param, Quantity, Record
 from ..launch import cores
 from ..units import engine_size, format_size, parse_size
-from . import Kind, Option, csv_list, positive_int
+from . import Kind, Option, csv_list, positive_int, refuse_repeats
 from .io import int_list, sweep_of
 
 
@@ -171,7 +171,7 @@ def probe_tables(records):
             r = mine.get(key)
             if r is None:
                 continue
-            if key in STREAMS and len(blocks) > 1:
+            if key in STREAMS:  # measured at a call size: each row names it, one size or several
                 for b in blocks:
                     rb = next((x for x in here if _block(x) == b and x.params["component"] == key), None)
                     if rb is not None:
@@ -258,14 +258,16 @@ class ProbeKind(Kind):
         iters = options.get("iterations") or int(sweep.get("iterations", 3))
         if iters > 100:
             raise UsageError(f"--iterations {iters} is more than 100: use fewer")
+        texts = options.get("stream_blocks") or sweep.get("stream_blocks") or ["1m"]
         blocks = []
-        for text in options.get("stream_blocks") or sweep.get("stream_blocks") or ["1m"]:
+        for text in texts:
             b = parse_size(text, "--stream-blocks entry")
             if b % 4096 or b > size or size % b:
                 raise UsageError(f"--stream-blocks {text}: a call size must be a multiple of 4k that "
                                  f"divides the stream ({format_size(size)}), e.g. 4k,64k,1m")
-            if b not in blocks:
-                blocks.append(b)
+            blocks.append(b)
+        # 4k,4096 is one size twice: refused as every other repeated list is
+        refuse_repeats(blocks, f"--stream-blocks {','.join(texts)}", texts)
         # the 1 MiB point last: its peak is the one other runs draw as their ideal
         blocks.sort(key=lambda b: (b == DEFAULT_BLOCK, b))
         return [ProbePoint(ranks=r, size=size, iterations=iters,

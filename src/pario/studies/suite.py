@@ -82,6 +82,9 @@ class SuiteKind(Kind):
     def records(self, point, result):
         return _study(point["params"]["study"]).records(point, result)
 
+    def timed_seconds(self, record, result):
+        return _study(record.params["study"]).timed_seconds(record, result)
+
     def _each(self, preset, records, options, what):
         out = []
         for s in STUDIES:

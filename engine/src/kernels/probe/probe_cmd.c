@@ -24,6 +24,7 @@
 #include "../../util/fail.h"
 #include "../../util/mpiio_env.h"
 #include "../../util/pattern.h"
+#include "../../util/run_files.h"
 #include "../../util/safe_file.h"
 #include "probe.h"
 
@@ -110,12 +111,11 @@ static int create_new(probe_ctx *c, const char *path, owned_file *who)
     int fd = create_exclusive(path, O_WRONLY, who);
     if (fd < 0) {
         errno = -fd;
-        if (errno == EEXIST)
-            record_error(c, EEXIST,
-                         "%s already exists: pario never overwrites or removes a file it did not "
-                         "create; remove it or choose another --name",
-                         path);
-        else
+        if (errno == EEXIST) {
+            char taken[PATH_MAX + 160];
+            run_file_taken(path, taken, sizeof taken);
+            record_error(c, EEXIST, "%s", taken);
+        } else
             record_error(c, errno, "cannot create %s: %s", path, strerror(errno));
     }
     return fd;
