@@ -34,7 +34,6 @@ leaves behind.
 """
 
 import argparse
-import json
 import os
 import re
 import shutil
@@ -47,7 +46,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from pario.engine import engine_path  # noqa: E402
+from pario.engine import engine_path, take_result  # noqa: E402
 from pario.launch import choose_launcher  # noqa: E402
 from pario.units import engine_size, format_size, parse_size  # noqa: E402
 
@@ -80,7 +79,7 @@ class Tools:
         p = subprocess.run(argv, capture_output=True, text=True, env=self.launcher.environment())
         if p.returncode != 0:
             sys.exit(f"bench: pario-engine failed: {p.stderr.strip().splitlines()[0]}")
-        doc = json.loads(out.read_text())
+        doc = take_result(out)
         ran = doc["params"]["api_options"].get("implementation")
         if ran != COMPONENT[self.impl]:
             sys.exit(f"bench: pario ran MPI-IO implementation {ran}, not {self.impl}")
@@ -145,7 +144,6 @@ CASES = {
 
 def bench_dir(tools, directory, kind, rounds, only):
     rows = [c for c in CASES if c in only]
-    ior_cache = {}
 
     def one_round(label, peer_first):
         api, collective = CASES[label]
@@ -206,7 +204,8 @@ def main():
                 if "hdf5" in only:
                     sys.exit("bench: --read-only compares with IOR: leave hdf5 out of --only")
                 tools.read_only()
-            print("machine shared with other work: read the ratios, not the absolute rates")
+            print("load average at the start: %.2f %.2f %.2f (2 cores here: read the ratios, not the absolute rates)"
+                  % os.getloadavg())
             for kind, d in (("tmpfs", a.shm), ("disk", a.disk)):
                 if kind.replace("tmpfs", "shm") not in a.where.split(","):
                     continue
