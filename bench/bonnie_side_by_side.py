@@ -64,6 +64,14 @@ writes back dirty pages, drops the page cache (as root) and waits
 per-round ratios beside the medians: over an even number of alternating
 rounds an order effect that multiplies cancels in it.
 
+Where this virtual machine's free page reporting can be tuned (as root:
+/sys/module/page_reporting/parameters/min_free_ms, the time memory must
+stay free before the guest hands it to the host), the script raises it to
+--hold-freed-memory seconds (default 60, the most this kernel takes) for its own duration and puts
+the old value back at the end, so no run lands on memory the host took
+back in the middle of the bench; 0 leaves it alone.  It prints how much
+memory was handed back during each program's runs.
+
 usage: bench/bonnie_side_by_side.py [--dir DIR] [--size 1g] [--chunk 8k] [--rounds 4] [--char-mib 4] [--cached] [--settle 3]
 """
 import argparse
@@ -103,6 +111,43 @@ def evict(path):
         os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
     finally:
         os.close(fd)
+
+
+REPORTING = Path("/sys/module/page_reporting/parameters")
+
+
+def reported_kib():
+    """KiB of free memory the guest has handed back to the host so far
+    (None where the kernel has no such counter)."""
+    try:
+        return int((REPORTING / "reported_kib").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+class HeldFreedMemory:
+    """For the bench's duration, memory must stay free `seconds` before the
+    guest reports it to the host; the old setting is put back after."""
+
+    def __init__(self, seconds):
+        self.knob, self.old = REPORTING / "min_free_ms", None
+        self.ms = int(seconds * 1000)
+
+    def __enter__(self):
+        if self.ms > 0:
+            try:
+                self.old = self.knob.read_text().strip()
+                self.knob.write_text(f"{self.ms}\n")
+                print(f"free page reporting: memory must stay free {self.ms} ms before the host takes it back "
+                      f"(was {self.old} ms; put back at the end)", flush=True)
+            except OSError as e:
+                self.old = None
+                print(f"free page reporting: left as it is ({self.knob}: {e.strerror})", flush=True)
+        return self
+
+    def __exit__(self, *exc):
+        if self.old is not None:
+            self.knob.write_text(f"{self.old}\n")
 
 
 def settle(d, size, seconds):
@@ -202,11 +247,13 @@ def main():
     ap.add_argument("--char-mib", type=int, default=4, help="both programs' per-character size (MiB)")
     ap.add_argument("--cached", action="store_true",
                     help="leave both files in the page cache before reading tests (default: evict both)")
+    ap.add_argument("--hold-freed-memory", type=float, default=60.0, metavar="SECONDS",
+                    help="raise the VM's free page reporting delay to this for the bench's duration (0: leave it)")
     ap.add_argument("--settle", type=float, default=3.0,
                     help="seconds to wait between the settling file's deletion and each run (default 3)")
     a = ap.parse_args()
-    if a.rounds < 1 or a.settle < 0:
-        sys.exit("bonnie_side_by_side: --rounds must be at least 1 and --settle not negative")
+    if a.rounds < 1 or a.settle < 0 or a.hold_freed_memory < 0:
+        sys.exit("bonnie_side_by_side: --rounds must be at least 1, --settle and --hold-freed-memory not negative")
     if shutil.which("bonnie++") is None:
         sys.exit("bonnie_side_by_side: bonnie++ is not installed: run make deps")
     if not ENGINE.exists():
@@ -216,27 +263,32 @@ def main():
     d = a.dir or tempfile.mkdtemp(prefix="pario-bonnie-bench.", dir="/var/tmp")
     char_file = max(2 * a.char_mib, 64) << 20  # the per-character runs' file: small
     try:
-        # per round: block tests without per-character tests, then the
-        # per-character tests alone; each pair alternates who goes first
-        ours, theirs, ours_c, theirs_c = [], [], [], []
-        for r in range(a.rounds):
-            first_ours = r % 2 == 0
-            for which in ((0, 1) if first_ours else (1, 0)):
-                settle(d, size, a.settle)
-                if which == 0:
-                    ours.append(run_pario(d, size, chunk, chunk, a.cached))
-                else:
-                    theirs.append(run_bonnie_pp(d, size, chunk, None, a.cached))
-            for which in ((1, 0) if first_ours else (0, 1)):
-                settle(d, char_file, a.settle)
-                if which == 0:
-                    ours_c.append(run_pario(d, char_file, chunk, a.char_mib << 20, a.cached))
-                else:
-                    theirs_c.append(run_bonnie_pp(d, char_file, chunk, a.char_mib, a.cached))
-            for name in CHAR_TESTS:
-                for mine, peer in ((ours, ours_c), (theirs, theirs_c)):
-                    mine[-1][name], mine[-1][f"{name}_cpu"] = peer[-1][name], peer[-1][f"{name}_cpu"]
-            print(f"round {r + 1}: pario {ours[-1]}\n         bonnie++ {theirs[-1]}", flush=True)
+        with HeldFreedMemory(a.hold_freed_memory):
+            # per round: block tests without per-character tests, then the
+            # per-character tests alone; each pair alternates who goes first
+            ours, theirs, ours_c, theirs_c = [], [], [], []
+            for r in range(a.rounds):
+                first_ours = r % 2 == 0
+                for which in ((0, 1) if first_ours else (1, 0)):
+                    settle(d, size, a.settle)
+                    before = reported_kib()
+                    if which == 0:
+                        ours.append(run_pario(d, size, chunk, chunk, a.cached))
+                    else:
+                        theirs.append(run_bonnie_pp(d, size, chunk, None, a.cached))
+                    after = reported_kib()
+                    (ours if which == 0 else theirs)[-1]["handed_back_mib"] = (
+                        (after - before) / 1024 if before is not None and after is not None else float("nan"))
+                for which in ((1, 0) if first_ours else (0, 1)):
+                    settle(d, char_file, a.settle)
+                    if which == 0:
+                        ours_c.append(run_pario(d, char_file, chunk, a.char_mib << 20, a.cached))
+                    else:
+                        theirs_c.append(run_bonnie_pp(d, char_file, chunk, a.char_mib, a.cached))
+                for name in CHAR_TESTS:
+                    for mine, peer in ((ours, ours_c), (theirs, theirs_c)):
+                        mine[-1][name], mine[-1][f"{name}_cpu"] = peer[-1][name], peer[-1][f"{name}_cpu"]
+                print(f"round {r + 1}: pario {ours[-1]}\n         bonnie++ {theirs[-1]}", flush=True)
     finally:
         if own:
             shutil.rmtree(d, ignore_errors=True)
@@ -265,6 +317,9 @@ def main():
         print(f"{name:12} " + " ".join(f"{o[name] / t[name]:5.2f}" for o, t in zip(ours, theirs)) +
               "   cpu s/GiB pario " + " ".join(f"{c[0] * GIB_PER_PERCENT:.2f}" for c in cpu) +
               ", bonnie++ " + " ".join(f"{c[1] * GIB_PER_PERCENT:.2f}" for c in cpu))
+    print("memory the guest handed back to the host during each block run (MiB): pario " +
+          " ".join(f"{o['handed_back_mib']:.0f}" for o in ours) + ", bonnie++ " +
+          " ".join(f"{t['handed_back_mib']:.0f}" for t in theirs))
     return 1 if failed else 0
 
 
