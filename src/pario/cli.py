@@ -67,7 +67,7 @@ def _add_run_options(run):
     run.add_argument("--out", help="directory for the PNG plots (default: plots/DBFILE-runN beside the database)")
     run.add_argument("--timeout", type=_timeout, default=900.0,
                      help="seconds one point may take before its ranks are killed (default 900)")
-    run.add_argument("--launcher", default="auto", help="auto, mpirun, mpiexec or srun")
+    run.add_argument("--launcher", help="auto (default), mpirun, mpiexec or srun")
     run.add_argument("--mpi", default="auto", choices=["auto", "openmpi", "mpich"],
                      help="the engine build to run: Open MPI's (build/engine) or MPICH's "
                           "(build/engine-mpich); the launcher follows it")
@@ -302,10 +302,21 @@ def _defaults(parser):
     return found
 
 
+def _subparser(parser, name):
+    """The parser of subcommand `name` (the command line's), else `parser`."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and name in action.choices:
+            return action.choices[name]
+    return parser
+
+
 def _refuse_empty(args, parser):
     """A value given as '' is a mistake (an unset shell variable), never
     "the default": refuse it for every option, whoever adds the option.
-    (argparse turns a value of "--" into [], refused the same way.)"""
+    (argparse turns a value of "--" into [], refused the same way.)  What
+    an option needs is said as the subcommand given says it: run's --out is
+    a plots directory, report's a new .html file."""
+    parser = _subparser(parser, args.command)
     defaults = _defaults(parser)
     needs = _required(parser)
     for dest, value in vars(args).items():
@@ -359,13 +370,24 @@ def _attach_negative_values(parser, argv):
     return out
 
 
+def _parse(parser, argv):
+    """parse_args, but an unknown option is refused by the subcommand it
+    was given to, so the line points at that subcommand's --help
+    ('pario model --help', not 'pario --help')."""
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        _subparser(parser, getattr(args, "command", None) or "").error(
+            f"unrecognized arguments: {' '.join(extras)}")
+    return args
+
+
 def _main(argv=None):
     parser = build_parser()
     argv = _attach_negative_values(parser, list(sys.argv[1:] if argv is None else argv))
     if argv[:1] and argv[0] in {k.command for k in kinds().values() if k.command}:
-        parser.parse_args(argv)  # the shortcut's own --help, and its name in usage errors
+        _parse(parser, argv)  # the shortcut's own --help, and its name in usage errors
         argv = ["run", *argv]  # a kind's shortcut runs its preset of the same name
-    args = parser.parse_args(argv)
+    args = _parse(parser, argv)
     try:
         _refuse_empty(args, parser)
         if args.command == "run":

@@ -20,6 +20,7 @@
 #include "../util/clock.h"
 #include "../util/disk_full.h"
 #include "../util/fail.h"
+#include "../util/check_mode.h"
 #include "../util/fsinfo.h"
 #include "../util/pattern.h"
 #include "../util/run_files.h"
@@ -708,11 +709,7 @@ static void setup(io_ctx *c, const io_options *o, io_result *r)
     }
     snprintf(c->base, sizeof c->base, "%s/%s", o->dir, name);
 
-    uint64_t P = (uint64_t)c->nranks;
-    if (o->read_shift >= P)
-        fail_usage("--read-shift %llu must be less than the %d ranks started: a shift of the "
-                   "rank count reads a rank's own data",
-                   (unsigned long long)o->read_shift, c->nranks);
+    uint64_t P = (uint64_t)c->nranks; /* above --read-shift (io_options_parse) */
     uint64_t shift = o->read_shift;
     int reads_from = (int)(((uint64_t)c->rank + shift) % P);
     layout_geometry g = {.block = o->block, .seed = o->seed};
@@ -1029,10 +1026,10 @@ static void gather_iteration(io_ctx *c, io_iteration *it, const rank_record *rec
 int io_command(int argc, char **argv)
 {
     int rank, nranks;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    engine_world(&rank, &nranks);
     io_options o;
     io_options_parse(argc, argv, rank, nranks, &o);
+    check_mode_passed(); /* `pario-engine check`: the line is accepted */
 
     io_ctx c;
     memset(&c, 0, sizeof c);

@@ -26,6 +26,8 @@ What a kind owns (override in the subclass):
 * `plan_notes(preset, points, options)`: lines about a plan, printed
   before it runs (where its rank counts came from, a grouping that
   cannot act...); default none.
+* `unused_options(preset, options)`: {flag: why} of generic run options
+  given (--ranks, --tests) that the plan would ignore, refused by name.
 * `records(point, result)`: a stored point (a dict: its columns and its
   `params`) and its result document -> [figures.Record].
 * `finish(records)`: the records of a whole run, for values that need
@@ -110,6 +112,12 @@ class Kind:
     def plan_notes(self, preset, points, options):
         return []
 
+    def unused_options(self, preset, options):
+        """{flag: why} of the generic `pario run` options given (--ranks,
+        --tests...) that this plan would ignore: each is refused by name
+        (refuse_unused_options) rather than accepted without effect."""
+        return {}
+
     def records(self, point, result):
         return []
 
@@ -158,15 +166,21 @@ def kind_of(preset):
     return kind_named(preset.get("kind", DEFAULT_KIND))
 
 
-def add_kind_options(parser):
-    """Every kind's options, each flag once, for `pario run`."""
+def add_kind_options(parser, listed=None):
+    """Every kind's options, each flag once, for `pario run`.  With
+    `listed(option)`, those it says no to are parsed but left out of
+    --help: giving one gets the command's own one-line refusal by name,
+    not argparse's "unrecognized arguments"."""
     seen = {}
     for kind in kinds().values():
         for opt in kind.options:
             if opt.flags[0] in seen:
                 continue
             seen[opt.flags[0]] = opt
-            opt.add_to(parser)
+            if listed is None or listed(opt):
+                opt.add_to(parser)
+            else:
+                parser.add_argument(*opt.flags, default=None, **{**opt.kwargs, "help": argparse.SUPPRESS})
 
 
 def refuse_foreign_options(kind, options, experiment):
@@ -181,6 +195,13 @@ def refuse_foreign_options(kind, options, experiment):
             raise UsageError(f"{opt.flags[0]} does not apply to {experiment} (a study of kind "
                              f"{kind.name}): it is for kind {' and '.join(takers)}; drop it or "
                              f"run a preset of that kind (see 'pario presets')")
+
+
+def refuse_unused_options(kind, preset, options):
+    """The first option a plan would ignore (Kind.unused_options): one
+    line naming it, why, and the fix."""
+    for flag, why in kind.unused_options(preset, options).items():
+        raise UsageError(f"{flag} does not apply: {why}: drop {flag}")
 
 
 def csv_list(text):

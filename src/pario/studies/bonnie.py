@@ -21,6 +21,11 @@ class BonnieKind(KernelKind):
     quantities = {"rate": RATE, "seeks": Quantity("seeks", "/s", "max", ".1f"),
                   "cpu": Quantity("%CPU", "%", "max", ".1f")}
 
+    def unused_options(self, preset, options):
+        if options.get("ranks"):
+            return {"--ranks": "bonnie runs one process on one node, as Bray's bonnie did"}
+        return {}
+
     def points(self, test, ranks, trials):
         args = ["bonnie", "--chunk", str(test.get("chunk", "8k"))]
         settings = {"chunk": parse_size(test.get("chunk", "8k")), "figure": test.get("figure", "")}

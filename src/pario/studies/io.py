@@ -37,6 +37,18 @@ BACKGROUND_FILE_BYTES = 64 << 20  # each write loader's file (the engine's BACKG
 PHASE_CHOICES = {"prealloc": False, "evict": True, "fsync": True}
 
 
+class OneWay(argparse.BooleanOptionalAction):
+    """--flag / --no-flag, refusing both on one line (never "the last one
+    wins", as the engine refuses --fsync --no-fsync)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        want = not option_string.startswith("--no-")
+        if getattr(namespace, self.dest, None) not in (None, want):
+            flag = self.option_strings[0]
+            parser.error(f"{flag} and --no-{flag[2:]} exclude each other: give one")
+        setattr(namespace, self.dest, want)
+
+
 @dataclass
 class IoPoint:
     test_id: str
@@ -284,7 +296,7 @@ class IoKind(Kind):
         Option(("--cached",), dict(action="store_true",
                                    help="do not evict the file from the page cache before reads "
                                         "(default: evict, so reads come from storage)")),
-        Option(("--prealloc",), dict(action=argparse.BooleanOptionalAction,
+        Option(("--prealloc",), dict(action=OneWay,
                                      help="reserve each file's space before write phases "
                                           "(default: the preset's; cfs preallocates, as the report)")),
         Option(("--no-fsync",), dict(action="store_true", dest="no_fsync",
@@ -448,8 +460,10 @@ class IoKind(Kind):
                             options=list(test.get("options", [])), aggregators=aggregators,
                             stripe_targets=stripes, stripe_unit=stripe_unit, background=n,
                             background_kind=load_kind,
-                            expected_warnings=() if fsync or options.get("no_fsync")
-                            else (NO_FSYNC_WARNING,))
+                            expected_warnings=(() if fsync or options.get("no_fsync")
+                                               else (NO_FSYNC_WARNING,))
+                            # the plan's own note says so (plan_notes)
+                            + ((f"--group {grouped} with",) if grouped and grouped >= r else ()))
                 why = why_impossible(p.layout, p.size, p.block, p.ranks, p.files, aggregators)
                 if why:
                     skipped.append((p, why))

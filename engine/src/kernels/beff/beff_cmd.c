@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../util/check_mode.h"
 #include "../../util/fail.h"
 #include "../../util/fsinfo.h"
 #include "../../util/json.h"
@@ -315,10 +316,10 @@ static void save_json(const beff_run *r, double beff)
 int beff_command(int argc, char **argv)
 {
     static beff_run r;
-    MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &r.nranks);
+    engine_world(&r.rank, &r.nranks);
     parse(argc, argv, r.rank, &r.o);
     mpiio_settings_apply_or_exit(&r.o.mpi, r.nranks); /* before the first MPI_File call */
+    check_mode_passed(); /* `pario-engine check`: the line is accepted */
     choose_chunks(&r);
     int npat = 0;
     for (int p = 0; p < BEFF_NPATTERNS; p++)

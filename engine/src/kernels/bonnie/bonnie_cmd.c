@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../util/check_mode.h"
 #include "../../util/fail.h"
 #include "../../util/fsinfo.h"
 #include "../../util/json.h"
@@ -294,6 +295,7 @@ int bonnie_command(int argc, char **argv)
 {
     static bonnie_run r;
     parse(argc, argv, &r.o);
+    check_mode_passed(); /* `pario-engine check`: the line is accepted */
     r.memory = node_memory_bytes();
     int e = fs_facts_of(r.o.dir, &r.fs);
     if (e)

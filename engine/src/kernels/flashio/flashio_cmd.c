@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../../util/disk_full.h"
+#include "../../util/check_mode.h"
 #include "../../util/fail.h"
 #include "../../util/json.h"
 #include "../../util/mpi_file.h"
@@ -134,11 +135,11 @@ static void save_json(const flashio_options *o, int nranks, const flash_mesh *m,
 int flashio_command(int argc, char **argv)
 {
     int rank, nranks;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    engine_world(&rank, &nranks);
     flashio_options o;
     parse(argc, argv, rank, &o);
     mpiio_settings_apply_or_exit(&o.mpi, nranks); /* before the first MPI_File call */
+    check_mode_passed(); /* `pario-engine check`: the line is accepted */
     static flash_mesh m;
     int bad = flash_mesh_init(&m, o.nxb, o.blocks, MPI_COMM_WORLD) != 0, any;
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../util/check_mode.h"
 #include "../../util/fail.h"
 #include "../../util/json.h"
 #include "../../util/mpi_fail.h"
@@ -199,11 +200,11 @@ static void save_json(const perf_options *o, int nranks, const perf_pass pass[2]
 int perf_command(int argc, char **argv)
 {
     int rank, nranks;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    engine_world(&rank, &nranks);
     perf_options o;
     parse(argc, argv, rank, &o);
     mpiio_settings_apply_or_exit(&o.mpi, nranks); /* before the first MPI_File call */
+    check_mode_passed(); /* `pario-engine check`: the line is accepted */
     static perf_state s;
     s.rank = rank;
     mpi_why w = MPI_WHY_FOR(o.dir, "--size");

@@ -21,6 +21,7 @@
 
 #include "../../io/group_token.h"
 #include "../../util/clock.h"
+#include "../../util/check_mode.h"
 #include "../../util/fail.h"
 #include "../../util/mpiio_env.h"
 #include "../../util/pattern.h"
@@ -759,10 +760,10 @@ int probe_command(int argc, char **argv)
 {
     probe_ctx c = {0};
     c.comm = MPI_COMM_WORLD;
-    MPI_Comm_rank(c.comm, &c.rank);
-    MPI_Comm_size(c.comm, &c.nranks);
+    engine_world(&c.rank, &c.nranks);
     probe_options o;
     probe_options_parse(argc, argv, c.rank, &o);
+    check_mode_passed(); /* `pario-engine check`: the line is accepted */
     c.o = &o;
 
     char name[256];
