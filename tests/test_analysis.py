@@ -4,11 +4,13 @@ comparison's matching and verdicts."""
 
 import pytest
 
-from pario.analysis.compare import FASTER, SAME, SLOWER, compare, regressions, verdict
+from pario.analysis.compare import EQUAL, FASTER, SAME, SLOWER, compare, regressions, verdict
 from pario.analysis.diagnose import diagnose
 from pario.analysis.ideal import ideal_curve, peak_of
 from pario.analysis.measured import MeasuredPoint
+from pario.studies import kind_named
 
+IO = kind_named("io")
 GIB = 1 << 30
 MIB = 1 << 20
 
@@ -217,6 +219,20 @@ def test_verdicts_from_the_spread():
     assert verdict([100, 100, 100], [103, 103, 103])[2] == SAME
 
 
+def test_verdicts_of_times_single_trials_and_predictions():
+    # times (lower is better) are judged as speeds: B took half the time, twice as fast
+    ratio, band, v = verdict([2.0, 2.1, 2.2], [1.0, 1.05, 1.1], better="min")
+    assert v == FASTER and ratio == pytest.approx(2.0) and band == pytest.approx(0.2 / 2.2)
+    assert verdict([1.0, 1.0], [2.0, 2.0], better="min")[2] == SLOWER
+    # one trial on either side: no band to show, only the floor decides
+    assert verdict([100], [120])[1:] == (None, FASTER)
+    assert verdict([100, 90], [103])[1:] == (None, SAME)
+    # predictions have no noise: 1% apart is a difference, equal is equal
+    assert verdict([100], [101], predicted=True)[1:] == (None, FASTER)
+    assert verdict([100], [99], predicted=True)[1:] == (None, SLOWER)
+    assert verdict([100.0], [100.0], predicted=True)[1:] == (None, EQUAL)
+
+
 def test_compare_matches_and_flags_regressions():
     a = [point(r, [100.0 * r] * 3, series=b, test="partitioned") for r in (1, 2) for b in ("4 KiB", "1 MiB")]
     b = [point(1, [100.0] * 3, series="4 KiB", test="partitioned"),
@@ -226,11 +242,13 @@ def test_compare_matches_and_flags_regressions():
     # the series label is not part of the key: the block size is
     for p, blk in zip(a + b, [4096, MIB, 4096, MIB, 4096, MIB, 4096, MIB]):
         p.doc["params"]["block_bytes"] = blk
-    got, only_a, only_b = compare(a, b)
+    got, only_a, only_b = compare(a, b, IO.params)
     assert [c.verdict for c in got] == [SAME, SAME, SLOWER]
     assert got[2].ratio == pytest.approx(0.5)
-    assert only_a == ["partitioned read, 2 ranks, 1 MiB"] and only_b == ["partitioned read, 4 ranks, 1 MiB"]
-    assert [c.label for c in regressions(got, 0.9)] == ["partitioned read, 2 ranks, 4 KiB"]
+    # the label names what differs between the points: ranks and block, not the rest
+    assert only_a == [("partitioned", "partitioned read, 2 ranks, block 1 MiB")]
+    assert only_b == [("partitioned", "partitioned read, 4 ranks, block 1 MiB")]
+    assert [c.label for c in regressions(got, 0.9)] == ["partitioned read, 2 ranks, block 4 KiB"]
     assert regressions(got, 0.4) == []
 
 

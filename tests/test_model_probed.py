@@ -8,6 +8,7 @@ one measured CFS test, its prediction.  Whether the predictions are within
 25 % is bench/model_local.py's question, not a unit test's."""
 
 import json
+import re
 import shutil
 import sqlite3
 import tomllib
@@ -176,7 +177,7 @@ def test_compare_shows_measured_against_predicted_either_way(runs):
     rows = [l for l in out.splitlines() if l.startswith("partitioned ")]
     assert len(rows) == 8
     for (ranks, block, phase), m in measured.items():
-        label = f"partitioned {phase}, {ranks} rank{'s' if ranks > 1 else ''}, {size[block]}"
+        label = f"partitioned {phase}, {ranks} rank{'s' if ranks > 1 else ''}, block {size[block]}"
         [row] = [l for l in rows if l.startswith(label + " ")]
         cells = row[len(label):].split()
         p = predicted[(ranks, block, phase)]
@@ -187,6 +188,19 @@ def test_compare_shows_measured_against_predicted_either_way(runs):
         assert cells[4] in ("disk", "latency", "io_link", "rank_link", "io_node", "backplane", "cpu")
     inside = sum(r.split()[-2] == "yes" for r in rows)
     assert f"8 matched points: {inside} ({inside / 8:.0%}) predicted within 25%" in out
+
+
+def test_two_predictions_are_compared_without_noise(runs):
+    """Tester report 2, item 25i: a prediction has no noise, so no band and
+    no "same within noise"; equal predictions are "equal"."""
+    r = pario("compare", "3", "3", db=runs["db"])
+    assert r.returncode == 0, r.stderr
+    rows = [l for l in r.stdout.splitlines() if l.startswith("partitioned ")]
+    assert len(rows) == 8
+    assert all(re.search(r" MiB/s\s+[\d.]+\s+[\d.]+\s+1\.00\s+none\s+equal$", l) for l in rows), rows
+    assert "±" not in r.stdout and "within noise" not in r.stdout
+    assert "8 matched points: 0 faster, 0 slower, 8 equal" in r.stdout
+    assert "both runs are predictions: a model has no noise" in r.stdout
 
 
 def test_report_holds_the_comparison_marked_predicted(runs):

@@ -79,11 +79,15 @@ class Param:
     """A parameter that can be an axis or a series: label, how its values
     print, the axis scale it suits ("log2", "linear" or "category"), and
     optionally its known values in a fixed order, so that as a series each
-    value keeps one colour in every plot of every run."""
+    value keeps one colour in every plot of every run.  The same
+    description names the parameter in `pario compare`'s rows."""
     label: str
     fmt: object = str
     scale: str = "category"
     order: tuple = ()
+    # Whether a row label (`pario compare`) puts the label before the value
+    # ("block 64 KiB"); False for values that name themselves ("G=2").
+    named: bool = True
 
 
 def size_param(label):

@@ -16,6 +16,7 @@ class FlashioKind(KernelKind):
                      "nxb": schema.POSITIVE}
     params = {**COMMON_PARAMS, "transfer": Param("HDF5 transfer"), "file": Param("file")}
     quantities = {"rate": RATE, "seconds": Quantity("time", "s", "min", ".3f")}
+    measure_keys = ("file",)   # "all three" (the benchmark's figure) or one file
 
     def points(self, test, ranks, trials):
         transfer = test.get("transfer", "independent")

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 
 from .. import schema
 from ..errors import UsageError
-from ..figures import Param, Quantity, Record
+from ..figures import Param, Quantity, Record, size_param
 from ..launch import cores
 from ..units import engine_size, format_size, parse_size
-from . import Kind, Option, csv_list, positive_int, refuse_repeats
+from . import Kind, Measure, Option, csv_list, positive_int, refuse_repeats
 from .io import int_list, sweep_of
 
 
@@ -239,8 +239,27 @@ class ProbeKind(Kind):
     test_keys = {"id": schema.STRING, "title": schema.STRING}
     required_test = ("id",)
     params = {"test": Param("test"), "ranks": Param("ranks", str, "log2"),
-              "component": Param("component"), "target": Param("target"), "host": Param("host")}
+              "component": Param("component"), "target": Param("target"), "host": Param("host"),
+              "block": size_param("stream calls"), "size": size_param("stream"),
+              "servers": Param("servers"), "memory": size_param("memory copy"), "ops": Param("ops")}
     quantities = {"value": Quantity("", "", "max", ".4g")}
+
+    def measure_name(self, record):
+        """The component as the report's tables name it."""
+        c = record.params["component"]
+        if c.startswith("peak_"):
+            return f"predicted peak, {c[len('peak_'):]}"
+        return next((label for key, _, label, *_ in COMPONENTS if key == c), c)
+
+    def measures(self, record):
+        """Each component in its own unit (MiB/s, seconds, per second)."""
+        c, name = record.params["component"], self.measure_name(record)
+        unit, better = "MiB/s", "max"     # a predicted peak
+        for key, _, _, unit_, better_, _ in COMPONENTS:
+            if key == c:
+                unit, better = unit_, better_
+        vals = tuple(v for v in record.values["value"] if v is not None)
+        return [Measure(name, "value", Quantity(name, unit, better, ".4g"), vals)] if vals else []
 
     def describe(self, preset):
         s = preset["sweep"]
