@@ -72,8 +72,8 @@ def test_probe_measures_the_stream_at_each_call_size(runs):
         assert f"storage, one stream write into a new file (no space reserved, fsync), {size} calls" in table
         assert f"storage, two interleaved readers (ranks 0, 1; every other block), {size} calls" in table
     for size in ("4 KiB", "64 KiB"):  # a 4 MiB stream's eighth is no whole 1 MiB call
-        assert f"storage, the stream's first eighth read (cache kept out), {size} calls" in table
-    assert "storage, the stream's first eighth read (cache kept out), 1 MiB calls" not in table
+        assert f"storage, the stream's last eighth read (cache kept out), {size} calls" in table
+    assert "storage, the stream's last eighth read (cache kept out), 1 MiB calls" not in table
     for row in ("token hand-over, ring of all ranks", "token hand-over, a yielding thread beside each rank",
                 "collective MPI-IO write call, 1 byte per rank", "collective MPI-IO read call, 1 byte per rank"):
         assert row in table
@@ -105,7 +105,7 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
     con = sqlite3.connect(runs["db"])
     docs = [json.loads(t) for (t,) in con.execute("SELECT result_json FROM points WHERE run_id=1")]
     m = load_machine(_write(tmp_path, r.stdout))
-    # the read's fixed start: per call size the line through the first eighth's
+    # the read's fixed start: per call size the line through the last eighth's
     # time and the whole stream's, at 0 bytes, less open/close; the median
     starts = sorted((S * t - s * T) / (S - s) - m["file.open_close_read"]
                     for S, T, s, t in ((c["stream_read"]["bytes"], c["stream_read"]["seconds"]["best"],

@@ -80,7 +80,7 @@ def test_rows_for_the_model(probes):
         two = c["two_streams"]
         assert (two["readers"], two["bytes"], two["block_bytes"]) == (2, 32 << 20, 1 << 20)
         assert two["best_mib_per_s"] == pytest.approx(32 / two["seconds"]["best"]) and two["best_mib_per_s"] > 10
-        # the stream's first eighth from storage, and the stream into a new file
+        # the stream's last eighth from storage, and the stream into a new file
         short = c["stream_read_short"]
         assert (short["bytes"], short["block_bytes"]) == (4 << 20, 1 << 20)
         assert len(short["seconds"]["values"]) == 3

@@ -25,7 +25,7 @@ its source says which.  The model of a local file system:
 * a read phase's fixed start (disk.read_latency: the kernel's first,
   synchronous read-ahead before a rank's first bytes), which that fit would
   spread over every byte of the stream: the probe also reads the stream's
-  first eighth, and the line through the two times at 0 bytes, less
+  last eighth, and the line through the two times at 0 bytes, less
   open/close, is it (median over the call sizes); it comes off the read
   fits' intercepts, and each rank pays it once per read phase, side by side;
 * a write into a new file without reserved space (no --prealloc, as the
@@ -138,7 +138,7 @@ def _stream_fit(run_id, docs, which, open_close):
 
 def _read_latency(run_id, docs, open_close, table2):
     """(seconds, source) of disk.read_latency: at each call size the probe
-    read the whole stream (S bytes, time T) and its first eighth (s bytes,
+    read the whole stream (S bytes, time T) and its last eighth (s bytes,
     time t), each with the page cache emptied first; the line through
     (s, t) and (S, T) crosses 0 bytes at (S t - s T) / (S - s), the time a
     read pays whatever its length.  Less the open/close of Table 3 that is
@@ -166,7 +166,7 @@ def _read_latency(run_id, docs, open_close, table2):
     rows = ", ".join(f"{format_size(b)} calls: {format_size(s)} in {t * 1e3:.2f} ms, "
                      f"{format_size(S)} in {T * 1e3:.2f} ms (start {x * 1e3:.3g} ms)"
                      for b, s, t, S, T, x in points)
-    source = (f"{table2} 'storage, the stream's first eighth read (cache kept out)' against "
+    source = (f"{table2} 'storage, the stream's last eighth read (cache kept out)' against "
               f"'storage, one stream read': {rows}; the line through each pair at 0 bytes, less "
               "the open/close of Table 3, median over the call sizes")
     if start < 0:

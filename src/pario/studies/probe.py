@@ -96,7 +96,7 @@ COMPONENTS = [
      lambda c: c["stream_read"]["mib_per_s"]["values"]),
     ("stream_read_cached", 2, "storage, one stream read again (in the page cache)", "MiB/s", "max",
      lambda c: (c.get("stream_read_cached") or {}).get("mib_per_s", {}).get("values", [])),
-    ("stream_read_short", 2, "storage, the stream's first eighth read (cache kept out)", "MiB/s", "max",
+    ("stream_read_short", 2, "storage, the stream's last eighth read (cache kept out)", "MiB/s", "max",
      _two("stream_read_short")),
     ("stream_write_new", 2, "storage, one stream write into a new file (no space reserved, fsync)",
      "MiB/s", "max", _two("stream_write_new")),

@@ -14,7 +14,7 @@
  *                     file (open, write, fsync, close) and reads them back with the page cache
  *                     emptied first (fadvise, else O_DIRECT; residency
  *                     measured with mincore), then once more from the page
- *                     cache (the cached read), then its first eighth with the
+ *                     cache (the cached read), then its last eighth with the
  *                     cache emptied again (the short read: with the whole
  *                     stream's time it separates a read's fixed start from its
  *                     cost per byte), and last the stream written into a new
@@ -114,7 +114,7 @@ typedef struct probe_result {
     /* The stream read once more with the file in the page cache. */
     samples stream_read_cached, stream_read_cached_seconds; /* MiB/s, s */
     double cached_fraction;                      /* least residency before it */
-    /* The first short_bytes of the stream read again from storage (the
+    /* The last short_bytes of the stream read again from storage (the
      * cache emptied first); 0 bytes when an eighth is less than one call. */
     uint64_t short_bytes;
     samples stream_read_short_seconds;

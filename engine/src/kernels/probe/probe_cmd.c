@@ -345,11 +345,11 @@ static double timed_stream_write(probe_ctx *c, const char *p, pattern_source *sr
     return clock_now() - t0;
 }
 
-/* The first `bytes` of the stream (all of it: --size) in --block calls. */
+/* The last `bytes` of the stream (all of it: --size) in --block calls. */
 static double timed_stream_read(probe_ctx *c, const char *p, unsigned char *buf, bool direct,
                                 uint64_t bytes)
 {
-    const uint64_t block = c->o->block, n = bytes / block;
+    const uint64_t block = c->o->block, n = bytes / block, first = c->o->stream_bytes - n * block;
     double t0 = clock_now();
     int fd = open_ours(p, O_RDONLY | (direct ? O_DIRECT : 0), &c->stream);
     if (fd < 0) {
@@ -357,10 +357,11 @@ static double timed_stream_read(probe_ctx *c, const char *p, unsigned char *buf,
         return 0;
     }
     for (uint64_t k = 0; k < n && !c->err; k++) {
-        ssize_t got = pread(fd, buf, block, (off_t)(k * block));
+        const uint64_t off = first + k * block;
+        ssize_t got = pread(fd, buf, block, (off_t)off);
         if (got != (ssize_t)block)
             record_error(c, got < 0 ? errno : EIO, "read %s at offset %llu: %s", p,
-                         (unsigned long long)(k * block), got < 0 ? strerror(errno) : "short read");
+                         (unsigned long long)off, got < 0 ? strerror(errno) : "short read");
     }
     close(fd);
     return clock_now() - t0;
@@ -434,10 +435,12 @@ static void measure_stream(probe_ctx *c, probe_result *r)
                 break;
             add(&r->stream_read_cached_seconds, t);
             add(&r->stream_read_cached, (double)c->o->stream_bytes / (1 << 20) / t);
-            /* Its first eighth from storage again: against the whole
+            /* Its last eighth from storage again: against the whole
              * stream, the fixed start of a read phase (the kernel's first
              * read-ahead, which the calls after it do not wait for) apart
-             * from the cost per byte. */
+             * from the cost per byte.  The last, not the first: read-ahead
+             * stops at the end of the file as it does for a short file,
+             * where after the first eighth it would read on past it. */
             if (r->short_bytes) {
                 double f;
                 const char *how = keep_cache_out(c, p, r, &f);

@@ -156,7 +156,7 @@ void probe_result_print(const probe_result *r)
     if (r->stream_read_short_seconds.n) {
         char sb[32];
         size_format(r->short_bytes, sb, sizeof sb);
-        snprintf(what, sizeof what, "storage, the stream's first %s read (cache kept out)", sb);
+        snprintf(what, sizeof what, "storage, the stream's last %s read (cache kept out)", sb);
         printf("  %-56s %12.1f\n", what,
                (double)r->short_bytes / (1 << 20) / samples_best(&r->stream_read_short_seconds, false));
     }
