@@ -70,6 +70,11 @@ def test_probe_measures_the_stream_at_each_call_size(runs):
         assert f"MPI messages of one call's size, rank 1 to 0, {size} calls" in table
         assert f"storage, two streams read at once (ranks 0, 1; cache kept out), {size} calls" in table
         assert f"storage, two streams written at once (ranks 0, 1; fsync), {size} calls" in table
+        assert f"storage, one stream write into a new file (no space reserved, fsync), {size} calls" in table
+        assert f"storage, two interleaved readers (ranks 0, 1; every other block), {size} calls" in table
+    for size in ("4 KiB", "64 KiB"):  # a 4 MiB stream's eighth is no whole 1 MiB call
+        assert f"storage, the stream's last eighth read (cache kept out), {size} calls" in table
+    assert "storage, the stream's last eighth read (cache kept out), 1 MiB calls" not in table
     for row in ("token hand-over, ring of all ranks", "token hand-over, a yielding thread beside each rank",
                 "collective MPI-IO write call, 1 byte per rank", "collective MPI-IO read call, 1 byte per rank"):
         assert row in table
@@ -89,7 +94,9 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
                 "host.cached_read_rate", "host.cached_read_overhead",
                 "agent.message_rate", "agent.message_overhead", "client.collective_overhead",
                 "client.collective_write_overhead", "disk.shared_read_rate",
-                "disk.shared_write_rate"):
+                "disk.shared_write_rate", "disk.read_latency", "disk.alloc_write_rate",
+                "disk.alloc_write_overhead", "disk.interleaved_read_rate",
+                "disk.interleaved_read_overhead"):
         assert "probe run 1" in flat[key]["source"] and "Table" in flat[key]["source"], key
     for key in ("host.cores", "host.page_cache"):  # the host the probe ran on
         assert "probe run 1" in flat[key]["source"] and "mpi.hosts" in flat[key]["source"], key
@@ -99,15 +106,28 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
     con = sqlite3.connect(runs["db"])
     docs = [json.loads(t) for (t,) in con.execute("SELECT result_json FROM points WHERE run_id=1")]
     m = load_machine(_write(tmp_path, r.stdout))
-    for which, rate, over, oc in (("stream_write", "disk.write_rate", "disk.write_overhead",
-                                   "file.open_close_write"),
-                                  ("stream_read", "disk.rate", "disk.overhead", "file.open_close_read"),
-                                  ("stream_read_cached", "host.cached_read_rate",
-                                   "host.cached_read_overhead", "file.open_close_read")):
+    # the read's fixed start: per call size the line through the last eighth's
+    # time and the whole stream's, at 0 bytes, less open/close; the median
+    starts = sorted((S * t - s * T) / (S - s) - m["file.open_close_read"]
+                    for S, T, s, t in ((c["stream_read"]["bytes"], c["stream_read"]["seconds"]["best"],
+                                        c["stream_read_short"]["bytes"],
+                                        c["stream_read_short"]["seconds"]["best"])
+                                       for c in (d["components"] for d in docs)
+                                       if c["stream_read_short"]))
+    assert len(starts) == 2  # 4 MiB: an eighth is whole 4 KiB and 64 KiB calls, not 1 MiB ones
+    assert m["disk.read_latency"] == pytest.approx(max(0.0, sum(starts) / 2), rel=1e-3, abs=1e-8)
+    latency = m["disk.read_latency"]
+    for which, rate, over, oc, start in (
+            ("stream_write", "disk.write_rate", "disk.write_overhead", "file.open_close_write", 0),
+            ("stream_write_new", "disk.alloc_write_rate", "disk.alloc_write_overhead",
+             "file.open_close_write", 0),
+            ("stream_read", "disk.rate", "disk.overhead", "file.open_close_read", latency),
+            ("stream_read_cached", "host.cached_read_rate", "host.cached_read_overhead",
+             "file.open_close_read", 0)):
         times = {d["components"][which]["block_bytes"]: d["components"][which]["seconds"]["best"]
                  for d in docs}
         size = 4 << 20
-        rebuilt = {b: size // b * m[over] + size / m[rate] + m[oc] for b in times}
+        rebuilt = {b: size // b * m[over] + size / m[rate] + m[oc] + start for b in times}
         if m[over] > 0:
             # a least-squares line through the three times: its residuals sum to 0
             # (up to the 4 to 6 digits the file writes)
@@ -361,10 +381,19 @@ def _no_time(c):
         m["seconds"]["best"] = 0
 
 
+def _short_longer(c):
+    if c["stream_read_short"]:
+        c["stream_read_short"]["bytes"] = c["stream_read"]["bytes"]
+
+
 @pytest.mark.parametrize("edit,phrase", [
     (_drop("stream_read_cached"), "has no cached stream read row"),
+    (_drop("stream_write_new"), "has no stream write into a new file row"),
+    (_drop("stream_read_short"), "has no short stream read row"),
+    (_short_longer, "is not a shorter read"),
     (_drop("two_streams"), "has no two streams at once row"),
     (_drop("two_writers"), "has no two streams written at once row"),
+    (_drop("two_interleaved"), "has no two interleaved readers row"),
     (_drop("collective_mpiio"), "has no collective MPI-IO call row"),
     (_drop("token_pass"), "has no token hand-over row"),
     (_drop("messages"), "has no MPI messages row"),
