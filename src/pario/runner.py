@@ -13,6 +13,7 @@ from pathlib import Path
 from .checks import check_dir, check_out, check_timeout, run_tag
 from .engine import engine_mpi, engine_path
 from .engine_check import check_plan
+from .dir_fs import dir_fs, moved_away
 from .errors import NoRunnablePoint, UsageError
 from .explain import explain_run
 from .figures import build, split_varying, why_left_out
@@ -120,6 +121,7 @@ def run_experiment(args, out=None):
     name = ledger = None
     earlier = {}  # what later points need from earlier ones (the kind's remember())
     tag = run_tag()
+    started_on = dir_fs(directory)  # every point is held to it (a mount gone mid-run)
     watchdog = Watchdog()  # if pario is killed: ranks, files and scratch go too
     # removed in `finally`, after the handler below has read the point's ledger
     scratch_dir = tempfile.TemporaryDirectory(prefix="pario-results-")
@@ -158,7 +160,7 @@ def run_experiment(args, out=None):
                 elif not json_path.exists():
                     error = _no_result(launcher, engine)
                 else:
-                    error = None
+                    error = moved_away(directory, started_on, json.loads(json_path.read_text()))
                 for f in left:  # the engine's own line may already say so
                     if not error or str(f) not in error:
                         progress.note(f"{f} is not a file this point's engine created: left alone")
