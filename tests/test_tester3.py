@@ -68,3 +68,23 @@ def test_a_point_on_another_file_system_than_the_runs_fails_with_both_named(moun
     # nothing of the other file system is stored as this run's measurement
     assert con.execute("SELECT count(*) FROM phases p JOIN points q ON p.point_id = q.id "
                        "WHERE q.status = 'failed'").fetchone()[0] == 0
+
+
+
+@pytest.mark.parametrize("kernel", [["perf", "--size", "64k", "--repeats", "1"],
+                                    ["flashio", "--nxb", "2", "--blocks", "1"]])
+def test_kernel_documents_carry_the_same_provenance_as_io(kernel, engine, launcher, shm_dir, tmp_path):
+    from pario.report.build import provenance_rows
+    doc_path = tmp_path / "k.json"
+    argv = launcher.command(2, [engine, kernel[0], "--dir", str(shm_dir), *kernel[1:], "--json", str(doc_path)])
+    p = subprocess.run(argv, capture_output=True, text=True, env=launcher.environment(), timeout=120)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(doc_path.read_text())
+    assert doc["target"]["fs_type"] == "tmpfs" and doc["target"]["device"] and doc["target"]["mount_point"]
+    assert doc["mpi"]["ranks"] == 2 and doc["mpi"]["standard"].startswith("3.")
+    assert sum(len(h["ranks"]) for h in doc["mpi"]["hosts"]) == 2
+    run = {"id": 1, "status": "complete", "started_utc": "x", "preset": "sgi750", "argv": "[]",
+           "dir": str(shm_dir), "options_json": "{}"}
+    rows = dict(provenance_rows(run, [(1, {}, doc)]))
+    assert rows["file system"].startswith("tmpfs (tmpfs") and "?" not in rows["file system"]
+    assert "MPI standard 3." in rows["MPI"] and not rows["MPI"].startswith("-")

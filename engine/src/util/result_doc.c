@@ -1,6 +1,7 @@
 #include "result_doc.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
@@ -92,6 +93,40 @@ void result_doc_target(json *j, const char *dir, const char *file, const fs_fact
     json_string(j, "mount_type", e ? NULL : m.type);
     json_string(j, "mount_options", e ? NULL : m.options);
     json_object_end(j);
+}
+
+void result_where_gather(result_where *w, MPI_Comm comm)
+{
+    int rank, len;
+    memset(w, 0, sizeof *w);
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &w->nranks);
+    MPI_Get_library_version(w->library, &len);
+    MPI_Get_version(&w->version, &w->subversion);
+    host_info me;
+    host_info_mine(&me);
+    if (rank == 0)
+        w->hosts = calloc((size_t)w->nranks, sizeof *w->hosts);
+    MPI_Gather(&me, sizeof me, MPI_BYTE, w->hosts, sizeof me, MPI_BYTE, 0, comm);
+    if (rank == 0) {
+        w->host_of = malloc(sizeof(int) * (size_t)w->nranks);
+        hosts_place(w->hosts, w->nranks, w->host_of);
+    }
+}
+
+void result_doc_where(json *j, result_where *w, const char *dir, const char *file)
+{
+    hosts_write_mpi_json(j, w->library, w->version, w->subversion, w->hosts, w->host_of, w->nranks);
+    if (dir) {
+        fs_facts fs = {0};
+        if (fs_facts_of(dir, &fs) != 0)
+            snprintf(fs.type, sizeof fs.type, "unknown");
+        result_doc_target(j, dir, file, &fs, w->hosts[0].memory_bytes);
+    }
+    free(w->hosts);
+    free(w->host_of);
+    w->hosts = NULL;
+    w->host_of = NULL;
 }
 
 int result_doc_close(json *j, const char *const *warnings, int n, const char *path)

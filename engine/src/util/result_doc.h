@@ -7,7 +7,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <mpi.h>
+
 #include "fsinfo.h"
+#include "hosts.h"
 #include "json.h"
 
 void result_doc_begin(json *j, const char *command);
@@ -23,6 +26,23 @@ void result_doc_run(json *j, int argc, char **argv, const char *started_utc,
  * mount_options, device). */
 void result_doc_target(json *j, const char *dir, const char *file, const fs_facts *fs,
                        uint64_t node_memory);
+
+/* Where a command ran, for the provenance every document carries the same
+ * way (io's and probe's fields): the MPI library and standard, each rank's
+ * host, and --dir's file system.  Gathered from every rank of comm (call
+ * it on all of them at a point all reach), written by rank 0. */
+typedef struct result_where {
+    char library[MPI_MAX_LIBRARY_VERSION_STRING];
+    int version, subversion, nranks;
+    host_info *hosts; /* rank 0 only */
+    int *host_of;     /* rank 0 only */
+} result_where;
+
+void result_where_gather(result_where *w, MPI_Comm comm);
+
+/* Rank 0: the "mpi" object, then (dir not NULL) the "target" of dir (and
+ * file, when not NULL) as result_doc_target writes it; frees the gather. */
+void result_doc_where(json *j, result_where *w, const char *dir, const char *file);
 
 /* The closing every document shares: the "warnings" array (the n strings
  * of `warnings`, NULL ones left out), the end of the object, the document

@@ -258,12 +258,13 @@ static double method_value(const beff_run *r, int m)
     return sum / weight;
 }
 
-static void save_json(const beff_run *r, double beff)
+static void save_json(const beff_run *r, double beff, result_where *where)
 {
     json j;
     json_init(&j, true);
     result_doc_begin(&j, "beff");
     json_string(&j, "status", "ok");
+    result_doc_where(&j, where, r->o.dir, NULL);
     json_object_begin(&j, "params");
     json_int(&j, "ranks", r->nranks);
     json_double(&j, "time_limit_seconds", r->o.seconds);
@@ -367,6 +368,8 @@ int beff_command(int argc, char **argv)
     double values[M_N], beff = 0;
     for (int m = 0; m < M_N; m++)
         beff += (values[m] = method_value(&r, m)) / M_N;
+    result_where where;
+    result_where_gather(&where, MPI_COMM_WORLD);
     if (r.rank == 0) {
         printf("pario-engine beff: b_eff_io on %d rank(s), -T %g s, chunks", r.nranks, r.o.seconds);
         for (int c = 0; c < r.nchunks; c++)
@@ -388,7 +391,7 @@ int beff_command(int argc, char **argv)
         printf("b_eff_io = %.3f MiB/s (mean of write, rewrite and read)\n", beff);
         printf("  every read checked against the rewrite's data\n");
         if (r.o.json)
-            save_json(&r, beff);
+            save_json(&r, beff, &where);
     }
     if (!r.o.keep)
         remove_ours(&r);

@@ -270,6 +270,7 @@ typedef struct bt_outcome {
     int cells_per_rank;
     int node_ranks, node_cores; /* the busiest node: ranks on it, its cores */
     fs_facts fs;                /* where the file went (with an --io mode) */
+    result_where *where;        /* the mpi and target objects every document carries */
     long steps;
     double tt, mops, r_io, worst;
     int dumps;
@@ -289,6 +290,7 @@ static void save_json(const bt_options *o, const bt_outcome *r)
     json_init(&j, true);
     result_doc_begin(&j, "bt");
     json_string(&j, "status", "ok");
+    result_doc_where(&j, r->where, o->io ? o->dir : NULL, NULL);
     json_object_begin(&j, "params");
     char name[2] = {o->cls->name, 0};
     json_string(&j, "class", name);
@@ -366,13 +368,6 @@ static void save_json(const bt_options *o, const bt_outcome *r)
     json_int(&j, "ranks_on_busiest_node", r->node_ranks);
     json_int(&j, "cores_on_that_node", r->node_cores);
     json_object_end(&j);
-    if (o->io) {
-        json_object_begin(&j, "target");
-        json_string(&j, "dir", o->dir);
-        json_string(&j, "fs_type", r->fs.type);
-        json_bool(&j, "memory_backed", r->fs.memory_backed);
-        json_object_end(&j);
-    }
     char memory[400], shared[400];
     snprintf(memory, sizeof memory, "target %s is %s: T_T measures writes into memory, not storage",
              o->dir, r->fs.type);
@@ -628,6 +623,8 @@ int bt_command(int argc, char **argv)
     file_checked = file_flags[0];
     file_ok = file_flags[1];
     bool failed = (verify && !ok) || (file_checked && !file_ok);
+    result_where where;
+    result_where_gather(&where, comm);
     if (rank != 0) {
         if (o.io && !o.mode->serial_order && !o.keep)
             btio_remove(&io); /* this rank's own file */
@@ -690,7 +687,7 @@ int bt_command(int argc, char **argv)
                                     .sync_max = sync_max, .bytes = bytes,
                                     .verified = verify, .ok = ok, .file_checked = file_checked,
                                     .file_ok = file_ok, .xcr = xcr, .xce = xce,
-                                    .file_xce = file_xce, .path = path});
+                                    .file_xce = file_xce, .path = path, .where = &where});
     if (o.io && !o.keep)
         btio_remove(&io); /* created by this run, and still that file */
     else if (o.io)

@@ -93,13 +93,14 @@ static void remove_created(flashio_run *r, int rank)
 }
 
 static void save_json(const flashio_options *o, int nranks, const flash_mesh *m, const flashio_run *r,
-                      double mib_per_s)
+                      double mib_per_s, result_where *where)
 {
     static const char *names[FLASH_NFILES] = {"checkpoint", "plot_centers", "plot_corners"};
     json j;
     json_init(&j, true);
     result_doc_begin(&j, "flashio");
     json_string(&j, "status", "ok");
+    result_doc_where(&j, where, o->dir, NULL);
     json_object_begin(&j, "params");
     json_int(&j, "ranks", nranks);
     json_int(&j, "nxb", o->nxb);
@@ -182,6 +183,8 @@ int flashio_command(int argc, char **argv)
         remove_created(&r, rank);
         fail_exit(EXIT_RUN_FAILED, rank == 0, "the FLASH files are wrong: %s", why);
     }
+    result_where where;
+    result_where_gather(&where, MPI_COMM_WORLD);
     if (rank == 0) {
         static const char *labels[FLASH_NFILES] = {"checkpoint", "plotfile (centers)", "plotfile (corners)"};
         double total_s = 0;
@@ -200,7 +203,7 @@ int flashio_command(int argc, char **argv)
                total_b / 1048576.0, mib_per_s);
         printf("  every dataset of the three files read back serially and checked\n");
         if (o.json)
-            save_json(&o, nranks, &m, &r, mib_per_s);
+            save_json(&o, nranks, &m, &r, mib_per_s, &where);
         if (o.keep)
             printf("  kept %s{%s,%s,%s}\n", base, flash_file_suffix(0), flash_file_suffix(1), flash_file_suffix(2));
         else

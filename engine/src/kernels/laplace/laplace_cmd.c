@@ -209,13 +209,15 @@ static const char *cb_ignored(const laplace_options *o)
 }
 
 static void save_json(const laplace_options *o, int nranks, const checkpoint *cp, int ncp,
-                      const long long *per_rank, double compute_s, double residual)
+                      const long long *per_rank, double compute_s, double residual,
+                      result_where *where)
 {
     const double bytes = (double)o->grid * o->grid * sizeof(double);
     json j;
     json_init(&j, true);
     result_doc_begin(&j, "laplace");
     json_string(&j, "status", "ok");
+    result_doc_where(&j, where, o->dir, NULL);
     json_object_begin(&j, "params");
     json_int(&j, "grid", o->grid);
     json_int(&j, "iterations", o->iterations);
@@ -316,6 +318,8 @@ int laplace_command(int argc, char **argv)
     mpi_stop_if_failed(&w, MPI_COMM_WORLD, remove_ours, &s);
     long long *per_rank = rank == 0 ? malloc(sizeof(long long) * 2 * (size_t)nranks) : NULL;
     MPI_Gather(counts, 2, MPI_LONG_LONG, per_rank, 2, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    result_where where;
+    result_where_gather(&where, MPI_COMM_WORLD);
 
     if (rank == 0) {
         const double mib = (double)o.grid * o.grid * sizeof(double) / 1048576.0;
@@ -333,7 +337,7 @@ int laplace_command(int argc, char **argv)
             printf(" %lld", per_rank[2 * r]);
         printf("\n");
         if (o.json)
-            save_json(&o, nranks, cp, ncp, per_rank, compute, residual);
+            save_json(&o, nranks, cp, ncp, per_rank, compute, residual, &where);
         if (o.keep)
             printf("  kept %s\n", s.path);
         else

@@ -160,12 +160,13 @@ static double mib_per_s(const perf_options *o, int nranks, double seconds)
     return (double)o->size * nranks / (seconds * 1048576.0);
 }
 
-static void save_json(const perf_options *o, int nranks, const perf_pass pass[2])
+static void save_json(const perf_options *o, int nranks, const perf_pass pass[2], result_where *where)
 {
     json j;
     json_init(&j, true);
     result_doc_begin(&j, "perf");
     json_string(&j, "status", "ok");
+    result_doc_where(&j, where, o->dir, NULL);
     json_object_begin(&j, "params");
     json_string(&j, "dir", o->dir);
     json_uint(&j, "size_per_rank_bytes", o->size);
@@ -246,6 +247,8 @@ int perf_command(int argc, char **argv)
         }
     }
     MPI_Barrier(MPI_COMM_WORLD);
+    result_where where;
+    result_where_gather(&where, MPI_COMM_WORLD);
     if (rank == 0) {
         char sz[32];
         size_format(o.size, sz, sizeof sz);
@@ -265,7 +268,7 @@ int perf_command(int argc, char **argv)
         else
             remove_if_ours(s.path, &s.who); /* created by this run (MPI_MODE_EXCL) */
         if (o.json)
-            save_json(&o, nranks, pass);
+            save_json(&o, nranks, pass, &where);
     }
     free(wbuf);
     free(rbuf);
