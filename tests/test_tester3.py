@@ -88,3 +88,36 @@ def test_kernel_documents_carry_the_same_provenance_as_io(kernel, engine, launch
     rows = dict(provenance_rows(run, [(1, {}, doc)]))
     assert rows["file system"].startswith("tmpfs (tmpfs") and "?" not in rows["file system"]
     assert "MPI standard 3." in rows["MPI"] and not rows["MPI"].startswith("-")
+
+
+def _csv(text):
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def test_export_keeps_failed_points_names_units_and_says_measured_or_predicted(shm_dir, tmp_path):
+    db = tmp_path / "r.sqlite"
+    # the 2-rank point's launch fails: the sweep has a hole the export must show
+    script = tmp_path / "launch.sh"
+    script.write_text("#!/bin/sh\nexport OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1\n"
+                      "[ \"$1\" = 2 ] && { echo 'launch refused on purpose' >&2; exit 1; }\n"
+                      "exec mpirun --oversubscribe -np \"$@\"\n")
+    script.chmod(0o755)
+    r = pario("probe", "--dir", shm_dir, "--quick", "--size", "4m", "--iterations", "1", "--ranks", "1,2",
+              "--launcher-template", f"{script} {{ranks}} {{engine}} {{engine_args}}", db=db)
+    assert r.returncode == 3, r.stdout + r.stderr
+    rows = _csv(pario("export", "1", "--csv", db=db).stdout)
+    failed = [x for x in rows if x["status"] == "failed"]
+    assert len(failed) == 1 and failed[0]["ranks"] == "2" and "refused on purpose" in failed[0]["error"]
+    assert failed[0]["value"] == "" and failed[0]["block_bytes"] == "1048576"
+    ok = [x for x in rows if x["status"] == "ok"]
+    assert ok and {x["source"] for x in rows} == {"measured"}
+    units = {x["component"]: x["unit"] for x in ok}
+    assert units["memory"] == "MiB/s" and units["barrier"] == "s" and "block" not in rows[0]
+    as_json = json.loads(pario("export", "1", "--json", db=db).stdout)
+    assert [x["status"] for x in as_json].count("failed") == 1
+    r = pario("model", "cfs", "--quick", "--ranks", "1", "--blocks", "64k", "--tests", "partitioned",
+              "--machine", "ipsc860", db=db)
+    assert r.returncode == 0, r.stderr
+    rows = _csv(pario("export", "2", "--csv", db=db).stdout)
+    assert rows and all(x["source"] == "predicted: model of ipsc860" for x in rows)
+    assert rows[0]["block_bytes"] == "65536" and float(rows[0]["rate_MiB_per_s"]) > 0

@@ -88,10 +88,13 @@ class Param:
     # Whether a row label (`pario compare`) puts the label before the value
     # ("block 64 KiB"); False for values that name themselves ("G=2").
     named: bool = True
+    # The unit of the stored value, for a column's name in `pario export`
+    # (block_bytes); "" when the value is a count or a name.
+    unit: str = ""
 
 
 def size_param(label):
-    return Param(label, format_size, "log2")
+    return Param(label, format_size, "log2", unit="bytes")
 
 
 @dataclass

@@ -4,9 +4,12 @@ description of what a point is and what it measured (pario.studies:
 `identity`, `measures`, `params`).  `compare` and `export` read runs
 through here, so neither names a kind."""
 
+import json
+
 from .analysis.compare import frozen
 from .analysis.measured import MeasuredPoint
 from .explain import point_results
+from .model.command import predicted_label
 from .runner import run_views
 
 
@@ -49,26 +52,51 @@ def measured_points(store, run_id):
     return run, kind, list(pooled.values())
 
 
+def _param_columns(params, names):
+    """A record's or plan's plain parameters, each named with its unit
+    when it has one (block -> block_bytes), as the database names them."""
+    out = {}
+    for k, v in params.items():
+        if isinstance(v, (str, int, float, bool)) or v is None:
+            unit = names[k].unit if k in names else ""
+            out[f"{k}_{unit}" if unit else k] = v
+    return out
+
+
 def iteration_rows(store, run_id):
     """One dict per trial of every record of a run: the run and point ids,
+    whether it was measured or predicted (`source`), the point's `status`,
     the record's parameters, what it measured (`measured`, the kind's name
-    for it), the trial's index and each value, its unit in the column's name."""
+    for it), the trial's index and each value, its unit in the column's
+    name (or, for a value whose unit differs from record to record, in a
+    `unit` column).  A failed point is one row with its error and no
+    value, so the sweep's hole shows."""
     run, kind, results = _results(store, run_id)
+    source = predicted_label(run) or "measured"
     rows = []
+    for p in store.points(run_id):
+        if p["status"] != "ok":
+            plan = json.loads(p["params_json"]) if p["params_json"] else {}
+            rows.append({"run": run_id, "point": p["id"], "source": source, "status": p["status"],
+                         "error": p["error"] or "", **_param_columns({"test": p["test_id"], "ranks": p["ranks"],
+                                                                     **plan}, kind.params)})
     for r in results:
-        params = {k: v for k, v in r.record.params.items() if isinstance(v, (str, int, float, bool))
-                  or v is None}
         mine = kind.describing(r.record)
+        params = _param_columns(r.record.params, mine.params)
         what = mine.measure_name(r.record)
         if what:
             params["measured"] = what
         units = {m.key: m.quantity.unit for m in mine.measures(r.record)}
         n = max((len(v) for v in r.record.values.values() if v), default=0)
         for i in range(n):
-            row = {"run": run_id, "point": r.point["id"], **params, "iteration": i}
+            row = {"run": run_id, "point": r.point["id"], "source": source, "status": "ok", "error": "",
+                   **params, "iteration": i}
             for q, vals in r.record.values.items():
-                unit = units.get(q) or (kind.quantities[q].unit if q in kind.quantities else "")
-                key = f"{q}_{unit.replace('/', '_per_')}" if unit else q
+                per_record = q in mine.quantities and not mine.quantities[q].unit and units.get(q)
+                unit = units.get(q) or (mine.quantities[q].unit if q in mine.quantities else "")
+                key = f"{q}_{unit.replace('/', '_per_')}" if unit and not per_record else q
+                if per_record:  # one column, a unit per record (the probe's components)
+                    row["unit"] = unit
                 row[key] = vals[i] if i < len(vals) else None
             rows.append(row)
-    return rows
+    return sorted(rows, key=lambda row: row["point"])  # stable: trials stay in order
