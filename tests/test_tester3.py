@@ -115,9 +115,22 @@ def test_export_keeps_failed_points_names_units_and_says_measured_or_predicted(s
     assert units["memory"] == "MiB/s" and units["barrier"] == "s" and "block" not in rows[0]
     as_json = json.loads(pario("export", "1", "--json", db=db).stdout)
     assert [x["status"] for x in as_json].count("failed") == 1
+    # item 9: a probe run has no figure: `plot` says so in one line, draws nothing
+    pp = tmp_path / "pp"
+    r = pario("plot", "1", "--out", pp, db=db)
+    assert r.returncode == 2 and r.stdout == "" and not pp.exists()
+    assert r.stderr.count("\n") == 1 and "has no figures to plot" in r.stderr and "pario show 1" in r.stderr
     r = pario("model", "cfs", "--quick", "--ranks", "1", "--blocks", "64k", "--tests", "partitioned",
               "--machine", "ipsc860", db=db)
     assert r.returncode == 0, r.stderr
     rows = _csv(pario("export", "2", "--csv", db=db).stdout)
     assert rows and all(x["source"] == "predicted: model of ipsc860" for x in rows)
     assert rows[0]["block_bytes"] == "65536" and float(rows[0]["rate_MiB_per_s"]) > 0
+
+
+def test_probe_out_is_refused_before_anything_runs(shm_dir, tmp_path):
+    db = tmp_path / "r.sqlite"
+    r = pario("probe", "--dir", shm_dir, "--quick", "--size", "4m", "--out", tmp_path / "pp", db=db)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "--out does not apply: a probe run draws no figures" in r.stderr
+    assert not db.exists() and not (tmp_path / "pp").exists()

@@ -213,12 +213,16 @@ def cmd_list(args):
 
 
 def cmd_show(args, with_plots=False):
-    from .runner import show_run
+    from .runner import run_views, show_run
 
     if with_plots:
         check_out(getattr(args, "out", None))  # a file or an unwritable place: before anything
     store = _store(args, readonly=not with_plots)
     run_id = args.run or store.latest_run_id()
+    if with_plots and store.counts(run_id).get("ok") and not run_views(store, run_id)[-1]:
+        run = store.run(run_id)
+        raise UsageError(f"run {run_id} ({run['preset']}, kind {run.get('kind') or 'io'}) has no "
+                         f"figures to plot: 'pario show {run_id}' prints its tables")
     shown = show_run(store, run_id, plots_dir=getattr(args, "out", None), with_plots=with_plots)
     if with_plots and not shown:
         raise UsageError(f"run {run_id} has no successful points to plot")

@@ -279,6 +279,9 @@ class ProbeKind(Kind):
     def unused_options(self, preset, options):
         if options.get("tests"):
             return {"--tests": "the probe has no tests to choose: each run measures every component"}
+        if options.get("out"):
+            return {"--out": "a probe run draws no figures (its tables are in 'pario show' and "
+                             "'pario report')"}
         return {}
 
     def plan(self, preset, options):
