@@ -134,3 +134,31 @@ def test_probe_out_is_refused_before_anything_runs(shm_dir, tmp_path):
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
     assert "--out does not apply: a probe run draws no figures" in r.stderr
     assert not db.exists() and not (tmp_path / "pp").exists()
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    """A measured cfs run (1 rank) and a prediction of a point it did not
+    run (2 ranks): two runs of one experiment that share no point."""
+    tmp = tmp_path_factory.mktemp("two")
+    d = Path("/dev/shm") / f"h-t3-two-{uuid.uuid4().hex[:8]}"
+    d.mkdir()
+    db = tmp / "r.sqlite"
+    r = pario("run", "cfs", "--dir", d, "--ranks", "1", *ONE, db=db)
+    assert r.returncode == 0, r.stderr
+    r = pario("model", "cfs", "--quick", "--ranks", "2", "--blocks", "64k", "--tests", "partitioned",
+              "--machine", "ipsc860", db=db)
+    assert r.returncode == 0, r.stderr
+    d.rmdir()
+    return {"db": db, "tmp": tmp}
+
+
+def test_report_of_runs_sharing_no_point_shows_both_and_says_so(two_runs):
+    out = two_runs["tmp"] / "both.html"
+    r = pario("report", "1", "2", "--out", out, db=two_runs["db"])
+    assert r.returncode == 0, r.stderr
+    html = out.read_text()
+    assert "Runs 1 and 2 share no point" in html and 'id="run1"' in html and 'id="run2"' in html
+    # compare still refuses: it has nothing to set side by side
+    c = pario("compare", "1", "2", db=two_runs["db"])
+    assert c.returncode == 2 and "share no point" in c.stderr

@@ -42,9 +42,14 @@ def _points(store, run_id):
     return run, kind, points
 
 
+class NoSharedPoint(UsageError):
+    """Two runs with no point in common: `compare` refuses, a report of
+    several runs shows them side by side and says so."""
+
+
 def _no_shared_point(a, b, ka, kb, hint):
     kinds = f" (kinds {ka.name} and {kb.name})" if ka.name != kb.name else ""
-    return UsageError(f"runs {a} and {b}{kinds} share no point (the same test with every parameter "
+    return NoSharedPoint(f"runs {a} and {b}{kinds} share no point (the same test with every parameter "
                       f"equal: ranks, block, size, options, stripes, loaders...): {hint}")
 
 
@@ -90,7 +95,7 @@ def prediction_table(store, run_a, run_b):
     _, _, predicted = _points(store, p_id)
     got, only_m, only_p = against_prediction(measured, predicted, kind.params)
     if not got:
-        raise UsageError(f"runs {m_id} and {p_id} share no point (the same test with every "
+        raise NoSharedPoint(f"runs {m_id} and {p_id} share no point (the same test with every "
                          "parameter equal: ranks, block, size, options, stripes, loaders...): "
                          f"predict the same plan, e.g. 'pario model {m_run['preset']} --ranks ... "
                          "--machine ...' with the run's options")

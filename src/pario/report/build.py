@@ -180,16 +180,22 @@ class _Line:
 def _prediction_sections(page, store, run_ids, counter):
     """Every measured run of the report beside every run the model
     predicted of the same experiment: measured / predicted / ratio."""
-    from ..compare_runs import is_predicted, prediction_table
+    from ..compare_runs import NoSharedPoint, is_predicted, prediction_table
 
     runs = [store.run(r) for r in dict.fromkeys(run_ids)]
     pairs = [(m["id"], p["id"]) for p in runs if is_predicted(p)
              for m in runs if not is_predicted(m) and m["preset"] == p["preset"]]
     for m_id, p_id in pairs:
-        caption, head, rows, summary = prediction_table(store, m_id, p_id)
-        counter["table"] += 1
         page.add(H.heading(2, f"Measured run {m_id} against PREDICTED run {p_id}",
                            anchor=f"run{m_id}-predicted{p_id}"))
+        try:
+            caption, head, rows, summary = prediction_table(store, m_id, p_id)
+        except NoSharedPoint:   # each run is shown whole above; there is nothing to set side by side
+            page.add(H.paragraph(f"Runs {m_id} and {p_id} share no point (the same test with every "
+                                 "parameter equal), so there is no measured-against-predicted table: "
+                                 "each is shown on its own above."))
+            continue
+        counter["table"] += 1
         page.add(H.table(head, rows, number=f"Table {counter['table']}", caption=caption,
                          text_columns=(0, 4, 5), cls="data predicted"))
         page.add(H.items(summary))
