@@ -162,3 +162,26 @@ def test_report_of_runs_sharing_no_point_shows_both_and_says_so(two_runs):
     # compare still refuses: it has nothing to set side by side
     c = pario("compare", "1", "2", db=two_runs["db"])
     assert c.returncode == 2 and "share no point" in c.stderr
+
+
+def test_report_marks_a_predicted_timeline_and_names_its_warnings_plainly(two_runs):
+    out = two_runs["tmp"] / "pred.html"
+    assert pario("report", "2", "--out", out, db=two_runs["db"]).returncode == 0
+    html = out.read_text()
+    i = html.index("Per-rank timeline of point")
+    caption = html[i:html.index("</figcaption>", i)]
+    assert "[predicted: model of ipsc860" in caption
+    assert "Warnings from the engine" not in html
+
+
+def test_timeline_legend_is_clear_of_the_axis_label():
+    from pario.report.timeline import timeline_figure
+    for n in (1, 2, 8, 64):
+        it = {"ranks": [{"rank": r, "start_seconds": 0.0, "open_seconds": 0.001, "io_seconds": 0.01,
+                         "fsync_seconds": 0.002, "close_seconds": 0.001, "total_seconds": 0.02}
+                        for r in range(n)]}
+        fig = timeline_figure(it, "t")
+        fig.canvas.draw()
+        label = fig.axes[0].xaxis.label.get_window_extent()
+        legend = fig.legends[0].get_window_extent()
+        assert legend.y1 <= label.y0 and legend.y0 >= 0, (n, legend, label)

@@ -144,7 +144,7 @@ def _run_section(page, store, run_id, counter, wanted_point):
         warnings.setdefault(text, set()).add(test_id)
     notes = kind.notes(experiment.data, records, options)
     if warnings or notes:
-        page.add(H.heading(3, "Warnings from the engine"))
+        page.add(H.heading(3, "Warnings"))  # the engine's, the kind's, or the model's
         page.add(H.items([f"{t} [{', '.join(sorted(s))}]" for t, s in warnings.items()] + list(notes),
                          cls="warnings"))
     failed = [p for p in store.points(run_id) if p["status"] == "failed"]
@@ -158,6 +158,8 @@ def _run_section(page, store, run_id, counter, wanted_point):
         label = (f"{row['test_id']} {phase}, {d['mpi']['ranks']} ranks, "
                  f"{format_size(d['params'].get('block_bytes') or 0)} calls, iteration {it['iteration']} "
                  f"({it['mib_per_s']:.1f} MiB/s)")
+        if predicted:  # a modelled timeline looks exactly like a measured one
+            label += f" [{predicted}]"
         page.add(H.heading(3, "Per-rank timeline"))
         page.add(H.figure(timeline_svg(it, label), "image/svg+xml",
                           f"Per-rank timeline of point {pid}: {label}; open, I/O, fsync and close of "

@@ -29,12 +29,13 @@ def timeline_rows(iteration):
     return rows
 
 
-def timeline_svg(iteration, title):
-    """SVG bytes of one iteration's per-rank timeline."""
+def timeline_figure(iteration, title):
+    """The matplotlib figure of one iteration's per-rank timeline."""
     plt = pyplot()
     rows = timeline_rows(iteration)
     n = len(rows)
-    fig, ax = plt.subplots(figsize=(7.2, 1.2 + 0.28 * min(n, 64)), dpi=100)
+    height = 1.2 + 0.28 * min(n, 64)
+    fig, ax = plt.subplots(figsize=(7.2, height), dpi=100)
     colors = {name: c for name, _, c in PARTS}
     for y, (rank, parts, busy_end, stop) in enumerate(rows):
         for name, start, length in parts:
@@ -53,8 +54,16 @@ def timeline_svg(iteration, title):
     ax.set_title(title, fontsize=10)
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for _, _, c in PARTS]
     handles.append(plt.Rectangle((0, 0), 1, 1, color="#cccccc"))
-    ax.legend(handles, [p[0] for p in PARTS] + ["barrier wait"], fontsize=7, ncol=5,
-              loc="upper center", bbox_to_anchor=(0.5, -0.45 if n < 8 else -0.1), frameon=False)
+    # the legend is the figure's, in a strip kept free below the axes and
+    # their label (an axes-relative anchor landed on the label for few ranks)
+    strip = 0.3 / height
+    fig.legend(handles, [p[0] for p in PARTS] + ["barrier wait"], fontsize=7, ncol=5,
+               loc="lower center", bbox_to_anchor=(0.5, 0.0), frameon=False)
     ax.grid(True, axis="x", alpha=0.3)
-    fig.tight_layout()
-    return svg_bytes(fig)
+    fig.tight_layout(rect=(0, strip, 1, 1))
+    return fig
+
+
+def timeline_svg(iteration, title):
+    """SVG bytes of one iteration's per-rank timeline."""
+    return svg_bytes(timeline_figure(iteration, title))
