@@ -83,6 +83,8 @@ def test_kernel_documents_carry_the_same_provenance_as_io(kernel, engine, launch
     assert doc["target"]["fs_type"] == "tmpfs" and doc["target"]["device"] and doc["target"]["mount_point"]
     assert doc["mpi"]["ranks"] == 2 and doc["mpi"]["standard"].startswith("3.")
     assert sum(len(h["ranks"]) for h in doc["mpi"]["hosts"]) == 2
+    opts = doc["target"]["mount_options"].split(",")  # item 13j: mount and super block options once
+    assert len(opts) == len(set(opts)) and "rw" in opts
     run = {"id": 1, "status": "complete", "started_utc": "x", "preset": "sgi750", "argv": "[]",
            "dir": str(shm_dir), "options_json": "{}"}
     rows = dict(provenance_rows(run, [(1, {}, doc)]))
@@ -185,3 +187,21 @@ def test_timeline_legend_is_clear_of_the_axis_label():
         label = fig.axes[0].xaxis.label.get_window_extent()
         legend = fig.legends[0].get_window_extent()
         assert legend.y1 <= label.y0 and legend.y0 >= 0, (n, legend, label)
+
+
+def test_provenance_of_a_predicted_run_and_of_mpich_has_no_placeholders(two_runs):
+    from pario.report.build import provenance_rows
+    out = two_runs["tmp"] / "prov.html"
+    assert pario("report", "2", "--out", out, db=two_runs["db"]).returncode == 0
+    html = out.read_text()
+    table = html[html.index("Provenance of run 2"):]
+    table = table[:table.index("</table>")]
+    assert "?" not in table and "None" not in table and "<td>-</td>" not in table, table
+    assert "model:ipsc860" in table
+    mpich = {"mpi": {"library": "MPICH Version:      4.0.2\nMPICH Release date: Thu May 5 2022\n"
+                                "MPICH Device:       ch4:ofi\nMPICH configure:    --prefix=/usr --with-x",
+                     "standard": "4.0", "ranks": 2, "hosts": []}}
+    run = {"id": 3, "status": "complete", "started_utc": "x", "preset": "cfs", "argv": "[]",
+           "dir": "/d", "options_json": "{}"}
+    rows = dict(provenance_rows(run, [(1, {}, mpich)]))
+    assert rows["MPI"] == "MPICH Version:      4.0.2 (MPI standard 4.0)"

@@ -104,6 +104,23 @@ int page_cache_evict(const char *path)
     return e;
 }
 
+/* The mount's options, then those of the super block it does not already
+ * name ("rw" is usually in both): each option once. */
+static void join_options(char *out, size_t len, const char *mount, char *super)
+{
+    snprintf(out, len, "%s", mount);
+    for (char *save = NULL, *opt = strtok_r(super, ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
+        bool seen = false;
+        for (const char *p = mount; *p && !seen; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+            size_t n = strcspn(p, ",");
+            seen = n == strlen(opt) && strncmp(p, opt, n) == 0;
+        }
+        size_t used = strlen(out);
+        if (!seen && used + 1 + strlen(opt) < len)
+            snprintf(out + used, len - used, "%s%s", used ? "," : "", opt);
+    }
+}
+
 int fs_mount_of(const char *path, fs_mount *out)
 {
     memset(out, 0, sizeof *out);
@@ -136,7 +153,7 @@ int fs_mount_of(const char *path, fs_mount *out)
         snprintf(out->point, sizeof out->point, "%s", point);
         snprintf(out->source, sizeof out->source, "%s", source);
         snprintf(out->type, sizeof out->type, "%s", type);
-        snprintf(out->options, sizeof out->options, "%s%s%s", opts, super[0] ? "," : "", super);
+        join_options(out->options, sizeof out->options, opts, super);
         found = 0;
     }
     fclose(f);

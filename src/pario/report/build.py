@@ -54,20 +54,40 @@ def provenance_rows(run, docs):
         ("host", ", ".join(f"{h['name']} ({h['cores']} cores, {_approx(h['memory_bytes'])} memory; "
                            f"{len(h['ranks'])} of the largest point's ranks)" for h in hosts)
          or run.get("host")),
-        ("CPU", sysinfo.get("cpu_model") or "-"),
-        ("memory", _approx(sysinfo["memory_bytes"]) if sysinfo.get("memory_bytes") else "-"),
+        ("CPU", sysinfo.get("cpu_model")),
+        ("memory", _approx(sysinfo["memory_bytes"]) if sysinfo.get("memory_bytes") else None),
         ("kernel", " ".join(x for x in (sysinfo.get("kernel"), sysinfo.get("kernel_release"),
-                                        sysinfo.get("kernel_version"), sysinfo.get("machine")) if x) or "-"),
-        ("file system", f"{t.get('fs_type', '-')} ({t.get('mount_type') or '?'} {t.get('mount_source') or ''} "
-                        f"on {t.get('mount_point') or '?'}, device {t.get('device') or '?'})"),
-        ("mount options", t.get("mount_options") or "-"),
-        ("MPI", f"{(mpi.get('library') or '-').strip()} (MPI standard {mpi.get('standard', '-')})"),
+                                        sysinfo.get("kernel_version"), sysinfo.get("machine")) if x)),
+        ("file system", _file_system(t)),
+        ("mount options", t.get("mount_options")),
+        ("MPI", _mpi(mpi)),
         ("launcher", run.get("launcher") or "-"),
         ("pario", f"{run.get('pario_version') or '-'}; engine {doc.get('tool', {}).get('version', '-')}"),
         ("options", json.dumps({k: v for k, v in json.loads(run["options_json"] or "{}").items()
                                 if v not in (None, False)}, sort_keys=True)),
     ]
-    return rows
+    # a fact the documents do not hold (a predicted run has no CPU, kernel
+    # or mount) is left out, never shown as "?" or "None"
+    return [(what, value) for what, value in rows if value not in (None, "")]
+
+
+def _file_system(t):
+    """'ext4 (ext4 /dev/vda on /, device 254:0)': the parts the target names."""
+    where = " ".join(x for x in (t.get("mount_type"), t.get("mount_source"),
+                                 f"on {t['mount_point']}" if t.get("mount_point") else None) if x)
+    inner = ", ".join(x for x in (where, f"device {t['device']}" if t.get("device") else None) if x)
+    if not t.get("fs_type"):
+        return None
+    return f"{t['fs_type']} ({inner})" if inner else t["fs_type"]
+
+
+def _mpi(mpi):
+    """The library's first line (MPICH's version text runs to its whole
+    configure line) and the standard, when the document names them."""
+    lines = (mpi.get("library") or "").strip().splitlines()
+    if not lines:
+        return None
+    return lines[0].strip() + (f" (MPI standard {mpi['standard']})" if mpi.get("standard") else "")
 
 
 def _pick_timeline(docs, wanted):
