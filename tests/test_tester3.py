@@ -205,3 +205,14 @@ def test_provenance_of_a_predicted_run_and_of_mpich_has_no_placeholders(two_runs
            "dir": "/d", "options_json": "{}"}
     rows = dict(provenance_rows(run, [(1, {}, mpich)]))
     assert rows["MPI"] == "MPICH Version:      4.0.2 (MPI standard 4.0)"
+
+
+def test_report_names_unnumbered_figures_apart_from_the_experiments_numbers(two_runs):
+    import re
+    out = two_runs["tmp"] / "num.html"
+    assert pario("report", "1", "--out", out, db=two_runs["db"]).returncode == 0
+    html = out.read_text()
+    names = re.findall(r"<figcaption>(Figure [^.]+)\. ", html)
+    assert "Figure R1-1" in names, names   # the timeline: not "Figure 1.1"
+    assert all(re.fullmatch(r"Figure (\d+|R1-\d+)", n) for n in names), names
+    assert len(names) == len(set(names))

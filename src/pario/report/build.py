@@ -143,8 +143,7 @@ def _run_section(page, store, run_id, counter, wanted_point):
     palette = Palette()
     for e in explained:
         data = e.data
-        counter["figure"] += 1
-        number = data.figure.number or f"Figure {run_id}.{counter['figure']}"
+        number = data.figure.number or _unnumbered(run_id, counter)
         title = data.heading.split(". ", 1)[1] if data.figure.number else data.heading
         trials = data.trials_text + ("; bars span the lowest trial to the median"
                                      if data.shows_ranges else "")
@@ -174,7 +173,7 @@ def _run_section(page, store, run_id, counter, wanted_point):
     pick = _pick_timeline(docs, wanted_point)
     if pick:
         pid, row, d, phase, it = pick
-        counter["figure"] += 1
+        number = _unnumbered(run_id, counter)
         label = (f"{row['test_id']} {phase}, {d['mpi']['ranks']} ranks, "
                  f"{format_size(d['params'].get('block_bytes') or 0)} calls, iteration {it['iteration']} "
                  f"({it['mib_per_s']:.1f} MiB/s)")
@@ -185,10 +184,18 @@ def _run_section(page, store, run_id, counter, wanted_point):
                           f"Per-rank timeline of point {pid}: {label}; open, I/O, fsync and close of "
                           "every rank on one clock, then its wait in the closing barrier; the phase "
                           "time is the slowest rank's stop (the CFS report's Figure 2)",
-                          number=f"Figure {run_id}.{counter['figure']}", anchor=f"run{run_id}-timeline"))
+                          number=number, anchor=f"run{run_id}-timeline"))
     page.add(H.heading(3, "Experiment definition"))
     page.add(H.preformatted(experiment.text))
     return pid if pick else None
+
+
+def _unnumbered(run_id, counter):
+    """The name of a figure the experiment does not number: R, the run,
+    and its count among the run's unnumbered figures ("Figure R31-1"), so
+    it is never read as the experiment's own "Figure 4" or another run's."""
+    counter["figure"] += 1
+    return f"Figure R{run_id}-{counter['figure']}"
 
 
 class _Line:
