@@ -20,6 +20,9 @@ def test_a_taken_port_is_named():
         port = s.getsockname()[1]
         with pytest.raises(ServiceError, match=f"port {port} on 127.0.0.1 is taken: stop what listens"):
             common.require_free_port("glusterd", port)
+        # glusterd's port is a constant: no advice to choose another (tester 3, 13e)
+        with pytest.raises(ServiceError, match=r"sport = :\d+'\); glusterd needs this port$"):
+            common.require_free_port("glusterd", port, fixed=True)
 
 
 def test_a_missing_program_names_the_package(monkeypatch):

@@ -117,6 +117,9 @@ def test_export_keeps_failed_points_names_units_and_says_measured_or_predicted(s
     assert units["memory"] == "MiB/s" and units["barrier"] == "s" and "block" not in rows[0]
     as_json = json.loads(pario("export", "1", "--json", db=db).stdout)
     assert [x["status"] for x in as_json].count("failed") == 1
+    # item 13g: the failed line names the test once
+    show = pario("show", "1", db=db).stdout
+    assert "failed: probe ranks=2: launch refused on purpose" in show, show
     # item 9: a probe run has no figure: `plot` says so in one line, draws nothing
     pp = tmp_path / "pp"
     r = pario("plot", "1", "--out", pp, db=db)
@@ -216,3 +219,16 @@ def test_report_names_unnumbered_figures_apart_from_the_experiments_numbers(two_
     assert "Figure R1-1" in names, names   # the timeline: not "Figure 1.1"
     assert all(re.fullmatch(r"Figure (\d+|R1-\d+)", n) for n in names), names
     assert len(names) == len(set(names))
+
+
+def test_show_of_a_run_stopped_before_its_first_point_says_none(shm_dir, tmp_path):
+    db = tmp_path / "r.sqlite"
+    script = tmp_path / "stop.sh"
+    script.write_text("#!/bin/sh\ncase \"$*\" in *--json*) kill -TERM $PPID; exit 1;; esac\n"
+                      "exec mpirun --oversubscribe -np \"$@\"\n")
+    script.chmod(0o755)
+    r = pario("run", "cfs", "--dir", shm_dir, "--ranks", "1", *ONE,
+              "--launcher-template", f"{script} {{ranks}} {{engine}} {{engine_args}}", db=db)
+    assert r.returncode == 130, r.stdout + r.stderr
+    show = pario("show", "1", db=db).stdout
+    assert "\npoints: none\n" in show, show

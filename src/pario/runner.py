@@ -277,7 +277,7 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     counts = store.counts(run_id)
     print(f"\nrun {run_id}: preset {run['preset']} ({run['title']}), {run['status']}, "
           f"started {run['started_utc']}, dir {run['dir']}", file=out)
-    print("points: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())), file=out)
+    print("points: " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "none"), file=out)
     # The default folder carries the database's whole file name: two
     # databases side by side (r.sqlite, r.db) each have a run 1, and neither
     # may replace the other's figures.
@@ -321,4 +321,5 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
 def _print_failures(store, run_id, out):
     for p in store.points(run_id):
         if p["status"] == "failed":
-            print(f"failed: {p['test_id']} {p['layout']} ranks={p['ranks']}: {p['error']}", file=out)
+            names = " ".join(dict.fromkeys(x for x in (p["test_id"], p["layout"]) if x))  # each once
+            print(f"failed: {names} ranks={p['ranks']}: {p['error']}", file=out)

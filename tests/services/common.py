@@ -40,14 +40,17 @@ def free_port():
         return s.getsockname()[1]
 
 
-def require_free_port(what, port):
+def require_free_port(what, port, fixed=False):
+    """`fixed`: the service cannot move (glusterd's clients ask its one
+    port for volume files), so the fix is only to free the port."""
     with socket.socket() as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind(("127.0.0.1", port))
         except OSError:
             raise ServiceError(f"{what}: port {port} on 127.0.0.1 is taken: stop what listens there "
-                               f"(ss -ltnp 'sport = :{port}') or choose another port") from None
+                               f"(ss -ltnp 'sport = :{port}')"
+                               + (f"; {what} needs this port" if fixed else " or choose another port")) from None
 
 
 def wait_until(what, check, seconds, log=None):

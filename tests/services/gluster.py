@@ -66,7 +66,7 @@ class GlusterVolumes:
                                f"'python3 tests/services/gluster.py stop {self.dir}' or use another directory")
         self._take_machine_lock()
         try:
-            require_free_port("glusterd", PORT)
+            require_free_port("glusterd", PORT, fixed=True)
             self._start(ready_seconds)
         except BaseException:
             self.stop()

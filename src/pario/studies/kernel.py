@@ -46,7 +46,8 @@ class KernelPoint:
 
     def label(self):
         shown = " ".join(f"{k}={v}" for k, v in self.settings.items() if k != "figure")
-        return f"{self.study} {self.test_id} ranks={self.ranks} {shown} (round {self.trial})".replace("  ", " ")
+        names = " ".join(dict.fromkeys((self.study, self.test_id)))  # perf's test is the study perf
+        return f"{names} ranks={self.ranks} {shown} (round {self.trial})".replace("  ", " ")
 
     def summary(self, result):
         return self.summarize(result) if self.summarize else "ok"
