@@ -120,6 +120,8 @@ def test_export_keeps_failed_points_names_units_and_says_measured_or_predicted(s
     # item 13g: the failed line names the test once
     show = pario("show", "1", db=db).stdout
     assert "failed: probe ranks=2: launch refused on purpose" in show, show
+    # item 13k: one rank: no barrier row, and one trial says it has no spread
+    assert "(barrier)" not in show and "one trial each, so no spread" in show and "best of 1" not in show
     # item 9: a probe run has no figure: `plot` says so in one line, draws nothing
     pp = tmp_path / "pp"
     r = pario("plot", "1", "--out", pp, db=db)
@@ -232,3 +234,21 @@ def test_show_of_a_run_stopped_before_its_first_point_says_none(shm_dir, tmp_pat
     assert r.returncode == 130, r.stdout + r.stderr
     show = pario("show", "1", db=db).stdout
     assert "\npoints: none\n" in show, show
+
+
+def test_kernels_print_no_zero_for_what_they_did_not_have(engine, launcher, shm_dir):
+    def run(*args):
+        p = subprocess.run(launcher.command(1, [engine, *args]), capture_output=True, text=True,
+                           env=launcher.environment(), timeout=120)
+        assert p.returncode == 0, p.stderr
+        return p.stdout
+    # 13f: no NPB reference: "-", not a column of zeros
+    bt = run("bt", "--grid", "12", "--steps", "3", "--dt", "0.5")
+    rows = [l.split() for l in bt.splitlines() if l.strip()[:2] in {"1 ", "2 ", "3 ", "4 ", "5 "}]
+    assert len(rows) == 5 and all(r[2] == "-" and r[4] == "-" for r in rows) and "0.0000000000000e+00" not in bt
+    # 13h: a tiny mesh: its bytes and a rate with digits, never "0.0"
+    flash = run("flashio", "--dir", str(shm_dir), "--nxb", "1", "--blocks", "1")
+    line = next(l for l in flash.splitlines() if l.startswith("all three"))
+    seconds, nbytes, rate = line.split()[2:5]
+    assert int(nbytes) > 0 and float(rate) > 0 and float(rate) == pytest.approx(
+        int(nbytes) / 1048576 / float(seconds), rel=2e-3)

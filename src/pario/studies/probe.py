@@ -137,6 +137,10 @@ def _fmt(v, unit):
 
 
 # Rows measured at the probe point's call size: one row per --stream-blocks size.
+# Components that mean something only with this many ranks: a barrier of
+# one rank synchronizes nothing (its few nanoseconds are a function call).
+NEEDS_RANKS = {"barrier": 2}
+
 STREAMS = ("stream_write", "stream_read", "stream_read_cached", "stream_read_short",
            "stream_write_new", "two_writers", "two_streams", "two_interleaved", "messages")
 DEFAULT_BLOCK = 1 << 20
@@ -174,6 +178,8 @@ def probe_tables(records):
             return [label, _fmt(best, unit), spread]
 
         for key, table, label, unit, better, _ in COMPONENTS:
+            if ranks < NEEDS_RANKS.get(key, 1):  # a one-rank barrier synchronizes nothing
+                continue
             r = mine.get(key)
             # a stream row some call sizes lack (the short read of an eighth
             # less than one call) is shown at the others
@@ -200,10 +206,11 @@ def probe_tables(records):
         notes.append("predicted peak: the slowest component of the path times its parallelism, "
                      "min(one storage stream x servers, memory copy of all ranks), as the CFS "
                      "report's 10 disks x 0.82 MB/s")
+        of = f"best of {trials} [worst-median]" if trials > 1 else "one trial each, so no spread"
         out += [
-            (f"Table 2. Measured component rates, {where}: best of {trials} [worst-median]",
+            (f"Table 2. Measured component rates, {where}: {of}",
              ["component", "MiB/s", "spread"], tables[2], notes),
-            (f"Table 3. Overhead measurements, {where}: best of {trials} [worst-median]",
+            (f"Table 3. Overhead measurements, {where}: {of}",
              ["operation", "seconds", "spread"], tables[3], []),
             (f"Metadata rates, {where}: each rank on its own files",
              ["operation", "per second", "spread"], tables[4], []),

@@ -191,16 +191,18 @@ int flashio_command(int argc, char **argv)
         unsigned long long total_b = 0;
         printf("pario-engine flashio: %d rank(s), %lld blocks of %d^3 zones, 24 variables, %s transfer, "
                "parallel HDF5\n", nranks, m.total, o.nxb, o.collective ? "collective" : "independent");
-        printf("%-20s %10s %12s %10s\n", "file", "seconds", "MiB", "MiB/s");
+        /* bytes and a rate of 4 significant digits: a tiny mesh (--nxb 1) writes
+         * kilobytes, which "0.00 MiB" and "0.0 MiB/s" would show as nothing */
+        printf("%-20s %10s %14s %10s\n", "file", "seconds", "bytes", "MiB/s");
         for (int f = 0; f < FLASH_NFILES; f++) {
-            printf("%-20s %10.4f %12.2f %10.1f\n", labels[f], r.seconds[f], r.bytes[f] / 1048576.0,
+            printf("%-20s %10.4g %14llu %10.4g\n", labels[f], r.seconds[f], (unsigned long long)r.bytes[f],
                    r.bytes[f] / 1048576.0 / r.seconds[f]);
             total_s += r.seconds[f];
             total_b += r.bytes[f];
         }
         const double mib_per_s = total_b / 1048576.0 / total_s;
-        printf("%-20s %10.4f %12.2f %10.1f  (the PnetCDF port's bandwidth)\n", "all three", total_s,
-               total_b / 1048576.0, mib_per_s);
+        printf("%-20s %10.4g %14llu %10.4g  (the PnetCDF port's bandwidth)\n", "all three", total_s,
+               total_b, mib_per_s);
         printf("  every dataset of the three files read back serially and checked\n");
         if (o.json)
             save_json(&o, nranks, &m, &r, mib_per_s, &where);
