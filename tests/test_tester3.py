@@ -252,3 +252,30 @@ def test_kernels_print_no_zero_for_what_they_did_not_have(engine, launcher, shm_
     seconds, nbytes, rate = line.split()[2:5]
     assert int(nbytes) > 0 and float(rate) > 0 and float(rate) == pytest.approx(
         int(nbytes) / 1048576 / float(seconds), rel=2e-3)
+
+
+def test_laplace_says_its_checkpoint_is_left_behind_on_a_file_system_turned_read_only(
+        engine, launcher, mounted):
+    argv = launcher.command(1, [engine, "laplace", "--dir", str(mounted), "--grid", "64",
+                                "--iterations", "10000000", "--checkpoint-every", "2000"])
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=launcher.environment())
+    try:
+        # as soon as the first checkpoint exists, the file system turns read-only
+        # (a remount is refused while the checkpoint is open for writing: retry)
+        while p.poll() is None and (not any(mounted.iterdir()) or subprocess.run(
+                ["mount", "-o", "remount,ro", str(mounted)], capture_output=True).returncode != 0):
+            pass
+        out, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        subprocess.run(["mount", "-o", "remount,rw", str(mounted)], capture_output=True)
+    left = list(mounted.iterdir())
+    assert p.returncode == 3 and len(left) == 1, (p.returncode, err)
+    lines = [l for l in err.splitlines() if l.startswith("pario-engine")]  # not mpirun's own words
+    assert len(lines) == 1 and "Read-only file system" in lines[0], err
+    line = lines[0]
+    assert f"{left[0]} is left behind (Read-only file system): remove it when the file system is " \
+           "writable again" in line

@@ -76,6 +76,14 @@ int mpi_first_failure(const mpi_why *w, MPI_Comm comm)
     return first == INT_MAX ? -1 : first;
 }
 
+static char left_behind[4400]; /* this rank's cleanup could not remove a file */
+
+void mpi_fail_left_behind(const char *path, int e)
+{
+    snprintf(left_behind, sizeof left_behind, "; %s is left behind (%s): remove it when %s", path,
+             strerror(e), e == EROFS ? "the file system is writable again" : "that is fixed");
+}
+
 void mpi_stop_if_failed(const mpi_why *w, MPI_Comm comm, void (*cleanup)(void *), void *arg)
 {
     int first = mpi_first_failure(w, comm), rank;
@@ -84,7 +92,12 @@ void mpi_stop_if_failed(const mpi_why *w, MPI_Comm comm, void (*cleanup)(void *)
     MPI_Comm_rank(comm, &rank);
     if (cleanup)
         cleanup(arg);
+    /* the failing rank's line also names what a cleanup on another rank left */
+    int mine = left_behind[0] ? rank : INT_MAX, from;
+    MPI_Allreduce(&mine, &from, 1, MPI_INT, MPI_MIN, comm);
+    if (from != INT_MAX)
+        MPI_Bcast(left_behind, sizeof left_behind, MPI_CHAR, from, comm);
     char fix[4200];
     disk_full_fix(w->err, w->dir, w->shrink, fix, sizeof fix);
-    fail_exit(EXIT_RUN_FAILED, rank == first, "rank %d: %s%s", rank, w->text, fix);
+    fail_exit(EXIT_RUN_FAILED, rank == first, "rank %d: %s%s%s", rank, w->text, fix, left_behind);
 }

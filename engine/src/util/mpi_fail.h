@@ -57,4 +57,9 @@ int mpi_first_failure(const mpi_why *w, MPI_Comm comm);
  * rank, print the lowest failing rank's line and exit 3 everywhere. */
 void mpi_stop_if_failed(const mpi_why *w, MPI_Comm comm, void (*cleanup)(void *), void *arg);
 
+/* For a cleanup: the file at path (this run's own) could not be removed
+ * (errno e, e.g. the file system turned read-only): mpi_stop_if_failed's
+ * line then says it is left behind, whichever rank failed first. */
+void mpi_fail_left_behind(const char *path, int e);
+
 #endif

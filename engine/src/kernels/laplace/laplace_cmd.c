@@ -120,8 +120,9 @@ static void remove_ours(void *arg)
 {
     laplace_state *s = arg;
     MPI_Barrier(MPI_COMM_WORLD);
-    if (s->rank == 0)
-        remove_if_ours(s->path, &s->who);
+    int e = s->rank == 0 ? remove_if_ours(s->path, &s->who) : 0;
+    if (e && e != ENOENT)
+        mpi_fail_left_behind(s->path, e);
 }
 
 static void halo(laplace_block *b, int rank, int nranks)
