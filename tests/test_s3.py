@@ -91,10 +91,12 @@ BAD = [
     ("bad bucket name", ["--api", "s3", "--s3-endpoint", "127.0.0.1:1", "--s3-bucket", "a/b"],
      "--s3-bucket 'a/b' is not a valid bucket name"),
     ("option without api", ["--s3-bucket", BUCKET], "--s3-bucket belongs to --api s3"),
+    # what the store answered, not an errno's text (tester 3, 13d)
     ("no such bucket", ["--api", "s3", "--s3-endpoint", "ENDPOINT", "--s3-bucket", "no-such-bucket"],
-     "cannot look for"),
+     "bucket 'no-such-bucket' does not exist at 127.0.0.1:"),
     ("nothing listens", ["--api", "s3", "--s3-endpoint", "127.0.0.1:1", "--s3-bucket", BUCKET],
-     "Connection refused"),
+     "127.0.0.1:1 did not answer (FailedToConnect, Connection refused): check --s3-endpoint"),
+    ("https to plain http", ["EP", "--s3-https"], "did not answer HTTPS"),
 ]
 
 

@@ -293,6 +293,12 @@ typedef struct backend_ops {
      * NULL: the path is a file (lstat; removed only if this run created it). */
     int (*exists)(const char *path, const void *config);
     int (*remove)(const char *path, const void *config);
+
+    /* Optional: the backend's own words for the errno `e` its last failed
+     * call returned ("bucket 'x' does not exist at host:port (NoSuchBucket)"),
+     * naming the fix; NULL (or no hook) for strerror's.  An errno alone
+     * cannot say what an object store answered. */
+    const char *(*why)(int e, const void *config);
 } backend_ops;
 
 /* Capabilities for a configuration. */

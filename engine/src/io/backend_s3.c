@@ -119,9 +119,15 @@ typedef struct request {
 
 static S3Status on_properties(const S3ResponseProperties *p, void *data) { return S3StatusOK; }
 
+/* The last request that failed, for s3_why: an errno cannot say what the
+ * store answered (NoSuchBucket) or that TLS met a plain-HTTP server. */
+static S3Status last_failure = S3StatusOK;
+
 static void on_complete(S3Status status, const S3ErrorDetails *error, void *data)
 {
     ((request *)data)->status = status;
+    if (status != S3StatusOK)
+        last_failure = status;
 }
 
 /* A request the store or the connection failed in passing (libs3 calls
@@ -187,6 +193,41 @@ static int errno_of(S3Status s)
     case S3StatusConnectionFailed: return ECONNRESET;
     default: return EIO;
     }
+}
+
+static const char *s3_why(int e, const void *cfg)
+{
+    static char text[900];
+    const s3_config *c = cfg;
+    const char *name = S3_get_status_name(last_failure);
+    switch (last_failure) {
+    case S3StatusOK:
+        return NULL;
+    case S3StatusErrorNoSuchBucket:
+        snprintf(text, sizeof text, "bucket '%s' does not exist at %s (NoSuchBucket): create it or "
+                 "name another with --s3-bucket", c->bucket, c->endpoint);
+        break;
+    case S3StatusErrorAccessDenied:
+    case S3StatusHttpErrorForbidden:
+    case S3StatusErrorInvalidAccessKeyId:
+    case S3StatusErrorSignatureDoesNotMatch:
+        snprintf(text, sizeof text, "%s refused the credentials (%s): check AWS_ACCESS_KEY_ID and "
+                 "AWS_SECRET_ACCESS_KEY", c->endpoint, name);
+        break;
+    case S3StatusFailedToConnect:
+    case S3StatusNameLookupError:
+    case S3StatusConnectionFailed:
+        snprintf(text, sizeof text, "%s did not answer (%s, %s): check --s3-endpoint and that the "
+                 "store is running", c->endpoint, name, strerror(e));
+        break;
+    default:
+        if (c->https && last_failure < S3StatusErrorAccessDenied) /* no S3 answer at all */
+            snprintf(text, sizeof text, "%s did not answer HTTPS (%s): drop --s3-https if it "
+                     "serves plain HTTP", c->endpoint, name);
+        else
+            snprintf(text, sizeof text, "%s answered %s", c->endpoint, name);
+    }
+    return text;
 }
 
 /* "/dir/name" -> "dir/name/" */
@@ -328,6 +369,7 @@ static int s3_remove(const char *path, const void *cfg)
 
 const backend_ops backend_s3 = {
     .name = "s3",
+    .why = s3_why,
     .summary = "one object per block in an S3 bucket (libs3: PUT, GET)",
     .caps = BACKEND_CAP_PER_CALL | BACKEND_CAP_GROUPABLE | BACKEND_CAP_OBJECTS,
     .options = s3_options,

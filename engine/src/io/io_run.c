@@ -211,6 +211,9 @@ static void check_paths_are_new(io_ctx *c)
     int what = there;
     MPI_Bcast(&what, 1, MPI_INT, first, c->comm);
     MPI_Bcast(p, PATH_MAX, MPI_CHAR, first, c->comm); /* the path that exists, as that rank sees it */
+    const char *own = what < 0 && c->o->api->why ? c->o->api->why(-what, c->o->api_config) : NULL;
+    if (own) /* the backend's words name the fix */
+        fail_usage("--api %s cannot look for %s in its store: %s", c->o->api->name, p, own);
     if (what < 0)
         fail_usage("--api %s cannot look for %s in its store: %s: check the store's address "
                    "and bucket", c->o->api->name, p, strerror(-what));
