@@ -212,15 +212,22 @@ def test_provenance_of_a_predicted_run_and_of_mpich_has_no_placeholders(two_runs
     assert rows["MPI"] == "MPICH Version:      4.0.2 (MPI standard 4.0)"
 
 
-def test_report_names_unnumbered_figures_apart_from_the_experiments_numbers(two_runs):
+def test_unnumbered_figures_are_named_apart_from_the_experiments_numbers(two_runs, shm_dir):
     import re
+    db = two_runs["db"]
+    # perf's read without sync has no number in the SGI 750 report (its Figures 3-5 do)
+    r = pario("run", "sgi750", "--quick", "--tests", "perf", "--ranks", "1", "--dir", shm_dir, db=db)
+    assert r.returncode == 0, r.stderr
+    run = re.search(r"^run (\d+):", r.stdout, re.M).group(1)
+    assert f"\nFigure R{run}-1. perf read, no sync" in r.stdout   # show and run name it alike
     out = two_runs["tmp"] / "num.html"
-    assert pario("report", "1", "--out", out, db=two_runs["db"]).returncode == 0
-    html = out.read_text()
-    names = re.findall(r"<figcaption>(Figure [^.]+)\. ", html)
-    assert "Figure R1-1" in names, names   # the timeline: not "Figure 1.1"
-    assert all(re.fullmatch(r"Figure (\d+|R1-\d+)", n) for n in names), names
-    assert len(names) == len(set(names))
+    assert pario("report", run, "--out", out, db=db).returncode == 0
+    names = re.findall(r"<figcaption>(Figure [^.]+)\. ", out.read_text())
+    assert f"Figure R{run}-1" in names and "Figure 3" in names, names
+    assert all(re.fullmatch(rf"Figure (\d+|R{run}-\d+)", n) for n in names) and len(names) == len(set(names))
+    one = two_runs["tmp"] / "one.html"   # run 1's timeline: "Figure R1-1", never "Figure 1.1"
+    assert pario("report", "1", "--out", one, db=db).returncode == 0
+    assert "<figcaption>Figure R1-1. Per-rank timeline" in one.read_text()
 
 
 def test_show_of_a_run_stopped_before_its_first_point_says_none(shm_dir, tmp_path):

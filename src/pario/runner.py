@@ -8,6 +8,7 @@ import json
 import signal
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from .checks import check_dir, check_out, check_timeout, run_tag
@@ -247,7 +248,20 @@ def run_views(store, run_id):
     data = [d for d in (build(f, records, kind.params, kind.quantities, predicted)
                         for whole in _figures(kind, experiment, records, options)
                         for f in split_varying(whole, records, kind.params)) if d]
+    _name_unnumbered(run_id, data)
     return run, kind, experiment, options, records, data
+
+
+def _name_unnumbered(run_id, data):
+    """A figure the experiment does not number is "Figure R<run>-<n>" in
+    show, plot and report alike: never read as the experiment's own
+    "Figure 4", nor as another run's."""
+    n = 0
+    for d in data:
+        if not d.figure.number:
+            n += 1
+            d.figure = replace(d.figure, number=f"Figure R{run_id}-{n}")
+            d.heading = f"{d.figure.number}. {d.heading}"
 
 
 def _figures(kind, experiment, records, options):

@@ -143,8 +143,10 @@ def _run_section(page, store, run_id, counter, wanted_point):
     palette = Palette()
     for e in explained:
         data = e.data
-        number = data.figure.number or _unnumbered(run_id, counter)
-        title = data.heading.split(". ", 1)[1] if data.figure.number else data.heading
+        number = data.figure.number   # the experiment's, else "Figure R<run>-<n>" (run_views)
+        if number.startswith(f"Figure R{run_id}-"):
+            counter["figure"] += 1    # the timeline's number follows them
+        title = data.heading.split(". ", 1)[1]
         trials = data.trials_text + ("; bars span the lowest trial to the median"
                                      if data.shows_ranges else "")
         caption = (f"{title}: {data.quantity.label + ' in ' if data.quantity.label else ''}"
@@ -191,9 +193,8 @@ def _run_section(page, store, run_id, counter, wanted_point):
 
 
 def _unnumbered(run_id, counter):
-    """The name of a figure the experiment does not number: R, the run,
-    and its count among the run's unnumbered figures ("Figure R31-1"), so
-    it is never read as the experiment's own "Figure 4" or another run's."""
+    """The timeline's name: R, the run, and its count after the run's
+    unnumbered figures (runner._name_unnumbered), "Figure R31-3"."""
     counter["figure"] += 1
     return f"Figure R{run_id}-{counter['figure']}"
 
