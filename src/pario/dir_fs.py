@@ -8,6 +8,7 @@ the file system below, and that point must not be stored as the same
 run's measurement."""
 
 import os
+import socket
 from dataclasses import dataclass
 
 
@@ -57,9 +58,12 @@ def moved_away(directory, started, result):
     target = (result or {}).get("target") or {}
     now = dir_fs(directory)
     seen = target.get("device") or (now.device if now else None)
+    kind = target.get("mount_type") or (now.fs_type if now and now.device == seen else "?")
     if started is None or seen is None or seen == started.device:
         return None
-    kind = target.get("mount_type") or (now.fs_type if now and now.device == seen else "?")
+    host = ((result or {}).get("system") or {}).get("hostname")
+    if host and host != socket.gethostname() and kind in (started.fs_type, "?"):
+        return None  # another node numbers one network file system's device its own way
     return (f"--dir {directory} is no longer on the file system the run started on "
             f"({started} -> {kind}, device {seen}): was it unmounted? remount it and run again; "
             "this point is not stored as a measurement of the first")
