@@ -127,12 +127,6 @@ def test_export_keeps_failed_points_names_units_and_says_measured_or_predicted(s
     r = pario("plot", "1", "--out", pp, db=db)
     assert r.returncode == 2 and r.stdout == "" and not pp.exists()
     assert r.stderr.count("\n") == 1 and "has no figures to plot" in r.stderr and "pario show 1" in r.stderr
-    r = pario("model", "cfs", "--quick", "--ranks", "1", "--blocks", "64k", "--tests", "partitioned",
-              "--machine", "ipsc860", db=db)
-    assert r.returncode == 0, r.stderr
-    rows = _csv(pario("export", "2", "--csv", db=db).stdout)
-    assert rows and all(x["source"] == "predicted: model of ipsc860" for x in rows)
-    assert rows[0]["block_bytes"] == "65536" and float(rows[0]["rate_MiB_per_s"]) > 0
 
 
 def test_probe_out_is_refused_before_anything_runs(shm_dir, tmp_path):
@@ -178,6 +172,11 @@ def test_report_marks_a_predicted_timeline_and_names_its_warnings_plainly(two_ru
     i = html.index("Per-rank timeline of point")
     caption = html[i:html.index("</figcaption>", i)]
     assert "[predicted: model of ipsc860" in caption
+    assert caption.startswith("Per-rank timeline") and "<figcaption>Figure R2-1. Per-rank timeline" in html
+    # item 6: a prediction's export says so in its own column
+    rows = _csv(pario("export", "2", "--csv", db=two_runs["db"]).stdout)
+    assert rows and all(x["source"] == "predicted: model of ipsc860" for x in rows)
+    assert rows[0]["block_bytes"] == "65536" and float(rows[0]["rate_MiB_per_s"]) > 0
     assert "Warnings from the engine" not in html
 
 
@@ -225,9 +224,6 @@ def test_unnumbered_figures_are_named_apart_from_the_experiments_numbers(two_run
     names = re.findall(r"<figcaption>(Figure [^.]+)\. ", out.read_text())
     assert f"Figure R{run}-1" in names and "Figure 3" in names, names
     assert all(re.fullmatch(rf"Figure (\d+|R{run}-\d+)", n) for n in names) and len(names) == len(set(names))
-    one = two_runs["tmp"] / "one.html"   # run 1's timeline: "Figure R1-1", never "Figure 1.1"
-    assert pario("report", "1", "--out", one, db=db).returncode == 0
-    assert "<figcaption>Figure R1-1. Per-rank timeline" in one.read_text()
 
 
 def test_show_of_a_run_stopped_before_its_first_point_says_none(shm_dir, tmp_path):
