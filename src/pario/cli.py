@@ -213,13 +213,13 @@ def cmd_list(args):
 
 
 def cmd_show(args, with_plots=False):
-    from .runner import run_views, show_run
+    from .runner import describes_figures, show_run
 
     if with_plots:
         check_out(getattr(args, "out", None))  # a file or an unwritable place: before anything
     store = _store(args, readonly=not with_plots)
     run_id = args.run or store.latest_run_id()
-    if with_plots and store.counts(run_id).get("ok") and not run_views(store, run_id)[-1]:
+    if with_plots and store.counts(run_id).get("ok") and not describes_figures(store, run_id):
         run = store.run(run_id)
         raise UsageError(f"run {run_id} ({run['preset']}, kind {run.get('kind') or 'io'}) has no "
                          f"figures to plot: 'pario show {run_id}' prints its tables")

@@ -264,6 +264,13 @@ def _name_unnumbered(run_id, data):
             d.heading = f"{d.figure.number}. {d.heading}"
 
 
+def describes_figures(store, run_id):
+    """Whether a run's kind or experiment describes any figure (drawn, or
+    left out with its reason): a probe's does not."""
+    _, kind, experiment, options, records, data = run_views(store, run_id)
+    return bool(data or _figures(kind, experiment, records, options))
+
+
 def _figures(kind, experiment, records, options):
     """The run's figure descriptions: its kind's and its experiment's own."""
     return kind.figures(experiment.data, records, options) + preset_figures(experiment.data)
