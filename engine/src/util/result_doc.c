@@ -123,6 +123,11 @@ void result_doc_where(json *j, result_where *w, const char *dir, const char *fil
             snprintf(fs.type, sizeof fs.type, "unknown");
         result_doc_target(j, dir, file, &fs, w->hosts[0].memory_bytes);
     }
+    result_where_free(w);
+}
+
+void result_where_free(result_where *w)
+{
     free(w->hosts);
     free(w->host_of);
     w->hosts = NULL;

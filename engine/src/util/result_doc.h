@@ -44,6 +44,9 @@ void result_where_gather(result_where *w, MPI_Comm comm);
  * file, when not NULL) as result_doc_target writes it; frees the gather. */
 void result_doc_where(json *j, result_where *w, const char *dir, const char *file);
 
+/* What the gather allocated, when no document is written after all. */
+void result_where_free(result_where *w);
+
 /* The closing every document shares: the "warnings" array (the n strings
  * of `warnings`, NULL ones left out), the end of the object, the document
  * saved to `path` and freed.  0, or the errno of the save. */

@@ -368,8 +368,9 @@ int beff_command(int argc, char **argv)
     double values[M_N], beff = 0;
     for (int m = 0; m < M_N; m++)
         beff += (values[m] = method_value(&r, m)) / M_N;
-    result_where where;
-    result_where_gather(&where, MPI_COMM_WORLD);
+    result_where where; /* what the document's provenance needs: gathered only for one */
+    if (r.o.json)
+        result_where_gather(&where, MPI_COMM_WORLD);
     if (r.rank == 0) {
         printf("pario-engine beff: b_eff_io on %d rank(s), -T %g s, chunks", r.nranks, r.o.seconds);
         for (int c = 0; c < r.nchunks; c++)

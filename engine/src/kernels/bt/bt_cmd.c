@@ -623,8 +623,9 @@ int bt_command(int argc, char **argv)
     file_checked = file_flags[0];
     file_ok = file_flags[1];
     bool failed = (verify && !ok) || (file_checked && !file_ok);
-    result_where where;
-    result_where_gather(&where, comm);
+    result_where where; /* what the document's provenance needs: gathered only for one */
+    if (o.json)
+        result_where_gather(&where, comm);
     if (rank != 0) {
         if (o.io && !o.mode->serial_order && !o.keep)
             btio_remove(&io); /* this rank's own file */
@@ -692,6 +693,8 @@ int bt_command(int argc, char **argv)
                                     .verified = verify, .ok = ok, .file_checked = file_checked,
                                     .file_ok = file_ok, .xcr = xcr, .xce = xce,
                                     .file_xce = file_xce, .path = path, .where = &where});
+    else if (o.json)
+        result_where_free(&where); /* a failed run writes no document */
     if (o.io && !o.keep)
         btio_remove(&io); /* created by this run, and still that file */
     else if (o.io)

@@ -183,8 +183,9 @@ int flashio_command(int argc, char **argv)
         remove_created(&r, rank);
         fail_exit(EXIT_RUN_FAILED, rank == 0, "the FLASH files are wrong: %s", why);
     }
-    result_where where;
-    result_where_gather(&where, MPI_COMM_WORLD);
+    result_where where; /* what the document's provenance needs: gathered only for one */
+    if (o.json)
+        result_where_gather(&where, MPI_COMM_WORLD);
     if (rank == 0) {
         static const char *labels[FLASH_NFILES] = {"checkpoint", "plotfile (centers)", "plotfile (corners)"};
         double total_s = 0;

@@ -319,8 +319,9 @@ int laplace_command(int argc, char **argv)
     mpi_stop_if_failed(&w, MPI_COMM_WORLD, remove_ours, &s);
     long long *per_rank = rank == 0 ? malloc(sizeof(long long) * 2 * (size_t)nranks) : NULL;
     MPI_Gather(counts, 2, MPI_LONG_LONG, per_rank, 2, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-    result_where where;
-    result_where_gather(&where, MPI_COMM_WORLD);
+    result_where where; /* what the document's provenance needs: gathered only for one */
+    if (o.json)
+        result_where_gather(&where, MPI_COMM_WORLD);
 
     if (rank == 0) {
         const double mib = (double)o.grid * o.grid * sizeof(double) / 1048576.0;

@@ -248,8 +248,9 @@ int perf_command(int argc, char **argv)
         }
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    result_where where;
-    result_where_gather(&where, MPI_COMM_WORLD);
+    result_where where; /* what the document's provenance needs: gathered only for one */
+    if (o.json)
+        result_where_gather(&where, MPI_COMM_WORLD);
     if (rank == 0) {
         char sz[32];
         size_format(o.size, sz, sizeof sz);
