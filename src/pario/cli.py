@@ -220,9 +220,8 @@ def cmd_show(args, with_plots=False):
     store = _store(args, readonly=not with_plots)
     run_id = args.run or store.latest_run_id()
     if with_plots and store.counts(run_id).get("ok") and not describes_figures(store, run_id):
-        run = store.run(run_id)
-        raise UsageError(f"run {run_id} ({run['preset']}, kind {run.get('kind') or 'io'}) has no "
-                         f"figures to plot: 'pario show {run_id}' prints its tables")
+        raise UsageError(f"run {run_id} ({store.run(run_id)['preset']}) has no figures to plot: "
+                         f"'pario show {run_id}' prints its tables")
     shown = show_run(store, run_id, plots_dir=getattr(args, "out", None), with_plots=with_plots)
     if with_plots and not shown:
         raise UsageError(f"run {run_id} has no successful points to plot")
