@@ -79,9 +79,6 @@ class Pario:
     def rate(self, directory, *args, phase, iterations=1, unbound=False):
         """Best MiB/s of `phase` over the run's iterations (one rank)."""
         out = self.scratch / "pario.json"
-        # the engine refuses to overwrite a --json it did not just make
-        # (util/out_path.c), so the previous run's document goes first
-        out.unlink(missing_ok=True)
         argv = self.launcher.command(1, [self.engine, "io", "--dir", str(directory), *map(str, args),
                                          "--iterations", str(iterations), "--json", str(out)])
         p = subprocess.run(argv, capture_output=True, text=True, env=self.environment(unbound))

@@ -22,7 +22,6 @@ from pario.launch import choose_launcher  # noqa: E402
 
 def bt(launcher, engine, ranks, args, scratch):
     out = Path(scratch) / "bt.json"
-    out.unlink(missing_ok=True)  # the engine never overwrites a --json
     subprocess.run(launcher.command(ranks, [engine, "bt", *args, "--json", str(out)]), check=True,
                    capture_output=True, env=launcher.environment())
     return json.loads(out.read_text())

@@ -36,7 +36,6 @@ def main():
             for group in (0, 1):
                 for yield_idle in (0, 1):
                     out = Path(d) / "r.json"
-                    out.unlink(missing_ok=True)  # the engine never overwrites a --json
                     args = [engine, "io", "--dir", d, "--layout", "interleaved", "--block", "4k",
                             "--size", "64m", "--iterations", "3", "--json", str(out)]
                     if group:

@@ -33,7 +33,6 @@ from pario.units import engine_size, format_size, parse_size  # noqa: E402
 
 def pario_rates(launcher, engine, ranks, directory, block, size, scratch):
     out = Path(scratch) / "pario.json"
-    out.unlink(missing_ok=True)  # the engine never overwrites a --json
     argv = launcher.command(ranks, [engine, "io", "--dir", str(directory), "--layout", "partitioned",
                                     "--block", engine_size(block), "--size", engine_size(size),
                                     "--phases", "write,read", "--iterations", "3", "--json", str(out)])

@@ -72,7 +72,6 @@ class Tools:
     def pario(self, directory, *api):
         """{'write': MiB/s, 'read': MiB/s}, best of the run's iterations."""
         out = self.scratch / "pario.json"
-        out.unlink(missing_ok=True)  # the engine never overwrites a --json
         argv = self.launcher.command(RANKS, [
             self.engine, "io", "--dir", str(directory), *api, "--mpiio-impl", self.impl,
             "--layout", "partitioned", "--block", engine_size(self.block),
