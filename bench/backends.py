@@ -50,7 +50,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from pario.engine import engine_path  # noqa: E402
+from pario.engine import engine_path, take_result  # noqa: E402
 from pario.launch import choose_launcher  # noqa: E402
 from pario.units import engine_size, format_size, parse_size  # noqa: E402
 
@@ -84,7 +84,7 @@ class Pario:
         p = subprocess.run(argv, capture_output=True, text=True, env=self.environment(unbound))
         if p.returncode != 0:
             sys.exit(f"bench: pario-engine failed: {p.stderr.strip()}")
-        doc = json.loads(out.read_text())
+        doc = take_result(out)
         return next(x for x in doc["phases"] if x["name"] == phase)["summary"]["best_mib_per_s"]
 
 
@@ -322,7 +322,8 @@ def main():
     try:
         with tempfile.TemporaryDirectory() as scratch:
             pario = Pario(scratch)
-            print("machine shared with other work: read the ratios, not the absolute rates")
+            print("load average at the start: %.2f %.2f %.2f (2 cores here: read the ratios, not the absolute rates)"
+                  % os.getloadavg())
             if "uring" in only:
                 bench_uring(pario, Path(a.disk), a.rounds, parse_size(a.rand_size), parse_size(a.seq_size),
                             a.placement)

@@ -6,7 +6,6 @@ mode with and without --overlap, alternating in one run.
 """
 
 import argparse
-import json
 import statistics
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from pario.engine import engine_path  # noqa: E402
+from pario.engine import engine_path, take_result  # noqa: E402
 from pario.launch import choose_launcher  # noqa: E402
 
 
@@ -24,7 +23,7 @@ def bt(launcher, engine, ranks, args, scratch):
     out = Path(scratch) / "bt.json"
     subprocess.run(launcher.command(ranks, [engine, "bt", *args, "--json", str(out)]), check=True,
                    capture_output=True, env=launcher.environment())
-    return json.loads(out.read_text())
+    return take_result(out)
 
 
 def main():

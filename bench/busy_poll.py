@@ -9,7 +9,6 @@ engine whose waiting ranks spin falls to a few MiB/s here.
 """
 
 import argparse
-import json
 import subprocess
 import sys
 import tempfile
@@ -18,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from pario.engine import engine_path  # noqa: E402
+from pario.engine import engine_path, take_result  # noqa: E402
 from pario.launch import choose_launcher, cores  # noqa: E402
 
 
@@ -43,7 +42,7 @@ def main():
                     cmd = launcher.command(a.ranks, args)
                     cmd[1:1] = ["--mca", "mpi_yield_when_idle", str(yield_idle)]
                     subprocess.run(cmd, check=True, capture_output=True, env=launcher.environment())
-                    doc = json.loads(out.read_text())
+                    doc = take_result(out)
                     rates = "  ".join(f"{p['name']} {p['summary']['best_mib_per_s']:8.0f}" for p in doc["phases"])
                     print(f"group {group or '-':>2}  yield_when_idle {yield_idle}:  {rates}", flush=True)
 

@@ -14,7 +14,6 @@ SIZE/P -t BLOCK -e); nothing here builds or ships IOR.
 
 import argparse
 import json
-import os
 import re
 import shutil
 import statistics
@@ -26,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from pario.engine import engine_path  # noqa: E402
+from pario.engine import engine_path, take_result  # noqa: E402
 from pario.launch import choose_launcher  # noqa: E402
 from pario.units import engine_size, format_size, parse_size  # noqa: E402
 
@@ -37,7 +36,7 @@ def pario_rates(launcher, engine, ranks, directory, block, size, scratch):
                                     "--block", engine_size(block), "--size", engine_size(size),
                                     "--phases", "write,read", "--iterations", "3", "--json", str(out)])
     subprocess.run(argv, check=True, capture_output=True, env=launcher.environment())
-    doc = json.loads(out.read_text())
+    doc = take_result(out)
     return {p["name"]: p["summary"]["best_mib_per_s"] for p in doc["phases"]}
 
 

@@ -1,5 +1,6 @@
 """Where the measuring engine is, and which MPI library it was built with."""
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -43,3 +44,14 @@ def engine_mpi(path, wanted=None):
         raise UsageError(f"--mpi {wanted}: the engine {path} is built with {FLAVOURS[found].title}: "
                          f"unset PARIO_ENGINE or point it at a {FLAVOURS[wanted].title} build")
     return found
+
+
+def take_result(path):
+    """The result document an engine run wrote at `path`, parsed; the file
+    is then removed, so the next run may use the same name (the engine's
+    --json refuses a file that exists, its own included)."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text())
+    finally:
+        path.unlink(missing_ok=True)
