@@ -166,7 +166,7 @@ def main():
                 print(f"\nQD {depth}: per request, median of {a.rounds} rounds (range)")
                 print(f"{'':16}" + "".join(f"{t:>22}" for _, t, _ in EVENTS) + f"{'IOPS (context)':>18}")
                 for tool in ("pario", "fio"):
-                    cells = "".join(f"{statistics.median(v):.2f} ({min(v):.2f} to {max(v):.2f})".rjust(22)
+                    cells = "".join(f" {statistics.median(v):.2f} ({min(v):.2f} to {max(v):.2f})".rjust(22)
                                     for v in per[tool].values())
                     print(f"{tool:<16}{cells}{statistics.median(rates[tool]):>18.0f}", flush=True)
             print(f"\nload average at end {os.getloadavg()[0]:.1f}")
