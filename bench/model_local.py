@@ -23,7 +23,14 @@ Everything runs in a new directory under --dir and a new results database,
 both removed at the end (--keep-db PATH keeps the database for
 `pario compare` and `pario report`).  `--remodel PATH` measures nothing: it
 predicts the rounds of a kept database again with the current model, so two
-models are judged on the same measurements."""
+models are judged on the same measurements.  A probe made before the model
+wanted a row it has now cannot predict; `--probe RUN` then predicts every
+round from probe run RUN of the database instead of the round's own, e.g.
+a probe added since to a copy of it:
+
+  cp KEPT.sqlite new.sqlite
+  .venv/bin/python -m pario probe --db new.sqlite --dir /var/tmp --quick --stream-blocks 4k,64k,1m
+  .venv/bin/python bench/model_local.py --remodel new.sqlite --probe N"""
 
 import argparse
 import os
@@ -71,10 +78,18 @@ def main():
     ap.add_argument("--remodel", metavar="DB",
                     help="measure nothing: predict the rounds a --keep-db database holds again "
                          "with this pario's model (a copy of DB is used; DB is not changed)")
+    ap.add_argument("--probe", type=int, metavar="RUN",
+                    help="with --remodel: predict every round from this probe run of DB instead of "
+                         "the round's own (a probe made since, with rows the older ones lack)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="with --remodel: change a parameter of every round's machine (pario model "
+                         "--set), e.g. to see a point without one part of the model")
     args = ap.parse_args()
     presets = args.presets.split(",")
+    if (args.probe is not None or args.set) and not args.remodel:
+        sys.exit("model_local: --probe and --set go with --remodel DB: give it")
     if args.remodel:
-        return remodel(Path(args.remodel), presets)
+        return remodel(Path(args.remodel), presets, args.probe, args.set)
     work = Path(tempfile.mkdtemp(prefix="pario-model-local-", dir=args.dir))
     db = Path(tempfile.mkdtemp(prefix="pario-model-local-db-")) / "results.sqlite"
     if args.keep_db and os.path.lexists(args.keep_db):
@@ -105,9 +120,9 @@ def main():
         shutil.rmtree(db.parent, ignore_errors=True)
 
 
-def remodel(kept, presets):
+def remodel(kept, presets, probe=None, sets=()):
     """The rounds of a kept database (a probe run, then each preset measured),
-    each preset predicted again from its round's probe."""
+    each preset predicted again from its round's probe (or from `probe`)."""
     import sqlite3
 
     if not kept.is_file():
@@ -120,6 +135,8 @@ def remodel(kept, presets):
         rows = con.execute("SELECT id, preset, launcher FROM runs WHERE status='complete' "
                            "ORDER BY id").fetchall()
         con.close()
+        if probe is not None and (probe, "probe") not in {(i, p) for i, p, _ in rows}:
+            sys.exit(f"model_local: --probe {probe}: {kept} has no complete probe run {probe}")
         rounds = []
         for run_id, preset, launcher in rows:
             if preset == "probe":
@@ -130,9 +147,14 @@ def remodel(kept, presets):
         if not rounds:
             sys.exit(f"model_local: {kept} holds no round of a probe and {', '.join(presets)}")
         print(f"model_local: predicting the {len(rounds)} measured rounds of {kept} again "
-              "(nothing measured now)")
+              "(nothing measured now)"
+              + (f", every round from probe run {probe}" if probe is not None else "")
+              + "".join(f", --set {x}" for x in sets))
+        extra = [f"--set={x}" for x in sets]
         got = [{p: [r["probe"], r[p], pario(db, "model", p, "--quick", "--machine",
-                                             f"probe:{r['probe']}")] for p in presets}
+                                             f"probe:{probe if probe is not None else r['probe']}",
+                                             *extra)]
+                for p in presets}
                for r in rounds]
         report(db, presets, got)
     finally:

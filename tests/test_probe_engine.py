@@ -80,6 +80,22 @@ def test_rows_for_the_model(probes):
         two = c["two_streams"]
         assert (two["readers"], two["bytes"], two["block_bytes"]) == (2, 32 << 20, 1 << 20)
         assert two["best_mib_per_s"] == pytest.approx(32 / two["seconds"]["best"]) and two["best_mib_per_s"] > 10
+        # the stream's last eighth from storage, and the stream into a new file
+        short = c["stream_read_short"]
+        assert (short["bytes"], short["block_bytes"]) == (4 << 20, 1 << 20)
+        assert len(short["seconds"]["values"]) == 3
+        assert short["best_mib_per_s"] == pytest.approx(4 / short["seconds"]["best"])
+        assert short["seconds"]["best"] > 0
+        new = c["stream_write_new"]
+        assert (new["bytes"], new["block_bytes"], new["fsync"], new["preallocated"]) == (
+            32 << 20, 1 << 20, True, False)
+        assert len(new["seconds"]["values"]) == 3
+        assert new["best_mib_per_s"] == pytest.approx(32 / new["seconds"]["best"]) and new["best_mib_per_s"] > 5
+        inter = c["two_interleaved"]
+        assert (inter["readers"], inter["bytes"], inter["block_bytes"]) == (2, 32 << 20, 1 << 20)
+        assert len(inter["seconds"]["values"]) == 3
+        assert inter["best_mib_per_s"] == pytest.approx(32 / inter["seconds"]["best"])
+        assert inter["best_mib_per_s"] > 10
         cb = c["collective_mpiio"]["cb_buffer_size"]
         assert cb is None or cb > 0  # ROMIO under Open MPI does not report it
         m = c["messages"]
@@ -98,7 +114,9 @@ def test_rows_for_the_model(probes):
     _, _, one = probes["one"]
     c = one["components"]
     assert c["messages"] is None and c["token_pass"] is None  # one rank: nothing to pass
-    assert c["two_streams"] is None and c["two_writers"] is None
+    assert c["two_streams"] is None and c["two_writers"] is None and c["two_interleaved"] is None
+    # 4 MiB in 1 MiB calls: an eighth is less than one call, so no short read
+    assert c["stream_read_short"] is None and c["stream_write_new"]["bytes"] == 4 << 20
     assert c["collective_mpiio"]["aggregators"] == 1 and c["collective_mpiio"]["write_seconds"]["best"] > 0
 
 

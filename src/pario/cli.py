@@ -1,6 +1,7 @@
 """The `pario` command."""
 
 import argparse
+import json
 import re
 import sys
 
@@ -120,10 +121,14 @@ def build_parser():
     exp = sub.add_parser("export", help="every trial of every point of a run, one row each")
     exp.add_argument("run", type=_positive_int)
     fmt = exp.add_mutually_exclusive_group(required=True)
-    fmt.add_argument("--csv", dest="format", action="store_const", const="csv")
-    fmt.add_argument("--json", dest="format", action="store_const", const="json")
-    exp.add_argument("--out", help="a new file to write (default: standard output)")
-    exp.add_argument("--db", default=None)
+    fmt.add_argument("--csv", dest="format", action="store_const", const="csv",
+                     help="comma-separated values, a header row then one row per trial")
+    fmt.add_argument("--json", dest="format", action="store_const", const="json",
+                     help="a JSON array of one object per trial")
+    exp.add_argument("--out", help="the file to write (default: standard output): a new file, or one "
+                                   "an earlier 'pario export --out' wrote and nobody changed since")
+    exp.add_argument("--db", default=None, help=f"results database holding the run "
+                                                f"(default {default_db_path()})")
 
     rep = sub.add_parser("report", help="one self-contained HTML file of one or more runs")
     rep.add_argument("runs", nargs="+", type=_positive_int, metavar="RUN")
@@ -161,15 +166,18 @@ def _store(args, readonly=True):
                  readonly=readonly)
 
 
-def _existing_store(args):
+def _existing_store(args, record_files=False):
     """The results database, which must already exist: reading commands
-    never create one."""
+    never create one.  `record_files`: opened writable where it may be, to
+    record the file the command writes (export --out)."""
+    import os
     from pathlib import Path
 
     path = Path(args.db or default_db_path())
     if not path.is_file():
         raise UsageError(f"--db {path} does not exist: run an experiment first or give --db")
-    return Store(path, create=False, readonly=True)
+    writable = record_files and os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+    return Store(path, create=False, readonly=not writable)
 
 
 def cmd_list(args):
@@ -185,12 +193,18 @@ def cmd_list(args):
     if not runs:
         print(f"no runs in {store.path}")
         return 0
+    from .studies import options_text
+
     rows = []
     for r in runs:
         counts = store.counts(r["id"])
         pts = ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "none"
-        rows.append((str(r["id"]), r["preset"], r["status"], r["started_utc"], pts, r["dir"]))
-    head = ("run", "preset", "status", "started (UTC)", "points", "dir")
+        try:
+            given = options_text(json.loads(r["options_json"] or "{}")) or "-"
+        except (ValueError, AttributeError):
+            given = "?"   # not pario's JSON: the run is listed all the same
+        rows.append((str(r["id"]), r["preset"], r["status"], r["started_utc"], pts, given, r["dir"]))
+    head = ("run", "preset", "status", "started (UTC)", "points", "options", "dir")
     widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head) - 1)]
     for row in [head, *rows]:  # each column as wide as its widest cell
         print("  ".join([row[0].rjust(widths[0]), *(c.ljust(w) for c, w in zip(row[1:-1], widths[1:])),
@@ -411,7 +425,8 @@ def _main(argv=None):
         if args.command == "export":
             from .export import export_command
 
-            return export_command(_existing_store(args), args.run, args.format, args.out)
+            return export_command(_existing_store(args, record_files=bool(args.out)), args.run,
+                                  args.format, args.out)
         if args.command == "report":
             from .export import write_new_file
             from .report.build import build_report

@@ -270,7 +270,7 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     points succeeded, i.e. whether there was anything to show."""
     out = out or sys.stdout  # the stdout of the moment (a default would be import time's)
     run, kind, experiment, options, records, figures = run_views(store, run_id)
-    probe_run, explained = explain_run(store, run_id, kind, figures)
+    probe, explained = explain_run(store, run_id, kind, figures)
     predicted = predicted_label(run)  # the figures' headings say so already (run_views)
     counts = store.counts(run_id)
     print(f"\nrun {run_id}: preset {run['preset']} ({run['title']}), {run['status']}, "
@@ -286,8 +286,10 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
         check_figure_paths(figures, target, run_id, store)
     for table in kind.tables(experiment.data, records, options):
         print(table, file=out)
-    if probe_run:
-        print(f"ideal curves from the probe of this host and file system (run {probe_run})", file=out)
+    if probe.run:
+        print(f"ideal curves from the probe of this host and file system (run {probe.run})", file=out)
+    elif probe.why_none:
+        print(probe.why_none, file=out)
     for e in explained:
         print_figure(e.data, e.lines(), out)
     warnings = {}

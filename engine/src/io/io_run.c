@@ -23,6 +23,7 @@
 #include "../util/check_mode.h"
 #include "../util/fsinfo.h"
 #include "../util/pattern.h"
+#include "../util/run_files.h"
 #include "../util/safe_file.h"
 #include "group_token.h"
 #include "io_options.h"
@@ -213,9 +214,9 @@ static void check_paths_are_new(io_ctx *c)
     if (what < 0)
         fail_usage("--api %s cannot look for %s in its store: %s: check the store's address "
                    "and bucket", c->o->api->name, p, strerror(-what));
-    fail_usage("%s already exists: pario never overwrites or removes a file it did not "
-               "create; remove it or choose another --name",
-               p);
+    char taken[PATH_MAX + 160];
+    run_file_taken(p, taken, sizeof taken);
+    fail_usage("%s", taken);
 }
 
 /* ---- which blocks a rank moves, and with whom it shares the file ---- */

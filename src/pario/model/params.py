@@ -91,9 +91,20 @@ PARAMS = {p.name: p for p in [
     Param("disk.overhead", "time", "s",
           "fixed cost of one disk transfer (positioning, controller): a transfer of s bytes "
           "takes overhead + s / rate, so small transfers are slower"),
+    Param("disk.read_latency", "time", "s",
+          "fixed start of a read phase on a rank: the time from its first read call until its "
+          "first bytes arrive with the page cache empty (the kernel's first, synchronous "
+          "read-ahead), which the calls after it do not wait for; each rank pays it once per "
+          "read phase, side by side with the others and without holding the disk"),
     Param("disk.shared_read_rate", "rate", "B/s",
           "disk.rate while two or more ranks read different bytes at once (several streams of "
           "one file, or several files; 0 = disk.rate)"),
+    Param("disk.interleaved_read_rate", "rate", "B/s",
+          "disk.rate while two or more ranks read one file at once in interleaved blocks (rank r "
+          "the blocks r, r + P, ...: no rank reads on from where it stopped, so the kernel's "
+          "read-ahead serves them worse; 0 = disk.shared_read_rate)"),
+    Param("disk.interleaved_read_overhead", "time", "s",
+          "disk.overhead for such reads (used when disk.interleaved_read_rate is set)"),
     Param("disk.write_rate", "rate", "B/s",
           "media rate of one disk or RAID for long writes (disk.rate is for reads)"),
     Param("disk.shared_write_rate", "rate", "B/s",
@@ -102,6 +113,13 @@ PARAMS = {p.name: p for p in [
     Param("disk.write_overhead", "time", "s",
           "fixed cost of one disk write transfer: a write of s bytes takes "
           "write_overhead + s / write_rate"),
+    Param("disk.alloc_write_rate", "rate", "B/s",
+          "disk.write_rate for a write phase into a new file whose space was not reserved (no "
+          "--prealloc): the file system allocates its blocks as the data is written back; with "
+          "several writers the difference from disk.write_rate is added to each byte's cost "
+          "(0 = no difference)"),
+    Param("disk.alloc_write_overhead", "time", "s",
+          "disk.write_overhead for such a write (used when disk.alloc_write_rate is set)"),
     # Service agents (ASCI Red's fyods).
     Param("agent.ranks_per_agent", "count", "ranks",
           "ranks served by one service agent when agent.count is 0 (0 = no agents: ranks talk "

@@ -22,6 +22,16 @@ its source says which.  The model of a local file system:
   timed with fsync before close and the read stream with the page cache
   kept out, as the CFS presets run (eviction on, fsync on), so write-back
   at fsync and the kernel's read-ahead are inside these costs;
+* a read phase's fixed start (disk.read_latency: the kernel's first,
+  synchronous read-ahead before a rank's first bytes), which that fit would
+  spread over every byte of the stream: the probe also reads the stream's
+  last eighth, and the line through the two times at 0 bytes, less
+  open/close, is it (median over the call sizes); it comes off the read
+  fits' intercepts, and each rank pays it once per read phase, side by side;
+* a write into a new file without reserved space (no --prealloc, as the
+  ASCI Red presets run) allocates its blocks at write-back: the probe's
+  stream written into a new file, fitted as the others
+  (disk.alloc_write_rate, disk.alloc_write_overhead);
 * no block cache of an I/O node's own; the host's page cache
   (host.page_cache: the host's memory) only within a read phase, where a
   call for bytes another rank's call brought in copies them at the cost
@@ -126,6 +136,44 @@ def _stream_fit(run_id, docs, which, open_close):
     return per_call, per_byte, rows, size
 
 
+def _read_latency(run_id, docs, open_close, table2):
+    """(seconds, source) of disk.read_latency: at each call size the probe
+    read the whole stream (S bytes, time T) and its last eighth (s bytes,
+    time t), each with the page cache emptied first; the line through
+    (s, t) and (S, T) crosses 0 bytes at (S t - s T) / (S - s), the time a
+    read pays whatever its length.  Less the open/close of Table 3 that is
+    the read's fixed start; the median over the call sizes is taken."""
+    points = []
+    for d in docs:
+        c = d["components"]
+        short, whole = c.get("stream_read_short"), c.get("stream_read")
+        if not short or not whole or short["block_bytes"] != whole["block_bytes"]:
+            continue
+        s, t = short["bytes"], short["seconds"]["best"]
+        S, T = whole["bytes"], whole["seconds"]["best"]
+        if not (0 < s < S) or not (t and t > 0 and T and T > 0):
+            raise UsageError(f"probe run {run_id}: its short stream read ({s} bytes in {t} s against "
+                             f"{S} in {T} s) is not a shorter read that took time: {NEWER_PROBE}")
+        points.append((short["block_bytes"], s, t, S, T, (S * t - s * T) / (S - s) - open_close))
+    if not points:
+        raise UsageError(f"probe run {run_id} has no short stream read row (stream_read_short) at any "
+                         f"call size: it was made by an older probe, or with calls above an eighth "
+                         f"of --size; {NEWER_PROBE}")
+    points.sort()
+    starts = sorted(p[5] for p in points)
+    mid = len(starts) // 2
+    start = starts[mid] if len(starts) % 2 else (starts[mid - 1] + starts[mid]) / 2
+    rows = ", ".join(f"{format_size(b)} calls: {format_size(s)} in {t * 1e3:.2f} ms, "
+                     f"{format_size(S)} in {T * 1e3:.2f} ms (start {x * 1e3:.3g} ms)"
+                     for b, s, t, S, T, x in points)
+    source = (f"{table2} 'storage, the stream's last eighth read (cache kept out)' against "
+              f"'storage, one stream read': {rows}; the line through each pair at 0 bytes, less "
+              "the open/close of Table 3, median over the call sizes")
+    if start < 0:
+        return 0.0, source + "; below 0 is noise: no fixed start"
+    return start, source
+
+
 def _message_fit(run_id, docs):
     """(per message seconds, per byte seconds, rows, bytes) of the probe's
     MPI messages at its call sizes, as _stream_fit does for the streams."""
@@ -179,6 +227,7 @@ def machine_from_probe(store, run_id, overrides=()):
         v[key], src[key] = text, source
 
     _need(run_id, c, "stream_read_cached", "cached stream read")
+    _need(run_id, c, "stream_write_new", "stream write into a new file")
     _need(run_id, c, "collective_mpiio", "collective MPI-IO call")
     token = _need(run_id, c, "token_pass", "token hand-over")
     messages = _need(run_id, c, "messages", "MPI messages")
@@ -244,11 +293,16 @@ def machine_from_probe(store, run_id, overrides=()):
     put("io_node.prefetch", 1, "no cache, so no prefetch of the model's own")
     put("io_node.readahead_at", 0, "no cache: the kernel's read-ahead is inside the fitted read costs")
     put("io_node.write_group", 1, "no cache: write-back at fsync is inside the fitted write costs")
+    _stream_fit(run_id, docs, "stream_read", oc_read)  # too few call sizes: that line first
+    latency, latency_source = _read_latency(run_id, docs, oc_read, table2)
+    put("disk.read_latency", _time(latency), latency_source)
     for which, oc, rate_key, over_key, label in (
-            ("stream_read", oc_read, "disk.rate", "disk.overhead",
+            ("stream_read", oc_read + latency, "disk.rate", "disk.overhead",
              "storage, one stream read (cache kept out)"),
             ("stream_write", oc_write, "disk.write_rate", "disk.write_overhead",
              "storage, one stream write (preallocated, fsync)"),
+            ("stream_write_new", oc_write, "disk.alloc_write_rate", "disk.alloc_write_overhead",
+             "storage, one stream write into a new file (no space reserved, fsync)"),
             ("stream_read_cached", oc_read, "host.cached_read_rate", "host.cached_read_overhead",
              "storage, one stream read again (in the page cache)")):
         per_call, per_byte, rows, size = _stream_fit(run_id, docs, which, oc)
@@ -256,7 +310,8 @@ def machine_from_probe(store, run_id, overrides=()):
         disk_byte = per_byte
         fit = (f"{table2} '{label}': {rows} for {format_size(size)}; least squares of the time "
                f"against the number of calls gives {per_call * 1e6:.3g} us per call and "
-               f"{per_byte * 1e9:.4g} ns per byte (after the open/close of Table 3)")
+               f"{per_byte * 1e9:.4g} ns per byte (after the open/close of Table 3"
+               + (" and disk.read_latency" if which == "stream_read" and latency else "") + ")")
         if overhead < 0:
             put(over_key, "0s", fit + "; a negative slope is noise: no cost per call")
         else:
@@ -281,13 +336,22 @@ def machine_from_probe(store, run_id, overrides=()):
     shared = (("two_writers", "two writers", "two streams written at once", "disk.shared_write_rate", oc_write,
                "'storage, two streams written at once': ranks 0 and 1 writing a half each (fsync)",
                "one rank, no two writers measured (disk.write_rate for any number of writers)"),
-              ("two_streams", "two streams", "two streams at once", "disk.shared_read_rate", oc_read,
+              ("two_streams", "two streams", "two streams at once", "disk.shared_read_rate",
+               oc_read + latency,
                "'storage, two streams read at once': ranks 0 and 1 reading a half each, the page "
                "cache kept out",
-               "one rank, no two streams measured (disk.rate for any number of readers)"))
+               "one rank, no two streams measured (disk.rate for any number of readers)"),
+              ("two_interleaved", "two interleaved readers", "two interleaved readers",
+               "disk.interleaved_read_rate", oc_read + latency,
+               "'storage, two interleaved readers': ranks 0 and 1 reading the whole file at once, "
+               "every other block each, the page cache kept out",
+               "one rank, no interleaved readers measured (disk.shared_read_rate for them)"))
     for row, name, label, key, open_close, measured, alone in shared:
+        over_key = "disk.interleaved_read_overhead" if row == "two_interleaved" else None
         if not _need(run_id, c, row, label):
             put(key, "0", f"{where}: {alone}")
+            if over_key:
+                put(over_key, "0s", f"{where}: {alone}")
             continue
         per_call, per_byte, rows, size = _stream_fit(run_id, docs, row, open_close)
         if per_byte <= 0:
@@ -296,7 +360,14 @@ def machine_from_probe(store, run_id, overrides=()):
                              "was too busy for a steady probe; run 'pario probe' again with a larger --size")
         put(key, _rate(1 / per_byte),
             f"{table2} {measured}: {rows} for {format_size(size)}; least squares as for the one "
-            f"stream gives {per_byte * 1e9:.4g} ns per byte")
+            f"stream gives {per_byte * 1e9:.4g} ns per byte"
+            + (" (after disk.read_latency: the two readers start side by side)"
+               if row != "two_writers" and latency else ""))
+        if over_key:
+            fit = (f"{table2} {measured}: {rows} for {format_size(size)}; least squares of the "
+                   f"time against the number of calls gives {per_call * 1e6:.3g} us per call")
+            put(over_key, _time(max(per_call, 0.0)),
+                fit + ("; a negative slope is noise: no cost per call" if per_call < 0 else ""))
     cb = c["collective_mpiio"].get("cb_buffer_size")
     if cb:
         put("agent.cb_buffer", str(cb),
@@ -345,7 +416,8 @@ def machine_toml(machine):
     def q(text):
         return json.dumps(str(text))  # a TOML basic string is JSON's string syntax
 
-    lines = [f"# {machine.title}", f"name = {q(machine.name.replace(':', '-'))}",
+    # the machine's one name (probe:RUN), as runs predicted from it record it
+    lines = [f"# {machine.title}", f"name = {q(machine.name)}",
              f"title = {q(machine.title)}", f"source = {q('pario probe, ' + machine.name)}"]
     section = None
     for key in PARAMS:

@@ -122,8 +122,28 @@ class Simulation:
             streams = min(P, point.group) if point.group else P
         if streams > 1 and m["disk.shared_read_rate"]:
             self.disk_rate = m["disk.shared_read_rate"]
+        # Several ranks reading one file in interleaved blocks at once: no
+        # rank reads on from where it stopped (the probe's two interleaved
+        # readers); a two-phase point's aggregators read contiguous buffers.
+        if (streams > 1 and point.layout == "interleaved" and self.sharers > 1
+                and self.two_phase is None and m["disk.interleaved_read_rate"]):
+            self.disk_rate = m["disk.interleaved_read_rate"]
+            self.disk_overhead = m["disk.interleaved_read_overhead"]
         if streams > 1 and m["disk.shared_write_rate"]:
             self.disk_write_rate = m["disk.shared_write_rate"]
+        # A write phase into a new file without --prealloc: the file system
+        # allocates the blocks as they are written back, which costs each
+        # byte (and call) what the probe's write into a new file cost more
+        # than its write into reserved space, whoever writes it.
+        if "--prealloc" not in point.extra and m["disk.alloc_write_rate"]:
+            per_byte = (1 / self.disk_write_rate + 1 / m["disk.alloc_write_rate"]
+                        - 1 / m["disk.write_rate"])
+            self.disk_write_rate = 1 / per_byte if per_byte > 0 else m["disk.alloc_write_rate"]
+            self.disk_write_overhead = max(0.0, self.disk_write_overhead + m["disk.alloc_write_overhead"]
+                                           - m["disk.write_overhead"])
+        # A read phase's fixed start on each rank (the kernel's first
+        # read-ahead), side by side with the other ranks, not on the disk.
+        self.read_latency = m["disk.read_latency"]
         # A shared file under munix is one token between agents (ASCI Red
         # report, section 2.6); with one agent there is no one to serialise.
         self.munix = m["agent.mode"] == "munix"
@@ -274,6 +294,8 @@ class Simulation:
     def _aggregator_proc(self, a, done):
         env = self.env
         write = self.op == "write"
+        if not write and self.read_latency and self.two_phase[a]:
+            yield env.timeout(self.read_latency)
         for buf in self.two_phase[a]:
             disk = self.disk_of(0, buf["start"] // self.unit)
             if write:
@@ -394,6 +416,8 @@ class Simulation:
             holder = m
             if first[m] is None:
                 first[m] = env.now
+                if op == "read" and self.read_latency:
+                    yield env.timeout(self.read_latency)
             yield from self._call(m, offsets[i][k], block, piece)
             rec[m]["io_last_seconds"] = env.now
         for m in members:

@@ -283,6 +283,12 @@ def _phase_title(title, phase):
     return title if title.lower().endswith(phase) else f"{title} {phase.capitalize()}"
 
 
+def _idle_group(plan):
+    """The group size of a plan point where it cannot act (G >= ranks), else 0."""
+    g, ranks = plan.get("group") or 0, plan.get("ranks") or 0
+    return g if g and g >= ranks else 0
+
+
 class IoKind(Kind):
     name = "io"
     description = "access patterns: rate against ranks and block size, per layout and grouping"
@@ -334,15 +340,17 @@ class IoKind(Kind):
         "test": Param("test"), "title": Param("test"), "layout": Param("layout"),
         "phase": Param("phase"), "ranks": Param("ranks", str, "log2"), "block": size_param("block"),
         "size": size_param("file size"), "files": Param("files"), "api": Param("api"),
-        "group": Param("group", lambda g: f"G={g}" if g else "ungrouped"),
+        "group": Param("group", lambda g: f"G={g}" if g else "ungrouped", named=False),
         "group_unit": Param("group unit"), "prealloc": Param("preallocated"),
         "fsync": Param("fsync"), "evict": Param("evicted"), "direct": Param("O_DIRECT"),
         "fs_type": Param("file system"),
         "aggregators": Param("aggregators", str, "log2"),
-        "collective": Param("calls", lambda c: "-" if c is None else "collective" if c else "independent"),
-        "atomic": Param("mode", lambda a: "-" if a is None else "atomic (MUNIX)" if a else "relaxed (MASYNC)"),
+        "collective": Param("calls", lambda c: "-" if c is None else "collective" if c else "independent",
+                            named=False),
+        "atomic": Param("mode", lambda a: "-" if a is None else "atomic (MUNIX)" if a else "relaxed (MASYNC)",
+                        named=False),
         "mpiio_impl": Param("MPI-IO"),
-        "stdio_buffer": Param("stdio buffer", lambda b: f"{format_size(b)} buffer"),
+        "stdio_buffer": Param("stdio buffer", lambda b: f"{format_size(b)} buffer", named=False),
         "stripe_targets": Param("stripe targets", str, "log2"),
         "stripe_unit": size_param("stripe unit"),
         "background": Param("loaders per node", str, "linear"),
@@ -358,6 +366,20 @@ class IoKind(Kind):
         "seconds": Quantity("time", "s", "min", ".4f"),
         "cache": Quantity("page cache residency", "fraction", "min", ".2f"),
     }
+
+    measure_keys = ("phase",)
+
+    def identity(self, plan, record):
+        """A group at or above the rank count cannot act (plan_notes says
+        so before the run): the point ran ungrouped, and is that point."""
+        mine = super().identity(plan, record)
+        if _idle_group(plan):
+            mine["group"] = 0
+        return mine
+
+    def point_note(self, plan):
+        g, ranks = _idle_group(plan), plan.get("ranks")
+        return f"G={g} cannot act at {ranks} rank{'s' if ranks != 1 else ''}" if g else ""
 
     def check(self, preset, path):
         loaders = set(preset["sweep"].get("background", [])) | set(preset.get("quick", {}).get("background", []))

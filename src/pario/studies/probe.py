@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 
 from .. import schema
 from ..errors import UsageError
-from ..figures import Param, Quantity, Record
+from ..figures import Param, Quantity, Record, size_param
 from ..launch import cores
 from ..units import engine_size, format_size, parse_size
-from . import Kind, Option, csv_list, positive_int
+from . import Kind, Measure, Option, csv_list, positive_int, refuse_repeats
 from .io import int_list, sweep_of
 
 
@@ -96,10 +96,16 @@ COMPONENTS = [
      lambda c: c["stream_read"]["mib_per_s"]["values"]),
     ("stream_read_cached", 2, "storage, one stream read again (in the page cache)", "MiB/s", "max",
      lambda c: (c.get("stream_read_cached") or {}).get("mib_per_s", {}).get("values", [])),
+    ("stream_read_short", 2, "storage, the stream's last eighth read (cache kept out)", "MiB/s", "max",
+     _two("stream_read_short")),
+    ("stream_write_new", 2, "storage, one stream write into a new file (no space reserved, fsync)",
+     "MiB/s", "max", _two("stream_write_new")),
     ("two_writers", 2, "storage, two streams written at once (ranks 0, 1; fsync)", "MiB/s", "max",
      _two("two_writers")),
     ("two_streams", 2, "storage, two streams read at once (ranks 0, 1; cache kept out)", "MiB/s", "max",
      _two("two_streams")),
+    ("two_interleaved", 2, "storage, two interleaved readers (ranks 0, 1; every other block)",
+     "MiB/s", "max", _two("two_interleaved")),
     ("messages", 2, "MPI messages of one call's size, rank 1 to 0", "MiB/s", "max", _messages),
     ("barrier", 3, "globally synchronize all ranks (barrier)", "s", "min",
      lambda c: c["barrier_seconds"]["values"]),
@@ -131,8 +137,8 @@ def _fmt(v, unit):
 
 
 # Rows measured at the probe point's call size: one row per --stream-blocks size.
-STREAMS = ("stream_write", "stream_read", "stream_read_cached", "two_writers", "two_streams",
-           "messages")
+STREAMS = ("stream_write", "stream_read", "stream_read_cached", "stream_read_short",
+           "stream_write_new", "two_writers", "two_streams", "two_interleaved", "messages")
 DEFAULT_BLOCK = 1 << 20
 
 
@@ -169,9 +175,12 @@ def probe_tables(records):
 
         for key, table, label, unit, better, _ in COMPONENTS:
             r = mine.get(key)
-            if r is None:
+            # a stream row some call sizes lack (the short read of an eighth
+            # less than one call) is shown at the others
+            if r is None and not (key in STREAMS and len(blocks) > 1
+                                  and any(x.params["component"] == key for x in here)):
                 continue
-            if key in STREAMS and len(blocks) > 1:
+            if key in STREAMS:  # measured at a call size: each row names it, one size or several
                 for b in blocks:
                     rb = next((x for x in here if _block(x) == b and x.params["component"] == key), None)
                     if rb is not None:
@@ -239,8 +248,27 @@ class ProbeKind(Kind):
     test_keys = {"id": schema.STRING, "title": schema.STRING}
     required_test = ("id",)
     params = {"test": Param("test"), "ranks": Param("ranks", str, "log2"),
-              "component": Param("component"), "target": Param("target"), "host": Param("host")}
+              "component": Param("component"), "target": Param("target"), "host": Param("host"),
+              "block": size_param("stream calls"), "size": size_param("stream"),
+              "servers": Param("servers"), "memory": size_param("memory copy"), "ops": Param("ops")}
     quantities = {"value": Quantity("", "", "max", ".4g")}
+
+    def measure_name(self, record):
+        """The component as the report's tables name it."""
+        c = record.params["component"]
+        if c.startswith("peak_"):
+            return f"predicted peak, {c[len('peak_'):]}"
+        return next((label for key, _, label, *_ in COMPONENTS if key == c), c)
+
+    def measures(self, record):
+        """Each component in its own unit (MiB/s, seconds, per second)."""
+        c, name = record.params["component"], self.measure_name(record)
+        unit, better = "MiB/s", "max"     # a predicted peak
+        for key, _, _, unit_, better_, _ in COMPONENTS:
+            if key == c:
+                unit, better = unit_, better_
+        vals = tuple(v for v in record.values["value"] if v is not None)
+        return [Measure(name, "value", Quantity(name, unit, better, ".4g"), vals)] if vals else []
 
     def describe(self, preset):
         s = preset["sweep"]
@@ -261,14 +289,16 @@ class ProbeKind(Kind):
             raise UsageError(f"--size {options.get('size') or sweep.get('size')} must be a whole "
                              "number of MiB (the probe's stream calls are 1 MiB), e.g. 64m or 1g")
         iters = options.get("iterations") or int(sweep.get("iterations", 3))  # the engine's limit holds (engine_check)
+        texts = options.get("stream_blocks") or sweep.get("stream_blocks") or ["1m"]
         blocks = []
-        for text in options.get("stream_blocks") or sweep.get("stream_blocks") or ["1m"]:
+        for text in texts:
             b = parse_size(text, "--stream-blocks entry")
             if b % 4096 or b > size or size % b:
                 raise UsageError(f"--stream-blocks {text}: a call size must be a multiple of 4k that "
                                  f"divides the stream ({format_size(size)}), e.g. 4k,64k,1m")
-            if b not in blocks:
-                blocks.append(b)
+            blocks.append(b)
+        # 4k,4096 is one size twice: refused as every other repeated list is
+        refuse_repeats(blocks, f"--stream-blocks {','.join(texts)}", texts)
         # the 1 MiB point last: its peak is the one other runs draw as their ideal
         blocks.sort(key=lambda b: (b == DEFAULT_BLOCK, b))
         return [ProbePoint(ranks=r, size=size, iterations=iters,

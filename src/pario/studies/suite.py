@@ -52,6 +52,10 @@ class SuiteKind(Kind):
             out.update(_study(s).quantities)
         return out
 
+    def describing(self, record):
+        """What a point is and measured: as its study describes it."""
+        return _study(record.params["study"])
+
     def check(self, preset, path):
         for i, t in enumerate(preset["test"], 1):
             study = _study(t["study"])
@@ -102,6 +106,9 @@ class SuiteKind(Kind):
 
     def records(self, point, result):
         return _study(point["params"]["study"]).records(point, result)
+
+    def timed_seconds(self, record, result):
+        return _study(record.params["study"]).timed_seconds(record, result)
 
     def _each(self, preset, records, options, what):
         out = []

@@ -306,6 +306,11 @@ int bonnie_command(int argc, char **argv)
     run_file_base(r.o.dir, r.o.name, "pario-bonnie", stamp, NULL, path, sizeof path);
     static owned_file who;
     int fd = create_exclusive(path, O_RDWR, &who);
+    if (fd == -EEXIST) {
+        char taken[sizeof path + 160];
+        run_file_taken(path, taken, sizeof taken);
+        fail_usage("%s", taken);
+    }
     if (fd < 0)
         fail_usage("cannot create %s: %s: check the directory's permissions", path, strerror(-fd));
     close(fd); /* every test opens the file afresh, as both programs do */

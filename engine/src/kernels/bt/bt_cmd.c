@@ -26,6 +26,7 @@
 #include "../../util/fsinfo.h"
 #include "../../util/out_path.h"
 #include "../../util/result_doc.h"
+#include "../../util/run_files.h"
 #include "bt.h"
 #include "../../io/group_token.h"
 #include "bt_overlap.h"
@@ -513,10 +514,12 @@ int bt_command(int argc, char **argv)
             btio_remove(&io); /* what this run created before another rank failed */
             /* the lowest failing rank names its own file: with --io epio
              * the part that exists (NAME.0003), not the base name */
-            fail_exit(EXIT_USAGE, p.rank == first, "--io %s: cannot create %s: %s%s", o.mode->name,
-                      io.path, io.why[0] ? io.why : strerror(e),
-                      e == EEXIST ? ": pario never overwrites a file it did not create; remove it "
-                                    "or give another --name" : "");
+            char taken[sizeof io.path + 160];
+            run_file_taken(io.path, taken, sizeof taken);
+            if (e == EEXIST) /* the create is exclusive: the name is someone else's */
+                fail_exit(EXIT_USAGE, p.rank == first, "--io %s: %s", o.mode->name, taken);
+            fail_exit(EXIT_USAGE, p.rank == first, "--io %s: cannot create %s: %s", o.mode->name,
+                      io.path, io.why[0] ? io.why : strerror(e));
         }
     }
     double *dump_seconds = calloc((size_t)dumps + 1, sizeof(double));

@@ -6,6 +6,7 @@
  * bytes put by all ranks / 2^20 / (t_chk + t_plot + t_corner).  Then,
  * untimed, rank 0 opens each file serially and checks every dataset's
  * shape and values. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,10 +161,12 @@ int flashio_command(int argc, char **argv)
         if (first < nranks) {
             MPI_Barrier(MPI_COMM_WORLD);
             remove_created(&r, rank);
+            const int code = first == 0 && !r.created[f] && f == 0 ? EXIT_USAGE : EXIT_RUN_FAILED;
+            if (w.err == EEXIST) /* the line names the file and the fix */
+                fail_exit(code, rank == first, "%s", w.why);
             char fix[4300];
             disk_full_fix(w.err, o.dir, "--blocks", fix, sizeof fix);
-            fail_exit(first == 0 && !r.created[f] && f == 0 ? EXIT_USAGE : EXIT_RUN_FAILED, rank == first,
-                      "rank %d writing %s: %s%s", rank, r.paths[f], w.why, fix);
+            fail_exit(code, rank == first, "rank %d writing %s: %s%s", rank, r.paths[f], w.why, fix);
         }
         MPI_Allreduce(&w.seconds, &r.seconds[f], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         unsigned long long b = w.bytes;

@@ -289,12 +289,7 @@ int laplace_command(int argc, char **argv)
         s.created = true;
         mpi_file_close(&fh, &w, s.path);
     }
-    int made = s.created;
-    MPI_Allreduce(MPI_IN_PLACE, &made, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    s.created = made;
-    const int first = mpi_first_failure(&w, MPI_COMM_WORLD);
-    if (first >= 0 && !s.created)
-        fail_exit(EXIT_USAGE, rank == first, "%s: check --dir", w.text);
+    s.created = mpi_file_create_agree(&w, s.created, MPI_COMM_WORLD);
     mpi_stop_if_failed(&w, MPI_COMM_WORLD, remove_ours, &s);
 
     const int ncp_max = o.iterations / o.every + 1;

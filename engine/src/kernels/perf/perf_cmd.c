@@ -225,12 +225,7 @@ int perf_command(int argc, char **argv)
         s.created = true;
         mpi_file_close(&fh, &w, s.path);
     }
-    int made = s.created, all_made;
-    MPI_Allreduce(&made, &all_made, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    s.created = all_made; /* rank 0 alone removes it */
-    const int first = mpi_first_failure(&w, MPI_COMM_WORLD);
-    if (first >= 0 && !s.created) /* nothing of ours to remove: a bad --dir */
-        fail_exit(EXIT_USAGE, rank == first, "%s: check --dir", w.text);
+    s.created = mpi_file_create_agree(&w, s.created, MPI_COMM_WORLD); /* rank 0 alone removes it */
     mpi_stop_if_failed(&w, MPI_COMM_WORLD, remove_ours, &s);
 
     perf_pass pass[2];

@@ -14,10 +14,17 @@
  *                     file (open, write, fsync, close) and reads them back with the page cache
  *                     emptied first (fadvise, else O_DIRECT; residency
  *                     measured with mincore), then once more from the page
- *                     cache (the cached read)
+ *                     cache (the cached read), then its last eighth with the
+ *                     cache emptied again (the short read: with the whole
+ *                     stream's time it separates a read's fixed start from its
+ *                     cost per byte), and last the stream written into a new
+ *                     file with no space reserved (open creating it, write,
+ *                     fsync, close: blocks allocated as the data goes out)
  *   two streams       ranks 0 and 1 each write (fsync) one half of such a
  *                     file at once, then read it back at once, the page
- *                     cache emptied first (several streams of one file)
+ *                     cache emptied first (several streams of one file),
+ *                     then all of it at once, every other block each (two
+ *                     interleaved readers)
  *   messages          rank 1 sends rank 0 min(--size, 64 MiB) in --block
  *                     messages (MPI's rate for a call's data)
  *   token hand-over   every rank passes a grouped run's token round a ring
@@ -107,10 +114,18 @@ typedef struct probe_result {
     /* The stream read once more with the file in the page cache. */
     samples stream_read_cached, stream_read_cached_seconds; /* MiB/s, s */
     double cached_fraction;                      /* least residency before it */
+    /* The last short_bytes of the stream read again from storage (the
+     * cache emptied first); 0 bytes when an eighth is less than one call. */
+    uint64_t short_bytes;
+    samples stream_read_short_seconds;
+    /* The stream written into a new file, no space reserved (fsync). */
+    samples stream_write_new_seconds;
     /* Ranks 0 and 1 writing (fsync) then reading a half of one file each,
      * at once, the page cache emptied between (two ranks or more): seconds
      * until both are done. */
     samples two_writers_seconds, two_streams_seconds;
+    /* Then both reading the whole file at once, every other block each. */
+    samples two_interleaved_seconds;
     /* MPI messages rank 1 -> rank 0 (two ranks or more). */
     bool have_messages;
     uint64_t message_bytes;                      /* in --block messages */

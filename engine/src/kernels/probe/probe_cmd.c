@@ -25,6 +25,7 @@
 #include "../../util/fail.h"
 #include "../../util/mpiio_env.h"
 #include "../../util/pattern.h"
+#include "../../util/run_files.h"
 #include "../../util/safe_file.h"
 #include "probe.h"
 
@@ -111,12 +112,11 @@ static int create_new(probe_ctx *c, const char *path, owned_file *who)
     int fd = create_exclusive(path, O_WRONLY, who);
     if (fd < 0) {
         errno = -fd;
-        if (errno == EEXIST)
-            record_error(c, EEXIST,
-                         "%s already exists: pario never overwrites or removes a file it did not "
-                         "create; remove it or choose another --name",
-                         path);
-        else
+        if (errno == EEXIST) {
+            char taken[PATH_MAX + 160];
+            run_file_taken(path, taken, sizeof taken);
+            record_error(c, EEXIST, "%s", taken);
+        } else
             record_error(c, errno, "cannot create %s: %s", path, strerror(errno));
     }
     return fd;
@@ -300,25 +300,37 @@ static void measure_one_byte(probe_ctx *c, probe_result *r)
 }
 
 /* ---- one stream to and from the storage, rank 0 ------------------------- */
-/* The file is created and its space reserved (posix_fallocate, made
- * durable) before the clock starts, as the CFS report preallocated its
- * files and pario's studies do: the stream then measures moving the data,
- * not allocating blocks.  Where the file system cannot preallocate, the
- * blocks are allocated inside the timing and the result says so. */
-static double timed_stream_write(probe_ctx *c, const char *p, pattern_source *src,
+/* With `reserve`, the file is created and its space reserved
+ * (posix_fallocate, made durable) before the clock starts, as the CFS
+ * report preallocated its files and pario's studies do with --prealloc: the
+ * stream then measures moving the data, not allocating blocks.  Where the
+ * file system cannot preallocate, the blocks are allocated inside the timing
+ * and the result says so.  Without it the timed open creates the file, as
+ * a write phase without --prealloc does, and the file system allocates the
+ * blocks as the data is written back. */
+static double timed_stream_write(probe_ctx *c, const char *p, pattern_source *src, bool reserve,
                                  bool *preallocated)
 {
     const uint64_t block = c->o->block, n = c->o->stream_bytes / block;
-    int fd = create_new(c, p, &c->stream);
-    if (fd < 0)
-        return 0;
-    *preallocated = posix_fallocate(fd, 0, (off_t)c->o->stream_bytes) == 0 && fsync(fd) == 0;
-    close(fd);
-    double t0 = clock_now();
-    fd = open_ours(p, O_WRONLY, &c->stream);
-    if (fd < 0) {
-        record_error(c, -fd, "open %s: %s", p, owned_file_reason(-fd));
-        return 0;
+    int fd;
+    double t0;
+    if (reserve) {
+        fd = create_new(c, p, &c->stream);
+        if (fd < 0)
+            return 0;
+        *preallocated = posix_fallocate(fd, 0, (off_t)c->o->stream_bytes) == 0 && fsync(fd) == 0;
+        close(fd);
+        t0 = clock_now();
+        fd = open_ours(p, O_WRONLY, &c->stream);
+        if (fd < 0) {
+            record_error(c, -fd, "open %s: %s", p, owned_file_reason(-fd));
+            return 0;
+        }
+    } else {
+        t0 = clock_now();
+        fd = create_new(c, p, &c->stream);
+        if (fd < 0)
+            return 0;
     }
     for (uint64_t k = 0; k < n && !c->err; k++) {
         uint64_t off = k * block;
@@ -334,9 +346,11 @@ static double timed_stream_write(probe_ctx *c, const char *p, pattern_source *sr
     return clock_now() - t0;
 }
 
-static double timed_stream_read(probe_ctx *c, const char *p, unsigned char *buf, bool direct)
+/* The last `bytes` of the stream (all of it: --size) in --block calls. */
+static double timed_stream_read(probe_ctx *c, const char *p, unsigned char *buf, bool direct,
+                                uint64_t bytes)
 {
-    const uint64_t block = c->o->block, n = c->o->stream_bytes / block;
+    const uint64_t block = c->o->block, n = bytes / block, first = c->o->stream_bytes - n * block;
     double t0 = clock_now();
     int fd = open_ours(p, O_RDONLY | (direct ? O_DIRECT : 0), &c->stream);
     if (fd < 0) {
@@ -344,10 +358,11 @@ static double timed_stream_read(probe_ctx *c, const char *p, unsigned char *buf,
         return 0;
     }
     for (uint64_t k = 0; k < n && !c->err; k++) {
-        ssize_t got = pread(fd, buf, block, (off_t)(k * block));
+        const uint64_t off = first + k * block;
+        ssize_t got = pread(fd, buf, block, (off_t)off);
         if (got != (ssize_t)block)
             record_error(c, got < 0 ? errno : EIO, "read %s at offset %llu: %s", p,
-                         (unsigned long long)(k * block), got < 0 ? strerror(errno) : "short read");
+                         (unsigned long long)off, got < 0 ? strerror(errno) : "short read");
     }
     close(fd);
     return clock_now() - t0;
@@ -388,16 +403,20 @@ static void measure_stream(probe_ctx *c, probe_result *r)
                          (unsigned long long)c->o->block);
         else
             pattern_source_fill(&src, pattern_key_make(1, 0, 0));
+        /* An eighth of the stream in whole calls, if that is less than all */
+        r->short_bytes = c->o->stream_bytes / 8 / c->o->block * c->o->block;
+        if (r->short_bytes >= c->o->stream_bytes)
+            r->short_bytes = 0;
         for (uint64_t it = 0; it < c->o->iterations && !c->err; it++) {
             remove_if_ours(p, &c->stream); /* ours: a fresh file every iteration */
-            double t = timed_stream_write(c, p, &src, &r->stream_preallocated);
+            double t = timed_stream_write(c, p, &src, true, &r->stream_preallocated);
             if (c->err)
                 break;
             add(&r->stream_write_seconds, t);
             add(&r->stream_write, (double)c->o->stream_bytes / (1 << 20) / t);
             read_iteration *ri = &r->reads[r->stream_read.n];
             ri->method = keep_cache_out(c, p, r, &ri->cache_fraction);
-            t = timed_stream_read(c, p, buf, strcmp(ri->method, "O_DIRECT") == 0);
+            t = timed_stream_read(c, p, buf, strcmp(ri->method, "O_DIRECT") == 0, c->o->stream_bytes);
             if (c->err)
                 break;
             add(&r->stream_read_seconds, t);
@@ -407,16 +426,38 @@ static void measure_stream(probe_ctx *c, probe_result *r)
              * O_DIRECT read the cache is filled first, outside the timing. */
             double frac = page_cache_fraction(p);
             if (!(frac >= 0.99)) {
-                timed_stream_read(c, p, buf, false);
+                timed_stream_read(c, p, buf, false, c->o->stream_bytes);
                 frac = page_cache_fraction(p);
             }
             if (r->stream_read_cached.n == 0 || frac < r->cached_fraction)
                 r->cached_fraction = frac;
-            t = timed_stream_read(c, p, buf, false);
+            t = timed_stream_read(c, p, buf, false, c->o->stream_bytes);
             if (c->err)
                 break;
             add(&r->stream_read_cached_seconds, t);
             add(&r->stream_read_cached, (double)c->o->stream_bytes / (1 << 20) / t);
+            /* Its last eighth from storage again: against the whole
+             * stream, the fixed start of a read phase (the kernel's first
+             * read-ahead, which the calls after it do not wait for) apart
+             * from the cost per byte.  The last, not the first: read-ahead
+             * stops at the end of the file as it does for a short file,
+             * where after the first eighth it would read on past it. */
+            if (r->short_bytes) {
+                double f;
+                const char *how = keep_cache_out(c, p, r, &f);
+                t = timed_stream_read(c, p, buf, strcmp(how, "O_DIRECT") == 0, r->short_bytes);
+                if (c->err)
+                    break;
+                add(&r->stream_read_short_seconds, t);
+            }
+            /* The stream into a new file without reserved space: what a
+             * write phase without --prealloc pays for its block allocation. */
+            remove_if_ours(p, &c->stream);
+            bool reserved_none;
+            t = timed_stream_write(c, p, &src, false, &reserved_none);
+            if (c->err)
+                break;
+            add(&r->stream_write_new_seconds, t);
         }
         remove_if_ours(p, &c->stream);
         if (buf)
@@ -487,10 +528,12 @@ static void measure_metadata(probe_ctx *c, probe_result *r)
  * write, fsync, close), the page cache of it is emptied, and both read
  * their halves back at once: what one file's storage gives several writers
  * and readers at once (a partitioned file, several aggregators), against
- * the one stream above.  Rank 1 opens the file by the identity rank 0
- * created it with. */
+ * the one stream above; then, the cache emptied again, both read all of it
+ * at once, every other block each (an interleaved file).  Rank 1 opens the
+ * file by the identity rank 0 created it with. */
 static double two_streams_pass(probe_ctx *c, const char *p, const owned_file *who, bool writing,
-                               pattern_source *src, unsigned char *buf, uint64_t half)
+                               pattern_source *src, unsigned char *buf, uint64_t half,
+                               bool interleaved)
 {
     const uint64_t block = c->o->block;
     MPI_Barrier(c->comm);
@@ -499,8 +542,11 @@ static double two_streams_pass(probe_ctx *c, const char *p, const owned_file *wh
         int fd = open_ours(p, writing ? O_WRONLY : O_RDONLY, who);
         if (fd < 0)
             record_error(c, -fd, "open %s: %s", p, owned_file_reason(-fd));
-        const uint64_t first = (uint64_t)c->rank * half;
-        for (uint64_t off = first; fd >= 0 && off < first + half && !c->err; off += block) {
+        /* a half each, or every other block of the whole (interleaved) */
+        const uint64_t first = interleaved ? (uint64_t)c->rank * block : (uint64_t)c->rank * half;
+        const uint64_t end = interleaved ? 2 * half : first + half;
+        const uint64_t step = interleaved ? 2 * block : block;
+        for (uint64_t off = first; fd >= 0 && off < end && !c->err; off += step) {
             ssize_t n = writing ? pwrite(fd, pattern_source_at(src, off, block), block, (off_t)off)
                                 : pread(fd, buf, block, (off_t)off);
             if (n != (ssize_t)block)
@@ -553,17 +599,27 @@ static void measure_two_streams(probe_ctx *c, probe_result *r)
         agree_or_fail(c);
         owned_file who = c->stream;
         MPI_Bcast(&who, sizeof who, MPI_BYTE, 0, c->comm);
-        double t = two_streams_pass(c, p, &who, true, &src, buf, half);
+        double t = two_streams_pass(c, p, &who, true, &src, buf, half, false);
         agree_or_fail(c);
         if (c->rank == 0) {
             add(&r->two_writers_seconds, t);
             if (!r->fs.memory_backed)
                 page_cache_evict(p);
         }
-        t = two_streams_pass(c, p, &who, false, &src, buf, half);
+        t = two_streams_pass(c, p, &who, false, &src, buf, half, false);
+        agree_or_fail(c);
+        if (c->rank == 0) {
+            add(&r->two_streams_seconds, t);
+            if (!r->fs.memory_backed)
+                page_cache_evict(p);
+        }
+        /* The same file read by both at once, every other block each (an
+         * interleaved layout): the kernel's read-ahead sees neither rank
+         * read on from where it stopped. */
+        t = two_streams_pass(c, p, &who, false, &src, buf, half, true);
         agree_or_fail(c);
         if (c->rank == 0)
-            add(&r->two_streams_seconds, t);
+            add(&r->two_interleaved_seconds, t);
     }
     if (c->rank == 0)
         remove_if_ours(p, &c->stream);

@@ -153,6 +153,16 @@ void probe_result_print(const probe_result *r)
     snprintf(what, sizeof what, "storage, one stream read again (page cache, %.0f%% resident)",
              100 * r->cached_fraction);
     printf("  %-56s %12.1f\n", what, samples_best(&r->stream_read_cached, true));
+    if (r->stream_read_short_seconds.n) {
+        char sb[32];
+        size_format(r->short_bytes, sb, sizeof sb);
+        snprintf(what, sizeof what, "storage, the stream's last %s read (cache kept out)", sb);
+        printf("  %-56s %12.1f\n", what,
+               (double)r->short_bytes / (1 << 20) / samples_best(&r->stream_read_short_seconds, false));
+    }
+    if (r->stream_write_new_seconds.n)
+        printf("  %-56s %12.1f\n", "storage, one stream write, new file (fsync)",
+               (double)o->stream_bytes / (1 << 20) / samples_best(&r->stream_write_new_seconds, false));
     if (r->two_writers_seconds.n)
         printf("  %-56s %12.1f\n", "storage, two streams written at once (ranks 0, 1; fsync)",
                (double)(o->stream_bytes / o->block / 2 * o->block * 2) / (1 << 20) /
@@ -161,6 +171,10 @@ void probe_result_print(const probe_result *r)
         printf("  %-56s %12.1f\n", "storage, two streams read at once (ranks 0, 1; cache kept out)",
                (double)(o->stream_bytes / o->block / 2 * o->block * 2) / (1 << 20) /
                    samples_best(&r->two_streams_seconds, false));
+    if (r->two_interleaved_seconds.n)
+        printf("  %-56s %12.1f\n", "storage, two interleaved readers (every other block each)",
+               (double)(o->stream_bytes / o->block / 2 * o->block * 2) / (1 << 20) /
+                   samples_best(&r->two_interleaved_seconds, false));
     if (r->have_messages) {
         char mb[32];
         size_format(r->message_bytes, mb, sizeof mb);
@@ -314,6 +328,30 @@ int probe_result_save_json(const probe_result *r, const char *path)
     write_samples(&j, "seconds", &r->stream_read_cached_seconds, false);
     json_object_end(&j);
 
+    if (r->stream_read_short_seconds.n) {
+        json_object_begin(&j, "stream_read_short");
+        json_uint(&j, "bytes", r->short_bytes);
+        json_uint(&j, "block_bytes", o->block);
+        write_samples(&j, "seconds", &r->stream_read_short_seconds, false);
+        json_double(&j, "best_mib_per_s", (double)r->short_bytes / (1 << 20) /
+                                              samples_best(&r->stream_read_short_seconds, false));
+        json_object_end(&j);
+    } else {
+        json_null(&j, "stream_read_short");
+    }
+    if (r->stream_write_new_seconds.n) {
+        json_object_begin(&j, "stream_write_new");
+        json_uint(&j, "bytes", o->stream_bytes);
+        json_uint(&j, "block_bytes", o->block);
+        json_bool(&j, "fsync", true);
+        json_bool(&j, "preallocated", false);
+        write_samples(&j, "seconds", &r->stream_write_new_seconds, false);
+        json_double(&j, "best_mib_per_s", (double)o->stream_bytes / (1 << 20) /
+                                              samples_best(&r->stream_write_new_seconds, false));
+        json_object_end(&j);
+    } else {
+        json_null(&j, "stream_write_new");
+    }
     if (r->two_writers_seconds.n) {
         json_object_begin(&j, "two_writers");
         json_int(&j, "writers", 2);
@@ -338,6 +376,18 @@ int probe_result_save_json(const probe_result *r, const char *path)
         json_object_end(&j);
     } else {
         json_null(&j, "two_streams");
+    }
+    if (r->two_interleaved_seconds.n) {
+        json_object_begin(&j, "two_interleaved");
+        json_int(&j, "readers", 2);
+        json_uint(&j, "bytes", o->stream_bytes / o->block / 2 * o->block * 2);
+        json_uint(&j, "block_bytes", o->block);
+        write_samples(&j, "seconds", &r->two_interleaved_seconds, false);
+        json_double(&j, "best_mib_per_s", (double)(o->stream_bytes / o->block / 2 * o->block * 2) /
+                                              (1 << 20) / samples_best(&r->two_interleaved_seconds, false));
+        json_object_end(&j);
+    } else {
+        json_null(&j, "two_interleaved");
     }
 
     if (r->have_messages) {
