@@ -1,6 +1,8 @@
 # pario: two commands for a new user, `make run` and `make test`.
 # Each installs what is missing (Debian packages, a Python virtual
-# environment with pinned dependencies), builds, then runs.
+# environment with pinned dependencies), builds, then runs.  Plain `make`
+# (the first target, `all`) installs what is missing and builds the engine,
+# so `.venv/bin/pario` works right after it.
 
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -15,7 +17,10 @@ APT_PACKAGES := openmpi-bin slurm-wlm munge glusterfs-server glusterfs-client li
 APT_PACKAGES += bonnie++
 PARIO := $(VENV)/bin/python -m pario
 
-.PHONY: deps apt venv build run test test-c test-asan test-py bench clean
+.PHONY: all deps apt venv build run test test-c test-asan test-py bench clean
+
+# The default goal: a working pario (dependencies, then the engine).
+all: deps build
 
 deps: apt venv
 

@@ -4,11 +4,13 @@ comparison's matching and verdicts."""
 
 import pytest
 
-from pario.analysis.compare import FASTER, SAME, SLOWER, compare, regressions, verdict
+from pario.analysis.compare import EQUAL, FASTER, SAME, SLOWER, compare, regressions, verdict
 from pario.analysis.diagnose import diagnose
 from pario.analysis.ideal import ideal_curve, peak_of
 from pario.analysis.measured import MeasuredPoint
+from pario.studies import kind_named
 
+IO = kind_named("io")
 GIB = 1 << 30
 MIB = 1 << 20
 
@@ -131,6 +133,33 @@ def test_cliff_when_doubling_loses_a_third():
     assert "cliff" not in rules(diagnose(pts))
 
 
+def test_no_cliff_from_phases_too_short_to_time():
+    """Phases of 10 ms: their rates are mostly open, close and barrier
+    costs, so a fall is not read as a cliff; the short-phase finding says
+    why (tester 2, 25h).  A kernel's times count as io's iterations do."""
+    pts = [point(1, [136, 135, 134], seconds=0.01), point(2, [41, 40, 39], seconds=0.01)]
+    found = rules(diagnose(pts))
+    assert "cliff" not in found and "short-phase" in found
+    kernel = [MeasuredPoint("", r, "independent", rates, seconds=[0.004]) for r, rates in ((1, [135.6]), (2, [40.9]))]
+    found = rules(diagnose(kernel))
+    assert "cliff" not in found and "short-phase" in found
+    kernel = [MeasuredPoint("", r, "independent", rates, seconds=[2.0]) for r, rates in ((1, [135.6]), (2, [40.9]))]
+    assert "cliff" in rules(diagnose(kernel))
+
+
+def test_unsteady_when_trials_differ_beyond_the_noise():
+    """Trials 35x apart (a cache hit among disk reads, tester 2, 25o): one
+    line naming the point and its spread; a spread within the noise: none."""
+    [u] = [x for x in diagnose([point(1, [1295.2, 59.5, 37.4])]) if x.rule == "unsteady"]
+    assert u.text.startswith("trials of one point differ up to 35x (1 rank, 1 MiB: 37.4 to 1295 MiB/s "
+                             "over 3 trials)") and u.points == ["1 rank, 1 MiB"]
+    assert "unsteady" not in rules(diagnose([point(1, [100, 60, 50])]))
+    assert "unsteady" not in rules(diagnose([point(1, [100])]))
+    # every trial too short to time: timer noise, which short-phase names instead
+    found = rules(diagnose([point(1, [1000, 20], seconds=0.001)]))
+    assert "unsteady" not in found and "short-phase" in found
+
+
 def test_rate_above_predicted_peak():
     pts = [point(1, [100, 99, 98], phase="write"), point(4, [300, 295, 290], phase="write")]
     [a] = [x for x in diagnose(pts, probe(write=150.0)) if x.rule == "above-peak"]
@@ -190,6 +219,20 @@ def test_verdicts_from_the_spread():
     assert verdict([100, 100, 100], [103, 103, 103])[2] == SAME
 
 
+def test_verdicts_of_times_single_trials_and_predictions():
+    # times (lower is better) are judged as speeds: B took half the time, twice as fast
+    ratio, band, v = verdict([2.0, 2.1, 2.2], [1.0, 1.05, 1.1], better="min")
+    assert v == FASTER and ratio == pytest.approx(2.0) and band == pytest.approx(0.2 / 2.2)
+    assert verdict([1.0, 1.0], [2.0, 2.0], better="min")[2] == SLOWER
+    # one trial on either side: no band to show, only the floor decides
+    assert verdict([100], [120])[1:] == (None, FASTER)
+    assert verdict([100, 90], [103])[1:] == (None, SAME)
+    # predictions have no noise: 1% apart is a difference, equal is equal
+    assert verdict([100], [101], predicted=True)[1:] == (None, FASTER)
+    assert verdict([100], [99], predicted=True)[1:] == (None, SLOWER)
+    assert verdict([100.0], [100.0], predicted=True)[1:] == (None, EQUAL)
+
+
 def test_compare_matches_and_flags_regressions():
     a = [point(r, [100.0 * r] * 3, series=b, test="partitioned") for r in (1, 2) for b in ("4 KiB", "1 MiB")]
     b = [point(1, [100.0] * 3, series="4 KiB", test="partitioned"),
@@ -199,11 +242,13 @@ def test_compare_matches_and_flags_regressions():
     # the series label is not part of the key: the block size is
     for p, blk in zip(a + b, [4096, MIB, 4096, MIB, 4096, MIB, 4096, MIB]):
         p.doc["params"]["block_bytes"] = blk
-    got, only_a, only_b = compare(a, b)
+    got, only_a, only_b = compare(a, b, IO.params)
     assert [c.verdict for c in got] == [SAME, SAME, SLOWER]
     assert got[2].ratio == pytest.approx(0.5)
-    assert only_a == ["partitioned read, 2 ranks, 1 MiB"] and only_b == ["partitioned read, 4 ranks, 1 MiB"]
-    assert [c.label for c in regressions(got, 0.9)] == ["partitioned read, 2 ranks, 4 KiB"]
+    # the label names what differs between the points: ranks and block, not the rest
+    assert only_a == [("partitioned", "partitioned read, 2 ranks, block 1 MiB")]
+    assert only_b == [("partitioned", "partitioned read, 4 ranks, block 1 MiB")]
+    assert [c.label for c in regressions(got, 0.9)] == ["partitioned read, 2 ranks, block 4 KiB"]
     assert regressions(got, 0.4) == []
 
 

@@ -5,6 +5,7 @@ in the match key, and the row label names the parameters that differ.
 Real runs on tmpfs of a small experiment with a striped, a plain and a
 loaded test (the ascired-api and ascired-load shapes, a few MiB)."""
 
+import re
 import sqlite3
 
 import pytest
@@ -76,11 +77,12 @@ def test_loader_counts_match_their_own_and_say_so_in_the_label(runs):
     assert r.returncode == 0, r.stderr
     rows = [l for l in r.stdout.splitlines() if l.startswith(("loaded ", "striped "))]
     labels = [l.split("  ")[0] for l in rows]
-    assert labels == [
-        "striped write, 1 rank, 1 MiB, stripe_targets=2, stripe_unit=1048576, background=0, background_kind=-",
-        "loaded write, 1 rank, 1 MiB, stripe_targets=0, stripe_unit=0, background=0, background_kind=cpu",
-        "loaded write, 1 rank, 1 MiB, stripe_targets=0, stripe_unit=0, background=1, background_kind=cpu"]
+    # only what tells points of one test apart: the loader count; not the
+    # stripes, ranks or block that every point of a test shares
+    assert labels == ["striped write", "loaded write, loaders per node 0", "loaded write, loaders per node 1"]
     assert all(" 1.00 " in l for l in rows)  # each against itself, not another loader count
+    # one trial each: no noise band is claimed
+    assert all(re.search(r" 1\.00\s+1 trial\s+same within noise$", l) for l in rows), rows
     assert "3 matched points" in r.stdout
 
 
@@ -89,6 +91,7 @@ def test_labels_name_every_parameter_that_differs():
     stdio buffer) get two labels; matching needs the option equal."""
     from pario.analysis.compare import compare
     from pario.analysis.measured import MeasuredPoint
+    from pario.studies import kind_named
 
     def point(buffer, rate):
         plan = {"test": "stdio", "ranks": 1, "block": 1 << 20, "api": "stdio",
@@ -96,8 +99,8 @@ def test_labels_name_every_parameter_that_differs():
         return MeasuredPoint("read", 1, "1 MiB", [rate], test="stdio", plan=plan)
 
     got, only_a, only_b = compare([point("8k", 100), point("1m", 200)],
-                                  [point("1m", 210), point("64k", 50)])
+                                  [point("1m", 210), point("64k", 50)], kind_named("io").params)
     assert [(c.label, c.a.best, c.b.best) for c in got] == [
-        ("stdio read, 1 rank, 1 MiB, options=--stdio-buffer 1m", 200, 210)]
-    assert only_a == ["stdio read, 1 rank, 1 MiB, options=--stdio-buffer 8k"]
-    assert only_b == ["stdio read, 1 rank, 1 MiB, options=--stdio-buffer 64k"]
+        ("stdio read, options --stdio-buffer 1m", 200, 210)]
+    assert only_a == [("stdio", "stdio read, options --stdio-buffer 8k")]
+    assert only_b == [("stdio", "stdio read, options --stdio-buffer 64k")]

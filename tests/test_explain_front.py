@@ -7,6 +7,7 @@ against ungrouped: slower, exit 1 with --fail-below), `export`, and
 import csv
 import io
 import json
+import re
 import shutil
 import sqlite3
 import uuid
@@ -112,6 +113,56 @@ def test_compare_grouped_flags_slower_and_fails_below(runs):
     assert r.returncode == 1 and "regression:" in r.stdout, r.stdout
 
 
+def _in_process(capsys, *args, db):
+    """`pario ARGS --db DB` in this process: (exit code, stdout, stderr)."""
+    from pario.cli import main
+
+    capsys.readouterr()
+    rc = main([*map(str, args), "--db", str(db)])
+    return (rc, *capsys.readouterr())
+
+
+def test_compare_a_probe_by_component_in_its_own_unit(runs, capsys):
+    """Tester report 2, item 17: a probe compares (it was refused as having no rates)."""
+    rc, out, err = _in_process(capsys, "compare", 1, 1, db=runs["db"])
+    assert rc == 0, err
+    rows = {m.group(1): m.groups()[1:] for m in re.finditer(
+        r"^(probe \S.*?)\s{2,}(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(±\d+%|1 trial)\s+same within noise$", out, re.M)}
+    units = {"memory copy, all ranks at once": "MiB/s", "request/reply 4 KiB, farthest rank": "MiB/s",
+             "storage, two streams written at once (ranks 0, 1; fsync)": "MiB/s",
+             "globally synchronize all ranks (barrier)": "s", "open / write a byte / close": "s",
+             "creates (all ranks at once)": "1/s", "predicted peak, write": "MiB/s"}
+    for name, unit in units.items():
+        assert rows[f"probe {name}"][0] == unit, (name, out)
+    assert len(rows) == out.count("\nprobe ") and "ratio B/A (A/B for times)" in out
+    # the best of the trials, as Table 2 prints it
+    table = re.search(r"storage, one stream write \(preallocated, fsync\)\s+([\d.]+)", runs["probe"].stdout)
+    row = rows["probe storage, one stream write (preallocated, fsync)"]
+    assert float(row[1]) == pytest.approx(float(table.group(1)), rel=2e-3) and row[4].startswith("±")
+
+
+def test_compare_labels_never_claim_a_group_that_cannot_act(runs, capsys):
+    """Tester report 2, item 25j: G=1 at 1 rank ran ungrouped, as the plan warned."""
+    rc, out, err = _in_process(capsys, "compare", 4, 4, db=runs["db"])
+    assert rc == 0, err
+    labels = [l.split("  ")[0] for l in out.splitlines() if l.startswith("partitioned ")]
+    assert labels == [f"partitioned {phase}, {r}, block {b}"
+                      + (", ungrouped (G=1 cannot act at 1 rank)" if r == "1 rank" else ", G=1")
+                      for r in ("1 rank", "2 ranks") for b in ("1 KiB", "1 MiB") for phase in ("write", "read")]
+
+
+def test_list_names_the_options_each_run_was_given(runs, capsys):
+    """Tester report 2, item 25l: two runs of one preset tell apart by their options."""
+    rc, out, _ = _in_process(capsys, "list", db=runs["db"])
+    lines = out.splitlines()
+    assert rc == 0 and lines[0].split() == ["run", "preset", "status", "started", "(UTC)", "points", "options",
+                                            "dir"]
+    assert re.search(r"^\s*1\s+probe\s.* --quick --ranks 2 --size 16m --iterations 2\s+/dev/shm/", lines[1])
+    for line in lines[2:4]:
+        assert " --quick --ranks 1,2 --tests partitioned --blocks 1k,1m --size 16m --iterations 5 " in line
+    assert re.search(r" --ranks 1,2\s+/dev/shm/", lines[4]), lines[4]
+
+
 def test_export_every_trial(runs):
     r = pario("export", "2", "--csv", db=runs["db"])
     assert r.returncode == 0, r.stderr
@@ -123,6 +174,9 @@ def test_export_every_trial(runs):
     assert j.returncode == 0, j.stderr
     assert json.loads((runs["tmp"] / "x.json").read_text()) == json.loads(
         pario("export", "2", "--json", db=runs["db"]).stdout)
+    # the same export again: pario wrote that file, so it may write it again (item 25k)
+    j = pario("export", "2", "--json", "--out", runs["tmp"] / "x.json", db=runs["db"])
+    assert j.returncode == 0, j.stderr
 
 
 EXPECT = """JSON.stringify({
@@ -189,7 +243,7 @@ def _runs_in(db):
     (["compare", "2"], "the following arguments are required"),
     (["compare", "2", "3", "--fail-below", "0"], "must be more than 0"),
     (["compare", "2", "3", "--fail-below", "x"], "is not a ratio"),
-    (["compare", "1", "2"], "run 1 has no measured rates"),
+    (["compare", "1", "2"], "runs 1 and 2 (kinds probe and io) share no point"),
     (["export", "2"], "one of the arguments --csv --json is required"),
     (["export", "2", "--csv", "--json"], "not allowed with argument"),
     (["export", "99", "--csv"], "run 99 is not in"),

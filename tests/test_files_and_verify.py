@@ -140,3 +140,18 @@ def test_broadcast_moves_size_times_ranks_and_prepares_its_own_file(shm_dir, run
         assert it["bytes"] == 4 * 2 * 2**20
         assert all(rk["bytes"] == 2 * 2**20 for rk in it["ranks"])
     assert os.listdir(shm_dir) == []
+
+
+def test_verify_refuses_a_fifo_without_waiting_on_it(engine, tmp_path):
+    """`verify --file` of a FIFO: refused before the open that would wait
+    for a writer forever (tester 2, 25t); a device as before."""
+    import subprocess
+
+    fifo = tmp_path / "ff"
+    os.mkfifo(fifo)
+    for path in (fifo, "/dev/zero"):
+        p = subprocess.run([engine, "verify", "--file", str(path), "--seed", "1", "--size", "1m"],
+                           capture_output=True, text=True, timeout=30)
+        assert p.returncode == 2 and p.stderr == (
+            f"pario-engine: error: --file {path} is not a regular file (a FIFO, a device or a "
+            "socket): give a file pario-engine io wrote\n"), p.stderr

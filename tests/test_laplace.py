@@ -3,6 +3,7 @@ each rank's view) are checked by the ranks and by a serial reader;
 collective buffering shown to take effect by who issued write calls."""
 
 import json
+import os
 import subprocess
 
 import pytest
@@ -92,8 +93,26 @@ def test_laplace_refuses_bad_input_with_one_line(launcher, engine, shm_dir, tmp_
 
 
 def test_verify_laplace_refuses_a_file_of_the_wrong_size(engine, tmp_path):
+    """Bad input (exit 2, as verify-bt), with the fix; exit 3 stays for
+    values that differ from the serial solve."""
     f = tmp_path / "x.chk"
     f.write_bytes(b"\0" * 100)
     v = subprocess.run([engine, "verify-laplace", str(f), "--grid", "10", "--iterations", "1"],
                        capture_output=True, text=True)
-    assert v.returncode == 3 and "a 10×10 checkpoint holds 800" in v.stderr
+    assert v.returncode == 2 and pario_lines(v.stderr) == [
+        f"pario-engine: error: {f} holds 100 bytes; a 10×10 checkpoint holds 800: give the --grid it "
+        "was written with, or a complete checkpoint"], v.stderr
+
+
+def test_verify_laplace_refuses_a_fifo_without_waiting_on_it(engine, tmp_path):
+    """A FIFO is refused before it is opened for reading (whose open would
+    wait for a writer forever), and so is a directory."""
+    fifo = tmp_path / "ff"
+    os.mkfifo(fifo)
+    for path, what in ((fifo, "is not a regular file"), (tmp_path, "is a directory")):
+        v = subprocess.run([engine, "verify-laplace", str(path), "--grid", "100", "--iterations", "2"],
+                           capture_output=True, text=True, timeout=30)
+        assert v.returncode == 2 and pario_lines(v.stderr) == [
+            f"pario-engine: error: {path} {what}"
+            + (" (a FIFO, a device or a socket)" if path == fifo else "")
+            + ": give the checkpoint laplace --keep wrote"], v.stderr

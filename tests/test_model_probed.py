@@ -8,6 +8,7 @@ one measured CFS test, its prediction.  Whether the predictions are within
 25 % is bench/model_local.py's question, not a unit test's."""
 
 import json
+import re
 import shutil
 import sqlite3
 import tomllib
@@ -196,7 +197,7 @@ def test_compare_shows_measured_against_predicted_either_way(runs):
     rows = [l for l in out.splitlines() if l.startswith("partitioned ")]
     assert len(rows) == 8
     for (ranks, block, phase), m in measured.items():
-        label = f"partitioned {phase}, {ranks} rank{'s' if ranks > 1 else ''}, {size[block]}"
+        label = f"partitioned {phase}, {ranks} rank{'s' if ranks > 1 else ''}, block {size[block]}"
         [row] = [l for l in rows if l.startswith(label + " ")]
         cells = row[len(label):].split()
         p = predicted[(ranks, block, phase)]
@@ -207,6 +208,19 @@ def test_compare_shows_measured_against_predicted_either_way(runs):
         assert cells[4] in ("disk", "latency", "io_link", "rank_link", "io_node", "backplane", "cpu")
     inside = sum(r.split()[-2] == "yes" for r in rows)
     assert f"8 matched points: {inside} ({inside / 8:.0%}) predicted within 25%" in out
+
+
+def test_two_predictions_are_compared_without_noise(runs):
+    """Tester report 2, item 25i: a prediction has no noise, so no band and
+    no "same within noise"; equal predictions are "equal"."""
+    r = pario("compare", "3", "3", db=runs["db"])
+    assert r.returncode == 0, r.stderr
+    rows = [l for l in r.stdout.splitlines() if l.startswith("partitioned ")]
+    assert len(rows) == 8
+    assert all(re.search(r" MiB/s\s+[\d.]+\s+[\d.]+\s+1\.00\s+none\s+equal$", l) for l in rows), rows
+    assert "±" not in r.stdout and "within noise" not in r.stdout
+    assert "8 matched points: 0 faster, 0 slower, 8 equal" in r.stdout
+    assert "both runs are predictions: a model has no noise" in r.stdout
 
 
 def test_report_holds_the_comparison_marked_predicted(runs):
@@ -240,6 +254,10 @@ def _count_runs(db):
     (["compare", "2", "3", "--fail-below", "0.9"], "--fail-below compares two measured runs"),
     (["probe", "--dir", "DIR", "--stream-blocks", "3k"], "a call size must be a multiple of 4k"),
     (["probe", "--dir", "DIR", "--quick", "--stream-blocks", "128m"], "divides the stream"),
+    # one call size twice would run once and lose its size in Table 2 (tester 2, 25r)
+    (["probe", "--dir", "DIR", "--quick", "--stream-blocks", "4k,4k"], "'4k,4k' repeats 4k"),
+    (["probe", "--dir", "DIR", "--quick", "--stream-blocks", "4k,4096"],
+     "--stream-blocks 4k,4096 repeats 4k (as 4096): give each value once"),
 ])
 def test_bad_inputs_are_one_line(runs, args, phrase):
     before = _count_runs(runs["db"])
@@ -434,3 +452,112 @@ def test_messages_without_time_per_byte_fall_back_to_the_largest(runs, tmp_path)
     assert msg["message_overhead"]["value"] == "0us"
     assert float(msg["message_rate"]["value"].removesuffix("MB/s")) == pytest.approx(4 / 0.002, rel=1e-4)
     assert "left no time per byte" in msg["message_rate"]["source"]
+
+
+def test_a_probe_of_one_call_size_names_it_in_table_2(runs):
+    """Run 5 probed the stream at 1 MiB calls only: its rows say so, as a
+    probe of several sizes does (tester 2, 25r)."""
+    table = runs[5].stdout
+    for row in ("storage, one stream write (preallocated, fsync)", "storage, one stream read (cache kept out)",
+                "storage, one stream read again (in the page cache)"):
+        assert f"{row}, 1 MiB calls" in table, table
+
+
+def test_a_printed_probe_machine_keeps_its_one_name(runs, tmp_path):
+    """--print-machine of probe:1 names the machine probe:1, and a run
+    predicted from the printed file says probe:1 too, with the file it came
+    from (tester 2, 25s): never probe-1 beside probe:1."""
+    db = _copy_db(runs, tmp_path)
+    r = pario("model", "--machine", "probe:1", "--print-machine", db=db)
+    assert r.returncode == 0, r.stderr
+    assert tomllib.loads(r.stdout)["name"] == "probe:1"
+    path = _write(tmp_path, r.stdout)
+    m = pario("model", "cfs", "--quick", "--tests", "partitioned", "--ranks", "1", "--blocks", "1m",
+              "--size", "4m", "--machine", path, db=db)
+    assert m.returncode == 0, m.stderr
+    listed = pario("list", db=db).stdout
+    assert f"predicted: model of probe:1 (from {path})" in listed and "probe-1" not in listed, listed
+    assert "probe-1" not in m.stdout
+
+
+def test_ideal_curves_come_only_from_a_probe_made_before_the_run(runs, tmp_path):
+    """Run 5 probed the same host and file system after run 2: run 2 keeps
+    run 1's ideal curves (tester 2, 25q).  Without run 1, no curves, and
+    `show` and `report` say why."""
+    s = pario("show", "2", db=runs["db"])
+    assert s.returncode == 0, s.stderr
+    assert "ideal curves from the probe of this host and file system (run 1)" in s.stdout
+    db = _copy_db(runs, tmp_path)
+    con = sqlite3.connect(db)
+    con.execute("DELETE FROM phases WHERE point_id IN (SELECT id FROM points WHERE run_id=1)")
+    con.execute("DELETE FROM points WHERE run_id=1")
+    con.execute("DELETE FROM runs WHERE id=1")
+    con.commit()
+    con.close()
+    why = ("no ideal curves: the probe of this host and file system (run 5) was made after this run, "
+           "so it need not describe the machine this run measured; probe before a run to draw them")
+    s = pario("show", "2", db=db)
+    assert s.returncode == 0, s.stderr
+    assert why in s.stdout and "ideal (CFS Figure 3)" not in s.stdout, s.stdout
+    html = tmp_path / "r.html"
+    r = pario("report", "2", "--out", html, db=db)
+    assert r.returncode == 0, r.stderr
+    text = html.read_text()
+    assert "No ideal curves: the probe of this host and file system (run 5) was made after" in text
+    assert "Ideal curves (dotted)" not in text
+
+
+def test_trials_far_apart_get_one_line_under_the_table(runs, tmp_path):
+    """A best-of-2 whose trials are 20x apart (run 2's read trials made
+    0.1 s and 2 s, as a stalled device does) is named under its table with
+    its spread (tester 2, 25o); the other points are not."""
+    db = _copy_db(runs, tmp_path)
+    con = sqlite3.connect(db)
+    pid, text = con.execute("SELECT id, result_json FROM points WHERE run_id=2 AND ranks=1 "
+                            "AND block_bytes=65536").fetchone()
+    doc = json.loads(text)
+    read = next(ph for ph in doc["phases"] if ph["name"] == "read")
+    for it, seconds in zip(read["iterations"], (0.1, 2.0)):  # a 2 s stall beside a 0.1 s read
+        it["seconds"] = seconds
+        it["mib_per_s"] = it["bytes"] / 1048576 / seconds
+    con.execute("UPDATE points SET result_json=? WHERE id=?", (json.dumps(doc), pid))
+    con.commit()
+    con.close()
+    s = pario("show", "2", db=db)
+    assert s.returncode == 0, s.stderr
+    lines = [l.strip() for l in s.stdout.splitlines() if l.strip().startswith("unsteady:")]
+    assert len(lines) == 1, s.stdout
+    assert lines[0].startswith("unsteady: trials of one point differ up to 20x (1 rank, 64 KiB: ")
+    assert lines[0].endswith("[1 rank, 64 KiB]")
+    # it sits under the read figure's table, not the write's
+    out = s.stdout.splitlines()
+    at = next(i for i, l in enumerate(out) if l.strip().startswith("unsteady:"))
+    heading = next(l for l in reversed(out[:at]) if l.startswith("Figure"))
+    assert "Read" in heading, heading
+
+
+def test_plot_legends_sit_beside_the_data_and_y_names_the_quantity(runs):
+    """Every figure of a measured run: the legend outside the axes (never on
+    a point), whole inside the figure, and the y label names the quantity
+    (tester 2, 25p)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from pario.plot import draw_figure
+    from pario.runner import run_views
+    from pario.store import Store
+
+    store = Store(runs["db"], readonly=True)
+    *_, figures = run_views(store, 2)
+    assert figures
+    for data in figures:
+        f = draw_figure(data)
+        f.canvas.draw()
+        ax = f.axes[0]
+        legend = ax.get_legend()
+        assert legend is not None
+        box, axes, whole = legend.get_window_extent(), ax.get_window_extent(), f.bbox
+        assert box.x0 >= axes.x1 or box.y1 <= axes.y0 or box.y0 >= axes.y1 or box.x1 <= axes.x0, data.heading
+        assert whole.x0 <= box.x0 and box.x1 <= whole.x1 + 1 and whole.y0 <= box.y0 and box.y1 <= whole.y1 + 1
+        assert ax.get_ylabel().startswith("rate (MiB/s, best of 2"), ax.get_ylabel()
+    store.close()

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/check_mode.h"
 #include "util/fail.h"
 #include "version.h"
 
@@ -20,34 +21,59 @@ int laplace_command(int argc, char **argv);
 int verify_laplace_command(int argc, char **argv);
 int flashio_command(int argc, char **argv);
 int beff_command(int argc, char **argv);
+static int check_command(int argc, char **argv);
 
 typedef struct engine_command {
     const char *name;
     int (*run)(int argc, char **argv);
     bool mpi; /* runs between MPI_Init and MPI_Finalize; else one plain process */
     const char *usage;
+    bool checkable; /* stops at check_mode_passed() under `pario-engine check` */
 } engine_command;
 
 static const engine_command commands[] = {
     {"io", io_command, true,
-     "mpirun -np P pario-engine io --dir DIR --layout L --block B --size S ..."},
-    {"verify", verify_command, false, "pario-engine verify --file FILE --seed S"},
-    {"bt", bt_command, true, "pario-engine bt --class S|W|A|B|C [--io posix --dir DIR]"},
-    {"verify-bt", verify_bt_command, false, "pario-engine verify-bt FILE --class C"},
+     "mpirun -np P pario-engine io --dir DIR --layout L --block B --size S ...", true},
+    {"verify", verify_command, false, "pario-engine verify --file FILE --seed S", false},
+    {"bt", bt_command, true, "pario-engine bt --class S|W|A|B|C [--io posix --dir DIR]", true},
+    {"verify-bt", verify_bt_command, false, "pario-engine verify-bt FILE --class C", false},
     {"probe", probe_command, true,
-     "mpirun -np P pario-engine probe --dir DIR   (component rates, predicted peak)"},
+     "mpirun -np P pario-engine probe --dir DIR   (component rates, predicted peak)", true},
     /* bonnie forks its own seekers, so it stays outside MPI. */
-    {"bonnie", bonnie_command, false, "pario-engine bonnie --dir DIR [--size S --chunk 8k|64k]"},
-    {"perf", perf_command, true, "mpirun -np P pario-engine perf --dir DIR [--size 4m]"},
+    {"bonnie", bonnie_command, false, "pario-engine bonnie --dir DIR [--size S --chunk 8k|64k]", true},
+    {"perf", perf_command, true, "mpirun -np P pario-engine perf --dir DIR [--size 4m]", true},
     {"laplace", laplace_command, true,
-     "mpirun -np P pario-engine laplace --dir DIR [--grid 8001 --cb enable|disable]"},
+     "mpirun -np P pario-engine laplace --dir DIR [--grid 8001 --cb enable|disable]", true},
     {"verify-laplace", verify_laplace_command, false,
-     "pario-engine verify-laplace FILE --grid N --iterations K"},
+     "pario-engine verify-laplace FILE --grid N --iterations K", false},
     {"flashio", flashio_command, true,
-     "mpirun -np P pario-engine flashio --dir DIR [--transfer collective]"},
-    {"beff", beff_command, true, "mpirun -np P pario-engine beff --dir DIR -T SECONDS"},
+     "mpirun -np P pario-engine flashio --dir DIR [--transfer collective]", true},
+    {"beff", beff_command, true, "mpirun -np P pario-engine beff --dir DIR -T SECONDS", true},
+    /* a plan's command lines, checked without running them (util/check_mode.h) */
+    {"check", check_command, false,
+     "pario-engine check < LINES   (RANKS<TAB>COMMAND<TAB>ARGS... per line: accepted or why not)", false},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+/* The entry point of a checkable command, for `pario-engine check`. */
+static int run_checkable(const char *name, int argc, char **argv)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0 && commands[i].checkable)
+            return commands[i].run(argc, argv);
+    return -1;
+}
+
+static int check_command(int argc, char **argv)
+{
+    (void)argv;
+    if (argc > 1) {
+        fprintf(stderr, "pario-engine: error: check reads its command lines from standard input "
+                        "(RANKS<TAB>COMMAND<TAB>ARGS... per line): give no arguments\n");
+        return EXIT_USAGE;
+    }
+    return check_mode_serve(run_checkable);
+}
 
 static void usage(void)
 {

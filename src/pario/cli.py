@@ -1,6 +1,7 @@
 """The `pario` command."""
 
 import argparse
+import json
 import re
 import sys
 
@@ -67,7 +68,7 @@ def _add_run_options(run):
     run.add_argument("--out", help="directory for the PNG plots (default: plots/DBFILE-runN beside the database)")
     run.add_argument("--timeout", type=_timeout, default=900.0,
                      help="seconds one point may take before its ranks are killed (default 900)")
-    run.add_argument("--launcher", default="auto", help="auto, mpirun, mpiexec or srun")
+    run.add_argument("--launcher", help="auto (default), mpirun, mpiexec or srun")
     run.add_argument("--mpi", default="auto", choices=["auto", "openmpi", "mpich"],
                      help="the engine build to run: Open MPI's (build/engine) or MPICH's "
                           "(build/engine-mpich); the launcher follows it")
@@ -120,10 +121,14 @@ def build_parser():
     exp = sub.add_parser("export", help="every trial of every point of a run, one row each")
     exp.add_argument("run", type=_positive_int)
     fmt = exp.add_mutually_exclusive_group(required=True)
-    fmt.add_argument("--csv", dest="format", action="store_const", const="csv")
-    fmt.add_argument("--json", dest="format", action="store_const", const="json")
-    exp.add_argument("--out", help="a new file to write (default: standard output)")
-    exp.add_argument("--db", default=None)
+    fmt.add_argument("--csv", dest="format", action="store_const", const="csv",
+                     help="comma-separated values, a header row then one row per trial")
+    fmt.add_argument("--json", dest="format", action="store_const", const="json",
+                     help="a JSON array of one object per trial")
+    exp.add_argument("--out", help="the file to write (default: standard output): a new file, or one "
+                                   "an earlier 'pario export --out' wrote and nobody changed since")
+    exp.add_argument("--db", default=None, help=f"results database holding the run "
+                                                f"(default {default_db_path()})")
 
     rep = sub.add_parser("report", help="one self-contained HTML file of one or more runs")
     rep.add_argument("runs", nargs="+", type=_positive_int, metavar="RUN")
@@ -161,15 +166,18 @@ def _store(args, readonly=True):
                  readonly=readonly)
 
 
-def _existing_store(args):
+def _existing_store(args, record_files=False):
     """The results database, which must already exist: reading commands
-    never create one."""
+    never create one.  `record_files`: opened writable where it may be, to
+    record the file the command writes (export --out)."""
+    import os
     from pathlib import Path
 
     path = Path(args.db or default_db_path())
     if not path.is_file():
         raise UsageError(f"--db {path} does not exist: run an experiment first or give --db")
-    return Store(path, create=False, readonly=True)
+    writable = record_files and os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+    return Store(path, create=False, readonly=not writable)
 
 
 def cmd_list(args):
@@ -185,12 +193,18 @@ def cmd_list(args):
     if not runs:
         print(f"no runs in {store.path}")
         return 0
+    from .studies import options_text
+
     rows = []
     for r in runs:
         counts = store.counts(r["id"])
         pts = ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "none"
-        rows.append((str(r["id"]), r["preset"], r["status"], r["started_utc"], pts, r["dir"]))
-    head = ("run", "preset", "status", "started (UTC)", "points", "dir")
+        try:
+            given = options_text(json.loads(r["options_json"] or "{}")) or "-"
+        except (ValueError, AttributeError):
+            given = "?"   # not pario's JSON: the run is listed all the same
+        rows.append((str(r["id"]), r["preset"], r["status"], r["started_utc"], pts, given, r["dir"]))
+    head = ("run", "preset", "status", "started (UTC)", "points", "options", "dir")
     widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head) - 1)]
     for row in [head, *rows]:  # each column as wide as its widest cell
         print("  ".join([row[0].rjust(widths[0]), *(c.ljust(w) for c, w in zip(row[1:-1], widths[1:])),
@@ -302,10 +316,21 @@ def _defaults(parser):
     return found
 
 
+def _subparser(parser, name):
+    """The parser of subcommand `name` (the command line's), else `parser`."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and name in action.choices:
+            return action.choices[name]
+    return parser
+
+
 def _refuse_empty(args, parser):
     """A value given as '' is a mistake (an unset shell variable), never
     "the default": refuse it for every option, whoever adds the option.
-    (argparse turns a value of "--" into [], refused the same way.)"""
+    (argparse turns a value of "--" into [], refused the same way.)  What
+    an option needs is said as the subcommand given says it: run's --out is
+    a plots directory, report's a new .html file."""
+    parser = _subparser(parser, args.command)
     defaults = _defaults(parser)
     needs = _required(parser)
     for dest, value in vars(args).items():
@@ -359,13 +384,24 @@ def _attach_negative_values(parser, argv):
     return out
 
 
+def _parse(parser, argv):
+    """parse_args, but an unknown option is refused by the subcommand it
+    was given to, so the line points at that subcommand's --help
+    ('pario model --help', not 'pario --help')."""
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        _subparser(parser, getattr(args, "command", None) or "").error(
+            f"unrecognized arguments: {' '.join(extras)}")
+    return args
+
+
 def _main(argv=None):
     parser = build_parser()
     argv = _attach_negative_values(parser, list(sys.argv[1:] if argv is None else argv))
     if argv[:1] and argv[0] in {k.command for k in kinds().values() if k.command}:
-        parser.parse_args(argv)  # the shortcut's own --help, and its name in usage errors
+        _parse(parser, argv)  # the shortcut's own --help, and its name in usage errors
         argv = ["run", *argv]  # a kind's shortcut runs its preset of the same name
-    args = parser.parse_args(argv)
+    args = _parse(parser, argv)
     try:
         _refuse_empty(args, parser)
         if args.command == "run":
@@ -389,7 +425,8 @@ def _main(argv=None):
         if args.command == "export":
             from .export import export_command
 
-            return export_command(_existing_store(args), args.run, args.format, args.out)
+            return export_command(_existing_store(args, record_files=bool(args.out)), args.run,
+                                  args.format, args.out)
         if args.command == "report":
             from .export import write_new_file
             from .report.build import build_report

@@ -1,8 +1,11 @@
 """`pario compare RUN_A RUN_B [--fail-below R]`: matching points side by
-side with the ratio of their best rates and a verdict from the noise the
-iterations show (pario.analysis.compare).  With --fail-below, a point
-slower than the noise and below R x run A makes the exit code 1, so a
-site's CI can catch a regression.
+side with the ratio of their best values and a verdict from the noise the
+trials show (pario.analysis.compare).  Every study kind compares: each row
+is one point and one thing it measured, named and valued as its kind
+describes it (pario.runs: bonnie's block write, perf's write+sync, BTIO's
+NPB I/O rate and T_T, a probe's components, in their own units).  With
+--fail-below, a point slower than the noise and below R x run A makes the
+exit code 1, so a site's CI can catch a regression.
 
 A measured run against a run `pario model` predicted (either order) is a
 different table: per point the measured rate, the predicted one, their
@@ -10,14 +13,64 @@ ratio, whether it lies within the model's tolerance, and the resource the
 model says bounded the point; every heading says which side is predicted."""
 
 import sys
+import textwrap
 
-from .analysis.compare import SAME, SLOWER, TOLERANCE, against_prediction, compare, regressions
+from .analysis.compare import (EQUAL, FASTER, NOISE_FLOOR, SAME, SLOWER, TOLERANCE, against_prediction,
+                               compare, regressions)
 from .errors import UsageError
-from .runs import measured_points
+from .runs import measured_points, stored_records
+
+# Points named in full on an "only in" line; beyond this, a count per test
+# and the first few.
+ONLY_LISTED = 6
+WIDTH = 100
 
 
 def is_predicted(run):
     return run.get("launcher") == "model"
+
+
+def _points(store, run_id):
+    """(run, kind, points) of a run that has something to compare."""
+    run, kind, points = measured_points(store, run_id)
+    if not points:
+        if stored_records(store, run_id):
+            raise UsageError(f"run {run_id} holds results of kind {kind.name} that name no measure: "
+                             f"compare does not handle kind {kind.name}; see 'pario show {run_id}'")
+        raise UsageError(f"run {run_id} has no successful, verified point to compare: "
+                         f"see 'pario show {run_id}'")
+    return run, kind, points
+
+
+def _no_shared_point(a, b, ka, kb, hint):
+    kinds = f" (kinds {ka.name} and {kb.name})" if ka.name != kb.name else ""
+    return UsageError(f"runs {a} and {b}{kinds} share no point (the same test with every parameter "
+                      f"equal: ranks, block, size, options, stripes, loaders...): {hint}")
+
+
+def only_in(run_id, unmatched, what="only in run"):
+    """The points only one run has, in one sentence: every label when
+    there are few, else their count per test and the first few."""
+    if not unmatched:
+        return ""
+    labels = [label for _, label in unmatched]
+    if len(labels) <= ONLY_LISTED:
+        return f"{what} {run_id}: {'; '.join(labels)}"
+    per_test = {}
+    for test, _ in unmatched:
+        per_test[test] = per_test.get(test, 0) + 1
+    tests = ", ".join(f"{t} ({n})" for t, n in per_test.items())
+    return (f"{what} {run_id}: {len(labels)} points, of test{'s' if len(per_test) > 1 else ''} "
+            f"{tests}; e.g. {'; '.join(labels[:3])}")
+
+
+def _print_wrapped(text, out):
+    for line in textwrap.wrap(text, WIDTH, subsequent_indent="    ", break_on_hyphens=False):
+        print(line, file=out)
+
+
+def _value(point, x):
+    return format(x, point.quantity.fmt if point.quantity else ".1f")
 
 
 def prediction_table(store, run_a, run_b):
@@ -33,81 +86,99 @@ def prediction_table(store, run_a, run_b):
     if m_run["preset"] != p_run["preset"]:
         raise UsageError(f"run {m_id} measured experiment {m_run['preset']} but run {p_id} predicted "
                          f"{p_run['preset']}: compare a run with the prediction of the same experiment")
-    _, _, measured = measured_points(store, m_id)
-    _, _, predicted = measured_points(store, p_id)
-    if not measured:
-        raise UsageError(f"run {m_id} has no measured rates to compare: see 'pario show {m_id}'")
-    got, only_m, only_p = against_prediction(measured, predicted)
+    _, kind, measured = _points(store, m_id)
+    _, _, predicted = _points(store, p_id)
+    got, only_m, only_p = against_prediction(measured, predicted, kind.params)
     if not got:
         raise UsageError(f"runs {m_id} and {p_id} share no point (the same test with every "
                          "parameter equal: ranks, block, size, options, stripes, loaders...): "
                          f"predict the same plan, e.g. 'pario model {m_run['preset']} --ranks ... "
                          "--machine ...' with the run's options")
+    units = sorted({c.measured.quantity.unit for c in got if c.measured.quantity})
     caption = (f"Measured against PREDICTED: run {m_id} ({m_run['preset']}, measured "
                f"{m_run['started_utc']} in {m_run['dir']}) against run {p_id} ({p_run['dir']}); "
-               "best MiB/s of each, ratio predicted / measured")
+               f"best {' / '.join(units) or 'value'} of each, ratio predicted / measured")
     head = ["point", "measured", "predicted", "pred/meas", f"within {TOLERANCE:.0%}", "model's bound"]
-    rows = [[c.label, f"{c.measured.best:.1f}", f"{c.predicted.best:.1f}", f"{c.ratio:.2f}",
-             "yes" if c.within else "no", c.bound] for c in got]
+    rows = [[c.label, _value(c.measured, c.measured.best), _value(c.predicted, c.predicted.best),
+             f"{c.ratio:.2f}", "yes" if c.within else "no", c.bound] for c in got]
     inside = sum(c.within for c in got)
     summary = [f"{len(got)} matched points: {inside} ({inside / len(got):.0%}) predicted within "
                f"{TOLERANCE:.0%} of the measured rate"]
-    if only_m:
-        summary.append(f"only measured (run {m_id}): {'; '.join(only_m)}")
-    if only_p:
-        summary.append(f"only predicted (run {p_id}): {'; '.join(only_p)}")
-    return caption, head, rows, summary
+    summary += [only_in(m_id, only_m, "only measured, run"), only_in(p_id, only_p, "only predicted, run")]
+    return caption, head, rows, [s for s in summary if s]
+
+
+def _print_table(head, rows, right, out):
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+    for r in [head] + rows:
+        print("  ".join(f"{x:>{w}}" if i in right else f"{x:<{w}}"
+                        for i, (x, w) in enumerate(zip(r, widths))).rstrip(), file=out)
 
 
 def _print_prediction(store, run_a, run_b, out):
     caption, head, rows, summary = prediction_table(store, run_a, run_b)
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
     print(caption, file=out)
-    for r in [head] + rows:
-        print("  ".join(f"{x:<{w}}" if i in (0, 5) else f"{x:>{w}}"
-                        for i, (x, w) in enumerate(zip(r, widths))).rstrip(), file=out)
+    _print_table(head, rows, (1, 2, 3, 4), out)
     for line in summary:
-        print(line, file=out)
+        _print_wrapped(line, out)
     return 0
 
 
-def compare_command(store, run_a, run_b, fail_below=None, out=sys.stdout):
+def _noise(c, predicted):
+    if predicted:
+        return "none"   # a model's numbers are not trials
+    if c.band is None:
+        return "1 trial"
+    return f"±{100 * c.band:.0f}%"
+
+
+def compare_command(store, run_a, run_b, fail_below=None, out=None):
+    out = out or sys.stdout  # looked up now, so a redirected stdout is honoured
     if is_predicted(store.run(run_a)) != is_predicted(store.run(run_b)):
         if fail_below is not None:
             raise UsageError("--fail-below compares two measured runs: drop it to hold a run "
                              "against a prediction")
         return _print_prediction(store, run_a, run_b, out)
-    ra, kind_a, pa = measured_points(store, run_a)
-    rb, kind_b, pb = measured_points(store, run_b)
-    if not pa:
-        raise UsageError(f"run {run_a} has no measured rates to compare: see 'pario show {run_a}'")
-    if not pb:
-        raise UsageError(f"run {run_b} has no measured rates to compare: see 'pario show {run_b}'")
-    got, only_a, only_b = compare(pa, pb)
+    ra, kind_a, pa = _points(store, run_a)
+    rb, kind_b, pb = _points(store, run_b)
+    predicted = is_predicted(ra)   # and so is run B
+    params = {**kind_b.params, **kind_a.params}
+    got, only_a, only_b = compare(pa, pb, params, predicted)
     if not got:
-        raise UsageError(f"runs {run_a} and {run_b} share no point (the same test with "
-                         "every parameter equal: ranks, block, size, options, stripes, loaders...): "
-                         "compare runs of the same experiment")
+        raise _no_shared_point(run_a, run_b, kind_a, kind_b, "compare runs of the same experiment")
+    times = any(c.a.better == "min" for c in got)
     print(f"run {run_a} ({ra['preset']}, {ra['started_utc']}, {ra['dir']}) against "
-          f"run {run_b} ({rb['preset']}, {rb['started_utc']}, {rb['dir']}): "
-          "best MiB/s of each, ratio B/A", file=out)
-    w = max(len(c.label) for c in got)
-    print(f"{'point':<{w}}  {'A':>10}  {'B':>10}  {'B/A':>6}  {'noise':>6}  verdict", file=out)
-    for c in got:
-        print(f"{c.label:<{w}}  {c.a.best:>10.1f}  {c.b.best:>10.1f}  {c.ratio:>6.2f}  "
-              f"{'±' + format(100 * c.band, '.0f') + '%':>6}  {c.verdict}", file=out)
-    counts = {v: sum(1 for c in got if c.verdict == v) for v in ("faster", SLOWER, SAME)}
-    print(f"{len(got)} matched points: {counts['faster']} faster, {counts[SLOWER]} slower, "
-          f"{counts[SAME]} {SAME}", file=out)
-    if only_a:
-        print(f"only in run {run_a}: {'; '.join(only_a)}", file=out)
-    if only_b:
-        print(f"only in run {run_b}: {'; '.join(only_b)}", file=out)
+          f"run {run_b} ({rb['preset']}, {rb['started_utc']}, {rb['dir']}): best of each, "
+          f"ratio B/A{' (A/B for times)' if times else ''}: above 1, B is better", file=out)
+    head = ["point", "unit", "A", "B", "B vs A", "noise", "verdict"]
+    rows = [[c.label, c.a.quantity.unit if c.a.quantity else "MiB/s", _value(c.a, c.a.best),
+             _value(c.b, c.b.best), f"{c.ratio:.2f}", _noise(c, predicted), c.verdict] for c in got]
+    _print_table(head, rows, (2, 3, 4, 5), out)
+    counts = {v: sum(1 for c in got if c.verdict == v) for v in (FASTER, SLOWER, SAME, EQUAL)}
+    print(f"{len(got)} matched points: {counts[FASTER]} faster, {counts[SLOWER]} slower, "
+          + (f"{counts[EQUAL]} {EQUAL}" if predicted else f"{counts[SAME]} {SAME}"), file=out)
+    single = sum(1 for c in got if c.band is None)
+    if predicted:
+        print("both runs are predictions: a model has no noise, so any difference is the model's",
+              file=out)
+    elif single:
+        _print_wrapped(f"noise: {single} point(s) had one trial in a run, so no noise band: their verdict "
+                       f"counts only differences above {NOISE_FLOOR:.0%} (--iterations 3 measures the "
+                       "noise)", out)
+    if not predicted and single < len(got):
+        _print_wrapped(f"noise ±N%: the wider spread (best - worst) / best of the two runs' trials, at "
+                       f"least {NOISE_FLOOR:.0%}; faster or slower: every trial of B beyond every trial "
+                       f"of A by more than {NOISE_FLOOR:.0%}", out)
+    for text in (only_in(run_a, only_a), only_in(run_b, only_b)):
+        if text:
+            _print_wrapped(text, out)
     if fail_below is not None:
         bad = regressions(got, fail_below)
         if bad:
-            print(f"regression: {len(bad)} point(s) slower than {fail_below:g} x run {run_a}: "
-                  + "; ".join(f"{c.label} ({c.ratio:.2f})" for c in bad), file=out)
+            named = "; ".join(f"{c.label} ({c.ratio:.2f})" for c in bad[:ONLY_LISTED])
+            more = f"; and {len(bad) - ONLY_LISTED} more" if len(bad) > ONLY_LISTED else ""
+            _print_wrapped(f"regression: {len(bad)} point(s) slower than {fail_below:g} x run {run_a}: "
+                           f"{named}{more}", out)
             return 1
         print(f"no point below {fail_below:g} x run {run_a} beyond the noise", file=out)
     return 0

@@ -23,10 +23,30 @@ def target_key(doc):
     return host, t.get("device") or t.get("dir")
 
 
-def probe_for(store, docs):
-    """(probe run id, probe document) of the newest probe (a result of a
-    kind that predicts a peak) of the same host and file system as any of
-    `docs`, or (None, None)."""
+@dataclass
+class ProbeChoice:
+    """The probe a run's ideal curves and findings come from: its run id
+    and document, or none and, for a run with rate-against-ranks figures,
+    why none (one line for `show` and `report`)."""
+    run: int = None
+    doc: dict = None
+    why_none: str = ""
+
+
+def _made_by_then(store, probe_run, run):
+    """Whether a probe run was made before `run` or alongside it (started
+    before it finished): only then does it describe the machine the run
+    measured.  Run ids grow with time in one database."""
+    if probe_run < run["id"]:
+        return True
+    finished = run.get("finished_utc")
+    return bool(finished) and store.run(probe_run)["started_utc"] <= finished
+
+
+def probe_for(store, docs, run=None):
+    """The newest probe (a result of a kind that predicts a peak) of the
+    same host and file system as any of `docs`, made before or alongside
+    `run` (a runs row; None: any), as a ProbeChoice."""
     from .studies import kinds
 
     keys = {target_key(d) for d in docs}
@@ -35,7 +55,16 @@ def probe_for(store, docs):
         if kind.predicts_peak:
             found += [(run_id, doc) for run_id, doc in store.results_of_kind(kind.name)
                       if target_key(doc) in keys]
-    return max(found, key=lambda f: f[0]) if found else (None, None)
+    usable = [f for f in found if run is None or _made_by_then(store, f[0], run)]
+    if usable:
+        return ProbeChoice(*max(usable, key=lambda f: f[0]))
+    if found:
+        later = ", ".join(str(r) for r in sorted({f[0] for f in found}))
+        return ProbeChoice(why_none=f"no ideal curves: the probe of this host and file system (run "
+                                    f"{later}) was made after this run, so it need not describe the "
+                                    "machine this run measured; probe before a run to draw them")
+    return ProbeChoice(why_none="no ideal curves: no probe of this host and file system in this "
+                                "database; 'pario probe --dir DIR' before a run draws them")
 
 
 @dataclass
@@ -44,13 +73,14 @@ class PointResult:
     record: object
     doc: dict
     point: dict
+    seconds: list = field(default_factory=list)   # its timed phases (Kind.timed_seconds)
 
     def measured(self, series="", label=""):
         p = self.record.params
         return MeasuredPoint(phase=p.get("phase", ""), ranks=p.get("ranks") or 0,
                              series=series, rates=list(self.record.values.get("rate") or []),
                              doc=self.doc, test=p.get("test", ""), label=label,
-                             plan=self.point.get("params") or {})
+                             plan=self.point.get("params") or {}, seconds=list(self.seconds))
 
 
 def point_results(store, run_id, kind):
@@ -62,7 +92,7 @@ def point_results(store, run_id, kind):
         point["params"] = json.loads(p["params_json"]) if p["params_json"] else {}
         doc = json.loads(p["result_json"])
         for rec in kind.records(point, doc):
-            out.append(PointResult(rec, doc, point))
+            out.append(PointResult(rec, doc, point, kind.timed_seconds(rec, doc)))
     return out
 
 
@@ -75,9 +105,13 @@ def _series_key(record, names):
 
 
 def figure_points(data, results):
-    """The measured points of one figure (rate figures only)."""
+    """The measured points of one figure (rate figures only): the rules read
+    rates, and a figure of times (FLASH-IO's time per file) shows none, so
+    no finding may quote a rate its table does not hold."""
     fig = data.figure
     out = []
+    if fig.y != "rate":
+        return out
     for r in results:
         if not fig.selects(r.record) or not r.record.values.get("rate"):
             continue
@@ -136,9 +170,12 @@ def explain(figures, results, probe=None):
 
 
 def explain_run(store, run_id, kind, figures):
-    """(probe run id or None, [Explained]) for a stored run's figures."""
+    """(ProbeChoice, [Explained]) for a stored run's figures."""
     results = point_results(store, run_id, kind)
-    probe_run, probe = (None, None)
+    choice = ProbeChoice()
     if not kind.predicts_peak:
-        probe_run, probe = probe_for(store, [r.doc for r in results])
-    return probe_run, explain(figures, results, probe)
+        choice = probe_for(store, [r.doc for r in results], store.run(run_id))
+        measured = results and not all(r.doc.get("predicted") for r in results)
+        if not (measured and any(d.figure.x == "ranks" and d.figure.y == "rate" for d in figures)):
+            choice.why_none = ""  # no figure here would take an ideal curve
+    return choice, explain(figures, results, choice.doc)

@@ -1,6 +1,8 @@
 """`pario export RUN --csv|--json [--out FILE]`: every trial of every
 point of a run, one row each, for analysis elsewhere.  Written to stdout,
-or to a new file (never over an existing one)."""
+or to a file: a new one, or one pario wrote itself (an earlier export to
+the same --out, unchanged since: the results database records what pario
+wrote, as for figures), never over anyone else's."""
 
 import csv
 import io
@@ -26,11 +28,17 @@ def export_text(store, run_id, fmt):
     return buf.getvalue()
 
 
-def export_command(store, run_id, fmt, out_path=None, out=sys.stdout):
+def export_command(store, run_id, fmt, out_path=None, out=None):
+    """`store` is opened writable when it can record an --out file (a
+    read-only database: the file is written, but only once)."""
     text = export_text(store, run_id, fmt)
     if out_path:
-        write_new_file(out_path, text)
+        recording = not store.readonly
+        digest = write_new_file(out_path, text, may_replace=store.figure_is_ours if recording else None,
+                                fix="choose a new name or remove it")
+        if recording:
+            store.figure_written(out_path, digest)
         print(f"exported run {run_id} to {out_path}", file=sys.stderr)
     else:
-        out.write(text)
+        (out or sys.stdout).write(text)
     return 0

@@ -79,11 +79,15 @@ class Param:
     """A parameter that can be an axis or a series: label, how its values
     print, the axis scale it suits ("log2", "linear" or "category"), and
     optionally its known values in a fixed order, so that as a series each
-    value keeps one colour in every plot of every run."""
+    value keeps one colour in every plot of every run.  The same
+    description names the parameter in `pario compare`'s rows."""
     label: str
     fmt: object = str
     scale: str = "category"
     order: tuple = ()
+    # Whether a row label (`pario compare`) puts the label before the value
+    # ("block 64 KiB"); False for values that name themselves ("G=2").
+    named: bool = True
 
 
 def size_param(label):
@@ -179,6 +183,12 @@ class FigureData:
     def shows_spread(self):
         """Whether cells and plots show the trials' spread: a prediction has none."""
         return self.figure.spread and not self.predicted
+
+    @property
+    def shows_ranges(self):
+        """Whether any cell of its table carries a [a-b] range: a cell of
+        one trial has none, so a table of single trials gets no legend."""
+        return self.shows_spread and any(len(c.values) > 1 for c in self.cells.values())
 
     def best(self, x, s):
         c = self.cells.get((x, s))
@@ -399,7 +409,7 @@ def format_table(data):
     lines.append(data.x_param.label.rjust(xw) + "".join(c.rjust(width) for c in cols))
     for x, r in zip(data.xs, rows):
         lines.append(data.x_labels[x].rjust(xw) + "".join(v.rjust(width) for v in r))
-    if data.shows_spread:
+    if data.shows_ranges:
         lines.append(f"{'':>{xw}}  " + ("[a-b]: the lowest and the median of the trials" if q.better == "max"
                                         else "[a-b]: the median and the highest of the trials"))
     return "\n".join(lines)

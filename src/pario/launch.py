@@ -228,6 +228,9 @@ def _flavour(program, timeout=10):
 def choose_launcher(template=None, kind=None, mpi=""):
     """A user template wins; then srun inside a Slurm job; then the mpirun
     or mpiexec of `mpi`, the library the engine was built with."""
+    if template is not None and kind is not None:
+        raise UsageError(f"--launcher {kind} and --launcher-template both say how to start the ranks: "
+                         "give one (the template is the whole launch line)")
     if template is not None:
         try:
             words = shlex.split(template)

@@ -77,7 +77,8 @@ def draw_figure(data, palette=None):
     for label in data.palette_order:
         palette.style(label)        # known values take their fixed places first
     fig, q = data.figure, data.quantity
-    f, ax = plt.subplots(figsize=(6.4, 4.4), dpi=110)
+    legend = len(data.series) > 1 or bool(data.series_labels.get(data.series[0])) or bool(data.curves)
+    f, ax = plt.subplots(figsize=(8.4 if legend else 6.4, 4.4), dpi=110)  # wider by the legend's column
     category = data.x_param.scale == "category" or not all(
         isinstance(x, (int, float)) for x in data.xs)
     pos = {x: i for i, x in enumerate(data.xs)} if category else {x: x for x in data.xs}
@@ -120,14 +121,19 @@ def draw_figure(data, palette=None):
         ax.set_xticks(data.xs)
         ax.set_xticklabels([data.x_labels[x] for x in data.xs])
     ax.set_xlabel(data.x_param.label)
-    ax.set_ylabel(f"{q.label + ' ' if q.label else ''}({data.unit + ', ' if data.unit else ''}{data.trials_text})")
+    # the quantity by name (a kind may leave its label empty: io's rate)
+    ax.set_ylabel(f"{q.label or fig.y.replace('_', ' ')} ({data.unit + ', ' if data.unit else ''}"
+                  f"{data.trials_text})")
     if fig.log_y:
         ax.set_yscale("log")
     elif all(c.best(q.better) >= 0 for c in data.cells.values()):
         ax.set_ylim(bottom=0)
     ax.set_title(data.heading + (f"\n{fig.note}" if fig.note else ""), fontsize="medium")
     ax.grid(True, alpha=0.3)
-    if len(data.series) > 1 or data.series_labels.get(data.series[0]) or data.curves:
-        ax.legend(title=data.series_label or None, fontsize="small")
-    f.tight_layout()
+    if legend:
+        # Outside the axes, to their right: a legend inside may sit on a
+        # point (no placement inside can promise it never does).
+        ax.legend(title=data.series_label or None, fontsize="small", loc="upper left",
+                  bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+    f.tight_layout()  # makes room for the legend: the axes shrink, the legend stays whole
     return f

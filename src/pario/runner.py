@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .checks import check_dir, check_out, check_timeout, run_tag
 from .engine import engine_mpi, engine_path
+from .engine_check import check_plan
 from .errors import NoRunnablePoint, UsageError
 from .explain import explain_run
 from .figures import build, split_varying, why_left_out
@@ -25,7 +26,7 @@ from .rundirs import RunDirs
 from .space import check_space
 from .store import Store, check_db_path
 from .terminal import print_figure
-from .studies import kind_of, refuse_foreign_options
+from .studies import kind_of, refuse_foreign_options, refuse_unused_options
 from .watchdog import Watchdog, names_in_use, new_ledger, remove_point_files
 
 # `pario run` exit status (README): 0 every point ok, 2 bad invocation or
@@ -48,6 +49,14 @@ def _engine_error(outcome):
     return tail[-1] if tail else f"exit code {outcome.returncode}"
 
 
+def _no_result(launcher, engine):
+    """A launch that ended well without the engine's result document: the
+    launch line did not run the engine with its arguments."""
+    what = ("--launcher-template runs {engine} {engine_args}" if launcher.kind == "template"
+            else f"{engine} is pario-engine (PARIO_ENGINE)")
+    return f"the launch ended with code 0 but the engine wrote no result document: check that {what}"
+
+
 def run_experiment(args, out=None):
     out = out or sys.stdout  # looked up now, not at import (redirected output)
     experiment = load_experiment(args.experiment)
@@ -55,6 +64,7 @@ def run_experiment(args, out=None):
     kind = kind_of(preset)
     options = {k: v for k, v in vars(args).items() if k not in ("func",)}
     refuse_foreign_options(kind, options, f"{experiment.origin}")
+    refuse_unused_options(kind, preset, options)
     directory = check_dir(args.dir)
     check_out(args.out)
     check_timeout(args.timeout)
@@ -79,12 +89,15 @@ def run_experiment(args, out=None):
     _check_normalise(preset, points)
     dirs = RunDirs(directory, [d for p in points for d in _subdirs(p)])
     dirs.check()  # before anything is stored
-    try:
-        check_space(points, directory)  # once, not at every point
-    except UsageError as exc:
-        if not args.dry_run:
-            raise
-        print(f"plan: warning: {exc}", file=out)  # a dry run shows the plan all the same
+    # what the engine would refuse at a point, and the free space: once,
+    # before anything is stored, not as a run of failed points
+    for check in (lambda: check_plan(engine, points, directory), lambda: check_space(points, directory)):
+        try:
+            check()
+        except UsageError as exc:
+            if not args.dry_run:
+                raise
+            print(f"plan: warning: {exc}", file=out)  # a dry run shows the plan all the same
     if args.dry_run:
         for p in points:
             print(" ".join(launcher.command(p.ranks, [engine, *p.engine_args(directory, "RESULT.json")])),
@@ -140,8 +153,10 @@ def run_experiment(args, out=None):
                     error = f"timed out after {args.timeout:g} s (raise --timeout, or look for a hung rank)"
                     if outcome.note:
                         error += f"; {outcome.note}"
-                elif outcome.returncode != 0 or not json_path.exists():
+                elif outcome.returncode != 0:
                     error = _engine_error(outcome)
+                elif not json_path.exists():
+                    error = _no_result(launcher, engine)
                 else:
                     error = None
                 for f in left:  # the engine's own line may already say so
@@ -255,7 +270,7 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     points succeeded, i.e. whether there was anything to show."""
     out = out or sys.stdout  # the stdout of the moment (a default would be import time's)
     run, kind, experiment, options, records, figures = run_views(store, run_id)
-    probe_run, explained = explain_run(store, run_id, kind, figures)
+    probe, explained = explain_run(store, run_id, kind, figures)
     predicted = predicted_label(run)  # the figures' headings say so already (run_views)
     counts = store.counts(run_id)
     print(f"\nrun {run_id}: preset {run['preset']} ({run['title']}), {run['status']}, "
@@ -271,8 +286,10 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
         check_figure_paths(figures, target, run_id, store)
     for table in kind.tables(experiment.data, records, options):
         print(table, file=out)
-    if probe_run:
-        print(f"ideal curves from the probe of this host and file system (run {probe_run})", file=out)
+    if probe.run:
+        print(f"ideal curves from the probe of this host and file system (run {probe.run})", file=out)
+    elif probe.why_none:
+        print(probe.why_none, file=out)
     for e in explained:
         print_figure(e.data, e.lines(), out)
     warnings = {}

@@ -70,8 +70,9 @@ CREATE TABLE IF NOT EXISTS warnings (
     point_id INTEGER NOT NULL REFERENCES points(id),
     text TEXT NOT NULL
 );
--- Every figure file pario wrote: the only files it may later replace
--- (re-plotting a run), and only while their content is unchanged.
+-- Every file pario wrote for the user (figures, exports): the only files
+-- it may later replace (re-plotting a run, exporting again), and only
+-- while their content is unchanged.
 CREATE TABLE IF NOT EXISTS figure_files (
     path TEXT PRIMARY KEY,         -- absolute
     sha256 TEXT NOT NULL
@@ -215,6 +216,7 @@ class Store:
         place, so the file at `path` is always a whole pario database and
         an existing file that is not one is refused, never written."""
         self.path = Path(path)
+        self.readonly = readonly
         check_db_path(self.path)
         if not create and not self.path.exists():
             raise UsageError(f"no results database at {self.path}: start with "
@@ -360,7 +362,7 @@ class Store:
         return point_id
 
     def figure_written(self, path, digest):
-        """Record a figure file pario wrote (see safefile)."""
+        """Record a file pario wrote, a figure or an export (see safefile)."""
         with self.db:
             self.db.execute("INSERT OR REPLACE INTO figure_files VALUES (?,?)",
                             (str(Path(path).absolute()), digest))

@@ -92,6 +92,11 @@ def main():
              "--iterations", "1", "--json", f"{d}/probe.json"), 0),
         ([engine, "probe", "--dir", d, "--size", "0"], 2),
         ([engine, "nonsense"], 2),
+        # a plan's command lines checked by each command's parser in a child (check_mode.h)
+        (["bash", "-c", "printf '2\\tio\\t--dir\\tx\\t--block\\t3g\\t--size\\t6g\\n"
+          "2\\tio\\t--dir\\tx\\t--api\\thdf5\\t--hdf5-chunk\\t64k\\t--size\\t1m\\t--block\\t64k\\n"
+          "4\\tbt\\t--class\\tS\\n1\\tbonnie\\t--dir\\tx\\n' | \"$0\" check | "
+          "grep -c '^0' | grep -qx 3", engine], 0),
     ]
     failures = 0
     try:

@@ -27,6 +27,7 @@
 #include "../util/disk_full.h"
 #include "../util/fail.h"
 #include "../util/fsinfo.h"
+#include "../util/sizes.h"
 #include "backend.h"
 #include "../util/library_lines.h"
 #include "io_options.h"
@@ -50,7 +51,8 @@ static const backend_option hdf5_options[] = {
     {"hdf5-align", "SIZE", "align the dataset's raw data on a multiple of SIZE (default 1m; 1 = "
                            "none)",
      OPT_ALIGN},
-    {"hdf5-chunk", "SIZE", "chunked dataset with SIZE-byte chunks (default: contiguous)",
+    {"hdf5-chunk", "SIZE", "chunked dataset with SIZE-byte chunks (default: contiguous;\n"
+                           "at least 2k and block/521: HDF5's chunk cache)",
      OPT_CHUNK},
     {"hint", "KEY=VALUE", "MPI-IO hint for the MPI-IO driver (repeatable)", OPT_HINT},
     {"aggregators", "N", "collective-buffering aggregators (as for mpiio)", OPT_AGGREGATORS},
@@ -123,6 +125,35 @@ static void hdf5_config_set(void *cfg, int id, const char *opt, const char *arg)
     }
 }
 
+/* HDF5's raw-data chunk cache holds, by default, at most 521 chunks or
+ * 1 MiB, whichever is less (HDF5 "Dataset Chunking Issues"), and every
+ * chunk is an entry of the dataset's chunk index.  Chunks of a few bytes
+ * (--hdf5-chunk 3: 0.3 MiB/s) time that index, not I/O.  pario's rule:
+ * a chunk of at least 1 MiB / 521 (2 KiB, below which the cache runs out of
+ * slots before bytes), and one --block spread over at most 521 chunks (so
+ * one call's chunks fit in the cache together). */
+#define HDF5_CACHE_SLOTS 521
+#define HDF5_MIN_CHUNK 2048
+
+#ifdef PARIO_HAVE_PARALLEL_HDF5
+static void check_chunk(uint64_t chunk, size_t block)
+{
+    char c[32], b[32], m[32];
+    size_format(chunk, c, sizeof c);
+    if (chunk < HDF5_MIN_CHUNK)
+        fail_usage("--hdf5-chunk %s is under 2 KiB: HDF5's chunk cache (at most 521 chunks or "
+                   "1 MiB) would run out of slots and the run would time HDF5's chunk index, "
+                   "not I/O: give at least 2k (64k to 1m are usual)", c);
+    uint64_t least = (block + HDF5_CACHE_SLOTS - 1) / HDF5_CACHE_SLOTS;
+    if (chunk < least) {
+        size_format(block, b, sizeof b);
+        size_format(least, m, sizeof m);
+        fail_usage("--hdf5-chunk %s splits each --block %s into more than the 521 chunks HDF5's "
+                   "chunk cache holds: give at least %s, or a smaller --block", c, b, m);
+    }
+}
+#endif
+
 static void hdf5_config_check(const void *cfg, const backend_run_facts *run)
 {
 #ifndef PARIO_HAVE_PARALLEL_HDF5
@@ -138,6 +169,8 @@ static void hdf5_config_check(const void *cfg, const backend_run_facts *run)
     if (c->mpi.aggregators && run->per_rank_files)
         fail_usage("--aggregators needs a shared file (--files shared): each per-rank file has "
                    "one rank");
+    if (c->chunk)
+        check_chunk(c->chunk, run->block);
     char why[512];
     mpiio_settings s = c->mpi;
     need(mpiio_settings_apply(&s, run->nranks, why, sizeof why));

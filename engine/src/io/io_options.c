@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../util/check_mode.h"
 #include "../util/fail.h"
 #include "../util/options.h"
 #include "../util/out_path.h"
@@ -151,12 +152,20 @@ static void set_transfer_buffer(io_options *o, parse_state *s, const char *a)
     s->transfer_given = true;
 }
 static void set_prealloc(io_options *o, parse_state *s, const char *a) { o->prealloc = true; }
-static void set_fsync(io_options *o, parse_state *s, const char *a) { s->fsync_choice = 1; }
-static void set_no_fsync(io_options *o, parse_state *s, const char *a) { s->fsync_choice = 0; }
+/* A flag and its --no- form on one line: which one was meant is a guess,
+ * never "the last one wins". */
+static void choose(int *choice, int want, const char *flag)
+{
+    if (*choice >= 0 && *choice != want)
+        fail_usage("--%s and --no-%s exclude each other: give one", flag, flag);
+    *choice = want;
+}
+static void set_fsync(io_options *o, parse_state *s, const char *a) { choose(&s->fsync_choice, 1, "fsync"); }
+static void set_no_fsync(io_options *o, parse_state *s, const char *a) { choose(&s->fsync_choice, 0, "fsync"); }
 static void set_direct(io_options *o, parse_state *s, const char *a) { o->direct = true; }
 static void set_evict(io_options *o, parse_state *s, const char *a) { o->evict = true; }
-static void set_huge(io_options *o, parse_state *s, const char *a) { s->huge_choice = 1; }
-static void set_no_huge(io_options *o, parse_state *s, const char *a) { s->huge_choice = 0; }
+static void set_huge(io_options *o, parse_state *s, const char *a) { choose(&s->huge_choice, 1, "huge-pages"); }
+static void set_no_huge(io_options *o, parse_state *s, const char *a) { choose(&s->huge_choice, 0, "huge-pages"); }
 static void set_shift(io_options *o, parse_state *s, const char *a)
 {
     o->read_shift = whole_number("--read-shift", a, 10, " of ranks");
@@ -284,6 +293,8 @@ static void check_dir(const io_options *o)
     struct stat st;
     if (!o->dir[0])
         fail_usage("--dir is required: name the directory to test, e.g. --dir /dev/shm/pario");
+    if (check_mode())
+        return; /* the machine's part: checked when the run starts */
     if (stat(o->dir, &st) != 0)
         fail_usage("--dir %s: %s: create it first or choose an existing directory", o->dir,
                    strerror(errno));
@@ -295,7 +306,7 @@ static void check_dir(const io_options *o)
 
 static void check_json_path(const io_options *o)
 {
-    if (o->json[0])
+    if (o->json[0] && !check_mode())
         check_output_file("--json", o->json); /* one rule for every output file */
 }
 
@@ -415,6 +426,8 @@ static void check_capabilities(const io_options *o, const parse_state *s, bool w
  * against the whole. */
 static void check_space(const io_options *o, uint64_t need)
 {
+    if (check_mode())
+        return; /* the machine's part: checked when the run starts */
     const int targets = o->stripe.ntargets ? o->stripe.ntargets : 1;
     struct fs_need {
         dev_t dev;
@@ -563,6 +576,10 @@ void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o
                    o->layout->name);
     if (s->shift_given && !reads)
         fail_usage("--read-shift only changes read phases: add read to --phases");
+    if (o->read_shift >= (uint64_t)nranks)
+        fail_usage("--read-shift %llu must be less than the %d ranks started: a shift of the "
+                   "rank count reads a rank's own data",
+                   (unsigned long long)o->read_shift, nranks);
     if (o->evict && !reads)
         fail_usage("--evict drops the file from the cache before read phases: add read to --phases");
     if (o->fsync && !writes)

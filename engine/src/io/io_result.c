@@ -74,6 +74,12 @@ void io_result_warn(io_result *r)
         warn(r, "--evict has no effect on %s: the file lives in memory", r->fs.type);
     if (writes && !o->fsync && !o->direct)
         warn(r, "write phases without fsync measure the page cache, not storage: drop --no-fsync");
+    /* The token passes among G ranks at a time: G at or above the rank
+     * count leaves nobody waiting (group_token.c), as the front end's plan
+     * notes say for its own points. */
+    if (o->group && o->group >= r->nranks)
+        warn(r, "--group %d with %d rank(s): all ranks do I/O at once, so this run is "
+                "ungrouped; give more ranks than G to see grouping", o->group, r->nranks);
 
     /* Cache honesty for reads: the data a node reads is smaller than twice
      * its memory and nothing kept the page cache out of the way. */

@@ -20,8 +20,10 @@
 #include "../util/clock.h"
 #include "../util/disk_full.h"
 #include "../util/fail.h"
+#include "../util/check_mode.h"
 #include "../util/fsinfo.h"
 #include "../util/pattern.h"
+#include "../util/run_files.h"
 #include "../util/safe_file.h"
 #include "group_token.h"
 #include "io_options.h"
@@ -212,9 +214,9 @@ static void check_paths_are_new(io_ctx *c)
     if (what < 0)
         fail_usage("--api %s cannot look for %s in its store: %s: check the store's address "
                    "and bucket", c->o->api->name, p, strerror(-what));
-    fail_usage("%s already exists: pario never overwrites or removes a file it did not "
-               "create; remove it or choose another --name",
-               p);
+    char taken[PATH_MAX + 160];
+    run_file_taken(p, taken, sizeof taken);
+    fail_usage("%s", taken);
 }
 
 /* ---- which blocks a rank moves, and with whom it shares the file ---- */
@@ -707,11 +709,7 @@ static void setup(io_ctx *c, const io_options *o, io_result *r)
     }
     snprintf(c->base, sizeof c->base, "%s/%s", o->dir, name);
 
-    uint64_t P = (uint64_t)c->nranks;
-    if (o->read_shift >= P)
-        fail_usage("--read-shift %llu must be less than the %d ranks started: a shift of the "
-                   "rank count reads a rank's own data",
-                   (unsigned long long)o->read_shift, c->nranks);
+    uint64_t P = (uint64_t)c->nranks; /* above --read-shift (io_options_parse) */
     uint64_t shift = o->read_shift;
     int reads_from = (int)(((uint64_t)c->rank + shift) % P);
     layout_geometry g = {.block = o->block, .seed = o->seed};
@@ -1028,10 +1026,10 @@ static void gather_iteration(io_ctx *c, io_iteration *it, const rank_record *rec
 int io_command(int argc, char **argv)
 {
     int rank, nranks;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    engine_world(&rank, &nranks);
     io_options o;
     io_options_parse(argc, argv, rank, nranks, &o);
+    check_mode_passed(); /* `pario-engine check`: the line is accepted */
 
     io_ctx c;
     memset(&c, 0, sizeof c);

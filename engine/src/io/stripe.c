@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../util/check_mode.h"
 #include "../util/fail.h"
 
 void stripe_parse_dirs(stripe_spec *s, const char *opt, const char *list, bool need_write)
@@ -23,6 +24,14 @@ void stripe_parse_dirs(stripe_spec *s, const char *opt, const char *list, bool n
             fail_usage("%s names more than %d directories: use fewer", opt, STRIPE_MAX_TARGETS);
         if (strlen(d) >= PATH_MAX - 256)
             fail_usage("%s: directory '%s' is too long: use a shorter path", opt, d);
+        if (check_mode()) { /* the directories are made when the run starts: names only */
+            for (int i = 0; i < s->ntargets; i++)
+                if (strcmp(s->dirs[i], d) == 0)
+                    fail_usage("%s names %s twice: each target must be its own directory", opt, d);
+            if (!(s->dirs[s->ntargets++] = strdup(d)))
+                fail_usage("out of memory");
+            continue;
+        }
         if (stat(d, &st) != 0)
             fail_usage("%s: %s: %s: create it first or leave it out", opt, d, strerror(errno));
         if (!S_ISDIR(st.st_mode))

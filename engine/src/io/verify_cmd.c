@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../util/fail.h"
+#include "../util/input_file.h"
 #include "../util/pattern.h"
 #include "../util/sizes.h"
 #include "stripe.h"
@@ -55,12 +56,11 @@ static void logical_open(logical_file *lf, const char *file, const stripe_spec *
     lf->length = 0;
     for (int t = 0; t < lf->n; t++) {
         const char *p = lf->paths[t];
-        lf->fds[t] = open(p, O_RDONLY | O_CLOEXEC);
-        if (lf->fds[t] < 0)
-            fail_usage("--file %s: %s", p, strerror(errno));
         struct stat st;
-        if (fstat(lf->fds[t], &st) != 0 || !S_ISREG(st.st_mode))
-            fail_usage("--file %s is not a regular file", p);
+        lf->fds[t] = input_file_open(p, &st); /* a FIFO is refused, never waited on */
+        if (lf->fds[t] < 0)
+            fail_usage("--file %s %s: give a file pario-engine io wrote", p,
+                       input_file_reason(-lf->fds[t]));
         lf->sizes[t] = (uint64_t)st.st_size;
         lf->length += lf->sizes[t];
     }

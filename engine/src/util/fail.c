@@ -1,5 +1,6 @@
 #include "fail.h"
 
+#include "check_mode.h"
 #include "library_lines.h"
 
 #include <mpi.h>
@@ -28,6 +29,8 @@ static _Noreturn void finish(int code)
 {
     fflush(stdout);
     fflush(stderr);
+    if (check_mode())
+        _exit(code); /* a check's child (check_mode.h): nothing to finalize or free */
     if (g_mpi_up && !g_skip_finalize)
         MPI_Finalize();
     exit(code);
@@ -68,6 +71,8 @@ void fail_unless_target_dir(const char *dir, const char *what)
     struct stat st;
     if (!dir[0])
         fail_usage("--dir is required: %s", what);
+    if (check_mode())
+        return; /* the machine's part: checked when the run starts */
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         fail_usage("--dir %s is not an existing directory: create it first", dir);
     if (access(dir, W_OK | X_OK) != 0)

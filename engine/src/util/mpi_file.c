@@ -1,5 +1,6 @@
 #include "mpi_file.h"
 
+#include "fail.h"
 #include "library_lines.h"
 #include "run_files.h"
 
@@ -26,14 +27,31 @@ int mpi_file_create(MPI_Comm comm, const char *path, MPI_Info info, MPI_File *fh
     library_lines_hold(); /* until mpi_file_close */
     errno = 0;
     int rc = MPI_File_open(comm, path, MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_RDWR, info, fh);
+    const bool had = w->text[0] != 0;
     if (!mpi_failed(rc, w, "creating %s", path)) {
         int e = owned_file_note_opened(path, who); /* the descriptor MPI opened (safe_file.h) */
         if (e)
             mpi_why_set(w, "%s %s", path, owned_file_reason(e));
     } else {
         library_lines_release();
+        if (!had && w->err == EEXIST) /* MPI_MODE_EXCL: the name is someone else's file */
+            run_file_taken(path, w->text, sizeof w->text);
     }
     return rc;
+}
+
+bool mpi_file_create_agree(const mpi_why *w, bool created, MPI_Comm comm)
+{
+    int made = created, any;
+    MPI_Allreduce(&made, &any, 1, MPI_INT, MPI_MAX, comm);
+    const int first = mpi_first_failure(w, comm);
+    if (first >= 0 && !any) {
+        int rank;
+        MPI_Comm_rank(comm, &rank);
+        /* a taken name's line carries its fix; anything else is the directory's */
+        fail_exit(EXIT_USAGE, rank == first, "%s%s", w->text, w->err == EEXIST ? "" : ": check --dir");
+    }
+    return any;
 }
 
 /* Collective: whether every rank still finds its noted file under the

@@ -8,6 +8,7 @@
 #define PARIO_MPI_FILE_H
 
 #include <mpi.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "mpi_fail.h"
@@ -29,6 +30,13 @@ void mpi_file_unique_path(MPI_Comm comm, const char *dir, const char *name, cons
  * (recorded in w). */
 int mpi_file_create(MPI_Comm comm, const char *path, MPI_Info info, MPI_File *fh, owned_file *who,
                     mpi_why *w);
+
+/* Collective, right after mpi_file_create: when no rank created the file,
+ * nothing of the run's exists yet, so the lowest failing rank prints why
+ * and all exit 2 (bad input: a taken --name in run_files.h's words, else
+ * a --dir to check).  Otherwise returns whether the file was created (a
+ * later failure is the run's: mpi_stop_if_failed). */
+bool mpi_file_create_agree(const mpi_why *w, bool created, MPI_Comm comm);
 
 /* Collective open of a file this run created (amode without CREATE): only
  * while every rank finds the file it noted under the name, before and after

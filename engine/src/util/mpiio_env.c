@@ -30,6 +30,64 @@ static int hint_index(const mpiio_settings *s, const char *key)
     return -1;
 }
 
+/* The reserved file hints of the MPI standard (MPI-3.1, section 13.2.8)
+ * whose values it defines as numbers or booleans; the string-valued ones
+ * (access_style, filename, file_perm, io_node_list) take any text. */
+enum hint_form { HINT_INTEGER, HINT_INTEGERS, HINT_BOOLEAN };
+static const struct {
+    const char *key;
+    enum hint_form form;
+} reserved_hints[] = {
+    {"cb_block_size", HINT_INTEGER},  {"cb_buffer_size", HINT_INTEGER},
+    {"cb_nodes", HINT_INTEGER},       {"nb_proc", HINT_INTEGER},
+    {"num_io_nodes", HINT_INTEGER},   {"striping_factor", HINT_INTEGER},
+    {"striping_unit", HINT_INTEGER},  {"chunked", HINT_INTEGERS},
+    {"chunked_item", HINT_INTEGERS},  {"chunked_size", HINT_INTEGERS},
+    {"collective_buffering", HINT_BOOLEAN},
+};
+
+/* A whole number from 1 to INT_MAX in decimal digits (MPI's info values
+ * are read as C ints); end: where it stopped. */
+static bool positive_int_at(const char *p, const char **end)
+{
+    long long v = 0;
+    const char *q = p;
+    while (*q >= '0' && *q <= '9' && v <= 2147483647LL)
+        v = v * 10 + (*q++ - '0');
+    *end = q;
+    return q > p && v >= 1 && v <= 2147483647LL;
+}
+
+const char *mpiio_hint_value_check(const char *key, const char *value, char *why, size_t len)
+{
+    for (size_t i = 0; i < sizeof reserved_hints / sizeof reserved_hints[0]; i++) {
+        if (strcmp(key, reserved_hints[i].key) != 0)
+            continue;
+        const char *end = value;
+        switch (reserved_hints[i].form) {
+        case HINT_INTEGER:
+            if (!positive_int_at(value, &end) || *end)
+                return failf(why, len, "--hint %s=%s: MPI defines %s as a whole number: give one "
+                             "from 1 to 2147483647, e.g. %s=4", key, value, key, key);
+            return NULL;
+        case HINT_INTEGERS:
+            for (const char *p = value;; p = end + 1) {
+                if (!positive_int_at(p, &end) || (*end && *end != ','))
+                    return failf(why, len, "--hint %s=%s: MPI defines %s as a comma-separated "
+                                 "list of whole numbers: give e.g. %s=64,64", key, value, key, key);
+                if (!*end)
+                    return NULL;
+            }
+        case HINT_BOOLEAN:
+            if (strcmp(value, "true") && strcmp(value, "false"))
+                return failf(why, len, "--hint %s=%s: MPI defines %s as true or false: give one "
+                             "of those", key, value, key);
+            return NULL;
+        }
+    }
+    return NULL;
+}
+
 const char *mpiio_hint_add(mpiio_settings *s, const char *text, char *why, size_t len)
 {
     const char *eq = strchr(text, '=');
@@ -59,6 +117,8 @@ const char *mpiio_hint_add(mpiio_settings *s, const char *text, char *why, size_
     key[klen] = '\0';
     if (hint_index(s, key) >= 0)
         return failf(why, len, "--hint %s is given twice: give each key once", key);
+    if (mpiio_hint_value_check(key, eq + 1, why, len))
+        return why;
     memcpy(s->hint_key[s->nhints], key, klen + 1);
     memcpy(s->hint_value[s->nhints], eq + 1, vlen + 1);
     s->nhints++;

@@ -54,6 +54,10 @@ typedef struct mpiio_settings {
 
 /* Each returns NULL, or the reason and the fix (for one line on stderr). */
 const char *mpiio_hint_add(mpiio_settings *s, const char *text, char *why, size_t len);
+/* The value of a hint the MPI standard reserves (MPI-3.1 13.2.8) in the
+ * form it defines: cb_nodes=abc would be ignored by the library in silence,
+ * so it is refused here.  Keys MPI does not reserve pass unchecked. */
+const char *mpiio_hint_value_check(const char *key, const char *value, char *why, size_t len);
 const char *mpiio_impl_parse(mpiio_settings *s, const char *text, char *why, size_t len);
 
 /* --mpiio-impl for a command of its own: the one line and exit 2 when wrong. */

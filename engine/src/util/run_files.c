@@ -10,3 +10,11 @@ void run_file_base(const char *dir, const char *name, const char *prefix, const 
     else
         snprintf(out, len, "%s/%s.%ld.%ld%s", dir, prefix, stamp[0], stamp[1], suffix ? suffix : "");
 }
+
+void run_file_taken(const char *path, char *out, size_t len)
+{
+    snprintf(out, len,
+             "%s already exists: pario never overwrites or removes a file it did not create; "
+             "remove it or choose another --name",
+             path);
+}

@@ -18,4 +18,10 @@ enum { RUN_NAME_MAX = 201 };
 void run_file_base(const char *dir, const char *name, const char *prefix, const long stamp[2],
                    const char *suffix, char *out, size_t len);
 
+/* The one wording, in every kernel, of a name that is taken when the run
+ * creates its file (exclusively: EEXIST): "PATH already exists: pario
+ * never overwrites or removes a file it did not create; remove it or
+ * choose another --name". */
+void run_file_taken(const char *path, char *out, size_t len);
+
 #endif

@@ -1,27 +1,38 @@
-"""Two runs point by point: the ratio of their best rates and a verdict.
+"""Two runs point by point: the ratio of their best values and a verdict.
 
-Points match when every parameter that makes them what they are matches:
-the plan point's parameters (test, ranks, block, size, layout, files, api,
-backend options, stripe targets, loaders, fsync/evict flags ... whatever
-the study kind's planner put there), taken generically so a parameter
-added later separates points too; points left over match again without
-the test's name and group, so a grouped run can be held against an
-ungrouped one.  Row labels name every parameter that varies among the
-points, so no two rows read alike.
+Points match when they are the same point measuring the same thing: the
+identity its study kind gives it (pario.studies: the plan point's
+parameters, test, ranks, block, size, layout, api, backend options,
+stripes, loaders ... whatever the planner put there, taken generically
+so a parameter added later separates points too) and what it measured
+("block write", "read", "T_T").  Points left over match again without the
+test's name and group, so a grouped run can be held against an ungrouped
+one.  The trials of one point (a kernel's rounds) arrive pooled
+(pario.runs).
 
-The verdict uses the noise each run's iterations show: a change counts
-only when the two runs' trials do not overlap.  B is "faster" when its
-slowest trial beats A's fastest by more than NOISE_FLOOR, "slower" when its
+A row's label names the test, what was measured, and only the parameters
+that tell apart the points of that test and measure ("2 ranks, block
+1 MiB"): no two rows read alike, and nothing equal for all of them is
+repeated.
+
+The verdict uses the noise each run's trials show: a change counts only
+when the two runs' trials do not overlap.  B is "faster" when its slowest
+trial beats A's fastest by more than NOISE_FLOOR, "slower" when its
 fastest trial falls below A's slowest by more than NOISE_FLOOR, and "same
 within noise" otherwise.  On a shared or noisy machine wide trials make
-"same" the honest answer; more iterations narrow it."""
+"same" the honest answer; more iterations narrow it.  Times (lower is
+better: BTIO's T_T, a probe's overheads) are judged as speeds, 1/time.
+A point with one trial in either run has no noise band: only the floor
+decides.  Two predictions have no noise at all: any difference is the
+model's, and equal values are "equal"."""
 
 from dataclasses import dataclass
 
-
 NOISE_FLOOR = 0.05
+# Two predictions closer than this (relative) are the same number.
+EXACT = 1e-9
 
-FASTER, SLOWER, SAME = "faster", "slower", "same within noise"
+FASTER, SLOWER, SAME, EQUAL = "faster", "slower", "same within noise", "equal"
 
 
 @dataclass
@@ -30,48 +41,51 @@ class ComparedPoint:
     label: str
     a: object           # MeasuredPoint of run A
     b: object           # MeasuredPoint of run B
-    ratio: float        # best of B / best of A
-    band: float         # the noise band used
+    ratio: float        # B over A as speeds: above 1, B is better
+    band: object        # the noise band from the trials, or None (one trial, predictions)
     verdict: str
 
 
 # Plan parameters that do not make a point a different test: its title,
 # how many trials it ran, and its list of phases (each phase is a point).
-NOT_IDENTITY = ("title", "iterations", "phases")
-# Parameters every row label shows already (test and phase, then "4 ranks,
-# 64 KiB": the ranks and the series, which is the block size).
-IN_LABEL = ("test", "phase", "ranks", "block")
+NOT_IDENTITY = ("title", "iterations", "phases", "trial", "figure")
 
 
 def identity(p):
-    """Every parameter that makes a point what it is: the plan point's
-    parameters as the planner made them (the same for a measured run and
-    its prediction), whatever the study kind; a point stored without them
-    falls back to what its result document says."""
+    """What makes a point what it is: the identity its kind gave it
+    (pario.runs), else the plan point's parameters, else what its result
+    document says (a point stored before plans were kept)."""
+    if p.identity:
+        return p.identity
     plan = {k: v for k, v in p.plan.items() if k not in NOT_IDENTITY}
     if not plan:
         prm = p.params()
         plan = {"block": prm.get("block_bytes"), "size": prm.get("size_bytes"),
                 "layout": prm.get("layout"), "files": prm.get("files"), "api": prm.get("api"),
                 "group": prm.get("group", 0)}
-    return {**plan, "test": p.test, "phase": p.phase, "ranks": p.ranks}
+    return {**plan, "test": p.test, "ranks": p.ranks}
 
 
-def _frozen(value):
+def measure_of(p):
+    """What a point measured: its kind's name for it, else its phase."""
+    return p.measure or p.phase
+
+
+def frozen(value):
     if isinstance(value, (list, tuple)):
-        return tuple(_frozen(v) for v in value)
+        return tuple(frozen(v) for v in value)
     if isinstance(value, dict):
-        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
+        return tuple(sorted((k, frozen(v)) for k, v in value.items()))
     return value
 
 
 def _full_key(p):
-    return _frozen(identity(p))
+    return frozen(identity(p)), measure_of(p)
 
 
 def _loose_key(p):
     """Without the test's name and group: a grouped run against an ungrouped one."""
-    return _frozen({k: v for k, v in identity(p).items() if k not in ("test", "group")})
+    return frozen({k: v for k, v in identity(p).items() if k not in ("test", "group")}), measure_of(p)
 
 
 def _shown(value):
@@ -80,30 +94,76 @@ def _shown(value):
     return "-" if value in ("", None) else str(value)
 
 
-def labeller(points):
-    """A function naming a point by its test, phase, ranks and series plus
-    every other parameter whose value differs among `points`, so no two
-    different points read alike."""
+def _part(key, value, params):
+    """One parameter in a row label, as its kind's Param prints it."""
+    if key == "ranks":
+        return f"{value} rank{'s' if value != 1 else ''}"
+    prm = params.get(key)
+    text = _shown(value)
+    if prm and value not in ("", None, [], ()):
+        try:
+            text = prm.fmt(value)
+        except (TypeError, ValueError, KeyError):
+            pass
+    if prm is not None and not prm.named:
+        return text
+    return f"{prm.label if prm else key.replace('_', ' ')} {text}"
+
+
+def labeller(points, params=None):
+    """A function naming a point: its test (and its note), what it
+    measured, then each parameter that differs between points of the same
+    test and measure, as the point's kind names it (`MeasuredPoint.names`,
+    else `params`: {key: figures.Param})."""
+    params = params or {}
     ids = [identity(p) for p in points]
+    groups = {}
+    for p, i in zip(points, ids):
+        groups.setdefault((p.test, measure_of(p)), []).append(i)
     keys = list(dict.fromkeys(k for i in ids for k in i))
-    varying = [k for k in keys if k not in IN_LABEL
-               and len({_frozen(i.get(k)) for i in ids}) > 1]
+    order = [k for k in dict.fromkeys(["ranks", *params, *(k for p in points for k in p.names), *keys])
+             if k != "test" and k in keys]
+    shown = {g: [k for k in order if len({frozen(i.get(k)) for i in members}) > 1]
+             for g, members in groups.items()}
 
     def name(p):
         i = identity(p)
-        extra = "".join(f", {k}={_shown(i.get(k))}" for k in varying)
-        return f"{p.test} {p.phase}, {p.label}{extra}".strip()
+        parts = [" ".join(x for x in (p.test, measure_of(p)) if x)]
+        parts += [_part(k, i.get(k), p.names or params)
+                  for k in shown.get((p.test, measure_of(p)), []) if k in i]
+        label = ", ".join(x for x in parts if x)
+        return f"{label} ({p.note})" if p.note else label
     return name
 
 
-def verdict(a_rates, b_rates):
-    """(ratio of bests B/A, noise band, verdict).  The band is the wider
-    relative range (best - worst) / best of the two runs' trials."""
-    a_best, b_best = max(a_rates), max(b_rates)
-    a_worst, b_worst = min(a_rates), min(b_rates)
-    band = max(NOISE_FLOOR, (a_best - a_worst) / a_best if a_best > 0 else 0,
-               (b_best - b_worst) / b_best if b_best > 0 else 0)
+def _speeds(values, better):
+    """Values as speeds (higher is better): times become 1/time."""
+    return [1 / v for v in values if v > 0] if better == "min" else list(values)
+
+
+def ratio_of(a, b):
+    """B over A as speeds, best trial of each: above 1, B is better."""
+    sa, sb = _speeds(a.rates, a.better), _speeds(b.rates, b.better)
+    a_best, b_best = max(sa, default=0), max(sb, default=0)
+    return b_best / a_best if a_best > 0 else float("inf")
+
+
+def verdict(a_rates, b_rates, better="max", predicted=False):
+    """(ratio of bests B/A as speeds, noise band or None, verdict).  The
+    band is the wider relative range (best - worst) / best of the two
+    runs' trials, at least NOISE_FLOOR, when both have several trials."""
+    a, b = _speeds(a_rates, better), _speeds(b_rates, better)
+    a_best, b_best = max(a, default=0), max(b, default=0)
+    a_worst, b_worst = min(a, default=0), min(b, default=0)
     ratio = b_best / a_best if a_best > 0 else float("inf")
+    if predicted:
+        if abs(b_best - a_best) <= EXACT * max(a_best, b_best):
+            return ratio, None, EQUAL
+        return ratio, None, FASTER if b_best > a_best else SLOWER
+    band = None
+    if len(a) > 1 and len(b) > 1:
+        band = max(NOISE_FLOOR, (a_best - a_worst) / a_best if a_best > 0 else 0,
+                   (b_best - b_worst) / b_best if b_best > 0 else 0)
     if b_worst > a_best * (1 + NOISE_FLOOR):
         return ratio, band, FASTER
     if b_best * (1 + NOISE_FLOOR) < a_worst:
@@ -132,18 +192,19 @@ def match(points_a, points_b):
     return pairs, left_a, left_b
 
 
-def compare(points_a, points_b):
-    """ComparedPoint for every matched pair, in A's order; plus the
-    labels of points only one run has."""
+def compare(points_a, points_b, params=None, predicted=False):
+    """ComparedPoint for every matched pair, in A's order; plus (test,
+    label) of the points only one run has.  `predicted`: both runs are
+    predictions (no noise)."""
     pairs, only_a, only_b = match(points_a, points_b)
     order = {id(p): i for i, p in enumerate(points_a)}
     pairs.sort(key=lambda ab: order[id(ab[0])])
-    _name = labeller(list(points_a) + list(points_b))
+    _name = labeller(list(points_a) + list(points_b), params)
     out = []
     for a, b in pairs:
-        ratio, band, v = verdict(a.rates, b.rates)
+        ratio, band, v = verdict(a.rates, b.rates, a.better, predicted)
         out.append(ComparedPoint(_loose_key(a), _name(a), a, b, ratio, band, v))
-    return out, [_name(p) for p in only_a], [_name(p) for p in only_b]
+    return out, [(p.test, _name(p)) for p in only_a], [(p.test, _name(p)) for p in only_b]
 
 
 def regressions(compared, fail_below):
@@ -161,22 +222,22 @@ class PredictedPoint:
     label: str
     measured: object     # MeasuredPoint of the measured run
     predicted: object    # MeasuredPoint of the predicted run
-    ratio: float         # predicted / measured (best of each)
+    ratio: float         # predicted / measured (best of each, as speeds)
     within: bool         # |ratio - 1| <= TOLERANCE
     bound: str           # what the model says bounded the point
 
 
-def against_prediction(measured, predicted):
+def against_prediction(measured, predicted, params=None):
     """Each measured point beside the model's prediction of it, in the
-    measured run's order; plus the labels of points only one run has."""
+    measured run's order; plus (test, label) of points only one run has."""
     pairs, only_m, only_p = match(measured, predicted)
     order = {id(p): i for i, p in enumerate(measured)}
     pairs.sort(key=lambda ab: order[id(ab[0])])
-    _name = labeller(list(measured) + list(predicted))
+    _name = labeller(list(measured) + list(predicted), params)
     out = []
     for m, p in pairs:
-        ratio = p.best / m.best if m.best > 0 else float("inf")
+        ratio = ratio_of(m, p)
         why = p.phase_doc().get("explanation") or {}
         out.append(PredictedPoint(_name(m), m, p, ratio, abs(ratio - 1) <= TOLERANCE,
                                   why.get("bound", "")))
-    return out, [_name(p) for p in only_m], [_name(p) for p in only_p]
+    return out, [(p.test, _name(p)) for p in only_m], [(p.test, _name(p)) for p in only_p]

@@ -19,14 +19,30 @@ class MeasuredPoint:
     label: str = ""            # how findings name it, e.g. "4 ranks, 64 KiB"
     test: str = ""             # the study's test (figure) it belongs to, e.g. "partitioned"
     plan: dict = field(default_factory=dict)  # the plan point's parameters (what made it)
+    # The times of the timed phases behind the rates, for documents without
+    # io's per-iteration phases (the kernels: FLASH-IO's time per file).
+    seconds: list = field(default_factory=list)
+    # For `compare` (the study kind's description, pario.runs): what the
+    # point is, what it measured ("block write", "T_T") in which quantity
+    # (its unit and which way is better: `rates` may then be times), and
+    # a few words its row adds ("ran ungrouped").
+    identity: dict = field(default_factory=dict)
+    measure: str = ""
+    quantity: object = None
+    note: str = ""
+    names: dict = field(default_factory=dict)   # its kind's {parameter: figures.Param}
 
     def __post_init__(self):
         if not self.label:
             self.label = f"{self.ranks} rank{'s' if self.ranks != 1 else ''}, {self.series}"
 
     @property
+    def better(self):
+        return getattr(self.quantity, "better", "max")
+
+    @property
     def best(self):
-        return max(self.rates)
+        return min(self.rates) if self.better == "min" else max(self.rates)
 
     @property
     def median(self):
@@ -34,7 +50,7 @@ class MeasuredPoint:
 
     @property
     def worst(self):
-        return min(self.rates)
+        return max(self.rates) if self.better == "min" else min(self.rates)
 
     def phase_doc(self):
         """The phase's entry of the result document, or {}."""
@@ -45,6 +61,12 @@ class MeasuredPoint:
 
     def iterations(self):
         return self.phase_doc().get("iterations", [])
+
+    def phase_seconds(self):
+        """The time of every timed phase behind the rates: the io
+        document's iterations, else what the kind said (`seconds`)."""
+        secs = [it["seconds"] for it in self.iterations() if it.get("seconds") is not None]
+        return secs or [s for s in self.seconds if s is not None]
 
     def params(self):
         return self.doc.get("params", {})

@@ -8,8 +8,11 @@ directory column reads "predicted: model of M" so `list`, `show` and
 `plot` say so."""
 
 import sys
+from pathlib import Path
 
 from .. import __version__
+from ..engine import engine_path
+from ..engine_check import check_plan
 from ..errors import UsageError
 from ..presets import load_experiment
 from ..progress import Progress
@@ -23,10 +26,28 @@ from .scope import refusals
 
 PREDICTED = "predicted: model of "
 
-# Options of `pario run` about real files and this machine's page cache,
-# which a model has none of (fsync is modelled: --no-fsync is taken).
-_ENGINE_ONLY = {"evict": "--evict", "cached": "--cached", "direct": "--direct",
-                "verify": "--verify", "prealloc": "--prealloc/--no-prealloc"}
+# The study kinds the model predicts (model/simulate.py: access patterns).
+MODELLED_KINDS = ("io",)
+# Options of those kinds that a model cannot honour, each refused by name
+# with why (fsync and trials are modelled: --no-fsync and --iterations are
+# taken).  They are parsed but
+# not listed in 'pario model --help', like every other kind's options.
+_REFUSED = {
+    "evict": "--evict acts on real files and does not apply to pario model: drop it",
+    "cached": "--cached acts on real files and does not apply to pario model: drop it",
+    "direct": "--direct acts on real files and does not apply to pario model: drop it",
+    "verify": "--verify acts on real files and does not apply to pario model: drop it",
+    "prealloc": "--prealloc/--no-prealloc acts on real files and does not apply to pario model: drop it",
+}
+
+
+def _listed(option):
+    """Whether 'pario model --help' lists a kind option: a modelled kind's
+    that the model honours."""
+    from ..studies import kind_named
+
+    return option.dest not in _REFUSED and any(
+        option.dest == o.dest for k in MODELLED_KINDS for o in kind_named(k).options)
 
 
 def predicted_label(run):
@@ -52,7 +73,7 @@ def add_parser(sub, csv, positive_int):
     p.add_argument("--tests", type=csv, help="only these tests of the preset")
     p.add_argument("--db", default=None, help=f"results database (default {default_db_path()})")
     p.add_argument("--out", help="directory for the PNG plots")
-    add_kind_options(p)
+    add_kind_options(p, listed=_listed)
     return p
 
 
@@ -77,15 +98,16 @@ def run_model(args, out=None):
     experiment = load_experiment(args.experiment)
     preset = experiment.data
     kind = kind_of(preset)
-    if kind.name != "io":
+    if kind.name not in MODELLED_KINDS:
         raise UsageError(f"{experiment.origin} is a study of kind {kind.name}, which the model does "
                          "not predict: use an access-pattern (io) preset such as cfs")
     options = {k: v for k, v in vars(args).items() if k not in ("func", "parameters", "print_machine")}
-    for dest, flag in _ENGINE_ONLY.items():
+    for dest, why in _REFUSED.items():
         if options.get(dest) is not None:  # kind options default to None: given
-            raise UsageError(f"{flag} acts on real files and does not apply to pario model: drop it")
+            raise UsageError(why)
     refuse_foreign_options(kind, options, experiment.origin)
-    # The model is deterministic: one trial per point unless asked.
+    # The model is deterministic: one trial per point unless asked (trials
+    # then differ where the I/O nodes' caches carry over, docs/model.md).
     options["iterations"] = options.get("iterations") or 1
     # No launcher limits a modelled machine: a preset sweeping ranks up to
     # the slots goes to its own max_ranks (the CFS report's 128 nodes).
@@ -102,6 +124,9 @@ def run_model(args, out=None):
         raise UsageError(f"the model predicts no point of {experiment.origin} on machine {machine.name}: "
                          "every test has a parameter it does not model (listed above); measure it "
                          "with 'pario run'")
+    # What the engine would refuse to run it would be wrong to predict:
+    # the engine's own check of every point (engine_check), as 'pario run'.
+    check_plan(engine_path(), points, Path.cwd())
     for line in getattr(kind, "plan_notes", lambda *a: [])(preset, points, options):
         print(f"plan: {line}", file=out)
 

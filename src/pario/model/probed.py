@@ -416,7 +416,8 @@ def machine_toml(machine):
     def q(text):
         return json.dumps(str(text))  # a TOML basic string is JSON's string syntax
 
-    lines = [f"# {machine.title}", f"name = {q(machine.name.replace(':', '-'))}",
+    # the machine's one name (probe:RUN), as runs predicted from it record it
+    lines = [f"# {machine.title}", f"name = {q(machine.name)}",
              f"title = {q(machine.title)}", f"source = {q('pario probe, ' + machine.name)}"]
     section = None
     for key in PARAMS:

@@ -93,7 +93,7 @@ def _pick_timeline(docs, wanted):
 
 def _run_section(page, store, run_id, counter, wanted_point):
     run, kind, experiment, options, records, figures = run_views(store, run_id)
-    probe_run, explained = explain_run(store, run_id, kind, figures)
+    probe, explained = explain_run(store, run_id, kind, figures)
     docs = _ok_docs(store, run_id)
     predicted = predicted_label(run)
     page.add(H.heading(2, f"Run {run_id}: {run['preset']} — {run.get('title') or ''}"
@@ -114,10 +114,12 @@ def _run_section(page, store, run_id, counter, wanted_point):
             counter["table"] += 1
             page.add(H.heading(3, f"Table {counter['table']}"))
             page.add(H.preformatted(text.strip("\n")))
-    if probe_run:
+    if probe.run:
         page.add(H.paragraph(f"Ideal curves (dotted) from the probe of this host and file system: "
-                             f"run {probe_run}. The ideal rises by the one-rank rate per rank up to "
+                             f"run {probe.run}. The ideal rises by the one-rank rate per rank up to "
                              "the predicted peak, then stays flat (the CFS report's Figure 3)."))
+    elif probe.why_none:
+        page.add(H.paragraph(probe.why_none[0].upper() + probe.why_none[1:] + "."))
     palette = Palette()
     for e in explained:
         data = e.data
@@ -125,7 +127,7 @@ def _run_section(page, store, run_id, counter, wanted_point):
         number = data.figure.number or f"Figure {run_id}.{counter['figure']}"
         title = data.heading.split(". ", 1)[1] if data.figure.number else data.heading
         trials = data.trials_text + ("; bars span the lowest trial to the median"
-                                     if data.shows_spread and data.trials > 1 else "")
+                                     if data.shows_ranges else "")
         caption = (f"{title}: {data.quantity.label + ' in ' if data.quantity.label else ''}"
                    f"{data.unit}, {trials}")
         if e.ideal:

@@ -26,6 +26,8 @@ What a kind owns (override in the subclass):
 * `plan_notes(preset, points, options)`: lines about a plan, printed
   before it runs (where its rank counts came from, a grouping that
   cannot act...); default none.
+* `unused_options(preset, options)`: {flag: why} of generic run options
+  given (--ranks, --tests) that the plan would ignore, refused by name.
 * `records(point, result)`: a stored point (a dict: its columns and its
   `params`) and its result document -> [figures.Record].
 * `finish(records)`: the records of a whole run, for values that need
@@ -34,6 +36,25 @@ What a kind owns (override in the subclass):
 * `tables(preset, records, options)`: extra text tables (default none).
 * `notes(preset, records, options)`: warnings derived from a run's
   records (default none); the engine's own warnings are shown anyway.
+
+What a stored point IS and what it MEASURED, for `compare` and `export`
+(pario.runs reads every kind through these, so neither names a kind):
+
+* `describing(record)`: the kind whose description below a record
+  follows: the kind itself (a suite's records: their study's).
+* `identity(plan, record)`: the parameters that make a record's point the
+  point it is, to match it with the same point of another run: the plan
+  point's `params()` (the same for a measured run and its prediction)
+  less `not_identity` (its title, trial round, figure number...).
+  `point_note(plan)`: a few words the point's row adds (a grouping that
+  could not act); default none.
+* `measure_keys`, `compared`: the record parameters naming what a record
+  measured within its point (bonnie's `measure`, perf's `op`), formatted
+  by `params`; and {quantity key: name} of the quantities compared, in
+  order ("" when the measure names it already: a rate).
+  `measures(record)` -> [Measure] builds on them; override
+  `measure_name(record)` for a better name, or `measures` for a kind
+  whose records differ in unit (probe's components).
 
 A point (what `plan` returns) offers the runner:
   `label()`, `ranks`, `test_id`, `engine_args(directory, json_path,
@@ -81,6 +102,17 @@ class Option:
         parser.add_argument(*self.flags, default=None, **self.kwargs)
 
 
+@dataclass(frozen=True)
+class Measure:
+    """One thing a record measured: its name in a row ("block write",
+    "write+sync", "T_T"), the quantity key in `record.values`, the
+    Quantity (unit, which way is better, format) and every trial."""
+    name: str
+    key: str
+    quantity: object
+    values: tuple
+
+
 class Kind:
     name = ""
     description = ""
@@ -97,6 +129,42 @@ class Kind:
     required_test = ()
     params = {}
     quantities = {}
+    # Plan parameters that do not make a point what it is: its title, how
+    # many trials and which round, its phases (each is measured apart),
+    # the report's figure number.
+    not_identity = ("title", "iterations", "phases", "trial", "figure")
+    measure_keys = ()
+    compared = {"rate": ""}
+
+    def describing(self, record):
+        return self
+
+    def identity(self, plan, record):
+        mine = {k: v for k, v in plan.items() if k not in self.not_identity}
+        if not mine:   # a point stored before plans were kept: its record's parameters
+            mine = {k: v for k, v in record.params.items() if k not in self.not_identity}
+        return {**mine, "test": record.params.get("test", plan.get("test", "")),
+                "ranks": record.params.get("ranks", plan.get("ranks"))}
+
+    def point_note(self, plan):
+        return ""
+
+    def measure_name(self, record):
+        parts = []
+        for k in self.measure_keys:
+            v = record.params.get(k)
+            if v not in (None, ""):
+                parts.append(self.params[k].fmt(v) if k in self.params else str(v))
+        return " ".join(parts)
+
+    def measures(self, record):
+        base = self.measure_name(record)
+        out = []
+        for key, name in self.compared.items():
+            vals = tuple(v for v in record.values.get(key) or () if v is not None)
+            if vals:
+                out.append(Measure(" ".join(x for x in (base, name) if x), key, self.quantities[key], vals))
+        return out
 
     def check(self, preset, path):
         """Checks beyond key types; raise schema.PresetError."""
@@ -110,11 +178,23 @@ class Kind:
     def plan_notes(self, preset, points, options):
         return []
 
+    def unused_options(self, preset, options):
+        """{flag: why} of the generic `pario run` options given (--ranks,
+        --tests...) that this plan would ignore: each is refused by name
+        (refuse_unused_options) rather than accepted without effect."""
+        return {}
+
     def records(self, point, result):
         return []
 
     def finish(self, records):
         return records
+
+    def timed_seconds(self, record, result):
+        """The times of the separately timed phases behind a record's rate
+        (what the diagnosis's short-phase rule weighs): its own "seconds",
+        unless a kind's rate sums several phases (FLASH-IO's three files)."""
+        return list(record.values.get("seconds") or [])
 
     def figures(self, preset, records, options):
         return []
@@ -152,15 +232,21 @@ def kind_of(preset):
     return kind_named(preset.get("kind", DEFAULT_KIND))
 
 
-def add_kind_options(parser):
-    """Every kind's options, each flag once, for `pario run`."""
+def add_kind_options(parser, listed=None):
+    """Every kind's options, each flag once, for `pario run`.  With
+    `listed(option)`, those it says no to are parsed but left out of
+    --help: giving one gets the command's own one-line refusal by name,
+    not argparse's "unrecognized arguments"."""
     seen = {}
     for kind in kinds().values():
         for opt in kind.options:
             if opt.flags[0] in seen:
                 continue
             seen[opt.flags[0]] = opt
-            opt.add_to(parser)
+            if listed is None or listed(opt):
+                opt.add_to(parser)
+            else:
+                parser.add_argument(*opt.flags, default=None, **{**opt.kwargs, "help": argparse.SUPPRESS})
 
 
 def refuse_foreign_options(kind, options, experiment):
@@ -175,6 +261,43 @@ def refuse_foreign_options(kind, options, experiment):
             raise UsageError(f"{opt.flags[0]} does not apply to {experiment} (a study of kind "
                              f"{kind.name}): it is for kind {' and '.join(takers)}; drop it or "
                              f"run a preset of that kind (see 'pario presets')")
+
+
+def refuse_unused_options(kind, preset, options):
+    """The first option a plan would ignore (Kind.unused_options): one
+    line naming it, why, and the fix."""
+    for flag, why in kind.unused_options(preset, options).items():
+        raise UsageError(f"{flag} does not apply: {why}: drop {flag}")
+
+
+# Options of `pario run` itself that shape what a run measured; every
+# kind's own options do too.
+RUN_SHAPING = {"quick": "--quick", "ranks": "--ranks", "tests": "--tests"}
+
+
+def options_text(options):
+    """The options a stored run was given that shape what it measured, as
+    typed ('--quick --tests bonnie --ranks 1,2'): what tells apart two runs
+    of one preset in `pario list`."""
+    flags = dict(RUN_SHAPING)
+    negatable = set()
+    for kind in kinds().values():
+        for opt in kind.options:
+            flags.setdefault(opt.dest, opt.flags[0])
+            if opt.kwargs.get("action") is argparse.BooleanOptionalAction:
+                negatable.add(opt.dest)
+    out = []
+    for dest, flag in flags.items():
+        v = options.get(dest)
+        if v is False and dest in negatable:
+            out.append(f"--no-{flag[2:]}")
+        elif v is True:
+            out.append(flag)
+        elif isinstance(v, list) and v:
+            out.append(f"{flag} {','.join(map(str, v))}")
+        elif v not in (None, False, "", []):
+            out.append(f"{flag} {v}")
+    return " ".join(out)
 
 
 def csv_list(text):

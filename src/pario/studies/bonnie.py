@@ -17,9 +17,17 @@ class BonnieKind(KernelKind):
     description = "bonnie/bigbonnie: per-character, block, rewrite and seek rates with %CPU, one node"
     own_test_keys = {"chunk": schema.SIZE, "size": schema.SIZE, "evict": schema.BOOL, "seeks": schema.POSITIVE}
     params = {**COMMON_PARAMS, "chunk": size_param("chunk"), "size": size_param("file"),
-              "measure": Param("test")}
+              "measure": Param("test", lambda m: m.replace("_", " "))}
     quantities = {"rate": RATE, "seeks": Quantity("seeks", "/s", "max", ".1f"),
                   "cpu": Quantity("%CPU", "%", "max", ".1f")}
+    # each row is one of bonnie's tests: putc, block write, ..., seeks
+    measure_keys = ("measure",)
+    compared = {"rate": "", "seeks": ""}
+
+    def unused_options(self, preset, options):
+        if options.get("ranks"):
+            return {"--ranks": "bonnie runs one process on one node, as Bray's bonnie did"}
+        return {}
 
     def points(self, test, ranks, trials):
         args = ["bonnie", "--chunk", str(test.get("chunk", "8k"))]

@@ -26,7 +26,7 @@
   `grouped = true`, T_T against the write group size (Figure 1), one point
   per group size below the rank count (--groups)."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .. import schema
 from ..errors import UsageError
@@ -191,6 +191,14 @@ class BtKind(Kind):
                   "r_io": Quantity("R_IO", "bytes/s", "max", ".1f"),
                   "zeta": Quantity("zeta", "", "min", ".3f"),
                   **NPB_IO_QUANTITIES}
+    compared = {"t_t": "T_T", "npb_mbps": "NPB I/O rate"}
+
+    def measures(self, record):
+        """T_T and NPB's I/O rate; a run without I/O measured T_C."""
+        out = super().measures(record)
+        if record.params["io"] == "none":
+            return [replace(m, name="T_C") for m in out if m.key == "t_t"]
+        return out
 
     def check(self, preset, path):
         for i, t in enumerate(preset["test"], 1):

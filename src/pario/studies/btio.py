@@ -41,6 +41,7 @@ class BtioKind(KernelKind):
     params = {**COMMON_PARAMS, "class": Param("class"), "subtype": Param("subtype"), "N": Param("N")}
     quantities = {"t_t": Quantity("time", "s", "min", ".4g"),
                   **NPB_IO_QUANTITIES}
+    compared = {"npb_mbps": "NPB I/O rate", "t_t": "T_T"}
 
     def points(self, test, ranks, trials):
         subtype = test.get("subtype", "full")

@@ -37,6 +37,18 @@ BACKGROUND_FILE_BYTES = 64 << 20  # each write loader's file (the engine's BACKG
 PHASE_CHOICES = {"prealloc": False, "evict": True, "fsync": True}
 
 
+class OneWay(argparse.BooleanOptionalAction):
+    """--flag / --no-flag, refusing both on one line (never "the last one
+    wins", as the engine refuses --fsync --no-fsync)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        want = not option_string.startswith("--no-")
+        if getattr(namespace, self.dest, None) not in (None, want):
+            flag = self.option_strings[0]
+            parser.error(f"{flag} and --no-{flag[2:]} exclude each other: give one")
+        setattr(namespace, self.dest, want)
+
+
 @dataclass
 class IoPoint:
     test_id: str
@@ -271,6 +283,12 @@ def _phase_title(title, phase):
     return title if title.lower().endswith(phase) else f"{title} {phase.capitalize()}"
 
 
+def _idle_group(plan):
+    """The group size of a plan point where it cannot act (G >= ranks), else 0."""
+    g, ranks = plan.get("group") or 0, plan.get("ranks") or 0
+    return g if g and g >= ranks else 0
+
+
 class IoKind(Kind):
     name = "io"
     description = "access patterns: rate against ranks and block size, per layout and grouping"
@@ -284,7 +302,7 @@ class IoKind(Kind):
         Option(("--cached",), dict(action="store_true",
                                    help="do not evict the file from the page cache before reads "
                                         "(default: evict, so reads come from storage)")),
-        Option(("--prealloc",), dict(action=argparse.BooleanOptionalAction,
+        Option(("--prealloc",), dict(action=OneWay,
                                      help="reserve each file's space before write phases "
                                           "(default: the preset's; cfs preallocates, as the report)")),
         Option(("--no-fsync",), dict(action="store_true", dest="no_fsync",
@@ -322,15 +340,17 @@ class IoKind(Kind):
         "test": Param("test"), "title": Param("test"), "layout": Param("layout"),
         "phase": Param("phase"), "ranks": Param("ranks", str, "log2"), "block": size_param("block"),
         "size": size_param("file size"), "files": Param("files"), "api": Param("api"),
-        "group": Param("group", lambda g: f"G={g}" if g else "ungrouped"),
+        "group": Param("group", lambda g: f"G={g}" if g else "ungrouped", named=False),
         "group_unit": Param("group unit"), "prealloc": Param("preallocated"),
         "fsync": Param("fsync"), "evict": Param("evicted"), "direct": Param("O_DIRECT"),
         "fs_type": Param("file system"),
         "aggregators": Param("aggregators", str, "log2"),
-        "collective": Param("calls", lambda c: "-" if c is None else "collective" if c else "independent"),
-        "atomic": Param("mode", lambda a: "-" if a is None else "atomic (MUNIX)" if a else "relaxed (MASYNC)"),
+        "collective": Param("calls", lambda c: "-" if c is None else "collective" if c else "independent",
+                            named=False),
+        "atomic": Param("mode", lambda a: "-" if a is None else "atomic (MUNIX)" if a else "relaxed (MASYNC)",
+                        named=False),
         "mpiio_impl": Param("MPI-IO"),
-        "stdio_buffer": Param("stdio buffer", lambda b: f"{format_size(b)} buffer"),
+        "stdio_buffer": Param("stdio buffer", lambda b: f"{format_size(b)} buffer", named=False),
         "stripe_targets": Param("stripe targets", str, "log2"),
         "stripe_unit": size_param("stripe unit"),
         "background": Param("loaders per node", str, "linear"),
@@ -346,6 +366,20 @@ class IoKind(Kind):
         "seconds": Quantity("time", "s", "min", ".4f"),
         "cache": Quantity("page cache residency", "fraction", "min", ".2f"),
     }
+
+    measure_keys = ("phase",)
+
+    def identity(self, plan, record):
+        """A group at or above the rank count cannot act (plan_notes says
+        so before the run): the point ran ungrouped, and is that point."""
+        mine = super().identity(plan, record)
+        if _idle_group(plan):
+            mine["group"] = 0
+        return mine
+
+    def point_note(self, plan):
+        g, ranks = _idle_group(plan), plan.get("ranks")
+        return f"G={g} cannot act at {ranks} rank{'s' if ranks != 1 else ''}" if g else ""
 
     def check(self, preset, path):
         loaders = set(preset["sweep"].get("background", [])) | set(preset.get("quick", {}).get("background", []))
@@ -448,8 +482,10 @@ class IoKind(Kind):
                             options=list(test.get("options", [])), aggregators=aggregators,
                             stripe_targets=stripes, stripe_unit=stripe_unit, background=n,
                             background_kind=load_kind,
-                            expected_warnings=() if fsync or options.get("no_fsync")
-                            else (NO_FSYNC_WARNING,))
+                            expected_warnings=(() if fsync or options.get("no_fsync")
+                                               else (NO_FSYNC_WARNING,))
+                            # the plan's own note says so (plan_notes)
+                            + ((f"--group {grouped} with",) if grouped and grouped >= r else ()))
                 why = why_impossible(p.layout, p.size, p.block, p.ranks, p.files, aggregators)
                 if why:
                     skipped.append((p, why))

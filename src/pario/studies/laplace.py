@@ -12,6 +12,9 @@ from ..figures import Figure, Param, Record
 from .kernel import COMMON_PARAMS, RATE, KernelKind, KernelPoint
 
 
+ON_OFF = {"enable": "on", "disable": "off"}
+
+
 class LaplaceKind(KernelKind):
     name = "laplace"
     description = "2-D Laplace solver checkpoint: MPI_File_write_all, collective buffering on/off"
@@ -21,6 +24,10 @@ class LaplaceKind(KernelKind):
     params = {**COMMON_PARAMS, "cb": Param("collective buffering"), "grid": Param("grid"),
               "writers": Param("ranks writing"), "mpiio_impl": Param("MPI-IO")}
     quantities = {"rate": RATE}
+
+    def measure_name(self, record):
+        cb = record.params.get("cb")
+        return f"checkpoint, cb {ON_OFF.get(cb, cb)}"
 
     def points(self, test, ranks, trials):
         grid = int(test.get("grid", 8001))

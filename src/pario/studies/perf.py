@@ -11,6 +11,9 @@ from .kernel import COMMON_PARAMS, RATE, KernelKind, KernelPoint, node_memory
 
 OPS = {(False, "write"): "write, no sync", (False, "read"): "read, no sync",
        (True, "write"): "write with sync", (True, "read"): "read after sync"}
+# How a row of `pario compare` names each operation.
+SHORT = {"write, no sync": "write", "read, no sync": "read", "write with sync": "write+sync",
+         "read after sync": "read after sync"}
 
 
 class PerfKind(KernelKind):
@@ -18,8 +21,10 @@ class PerfKind(KernelKind):
     description = "ROMIO perf: MPI_File_write/read of each rank's array at rank x size, with/without sync"
     own_test_keys = {"sizes": schema.SIZES, "repeats": schema.POSITIVE}
     required_own = ("sizes",)
-    params = {**COMMON_PARAMS, "size": size_param("array size"), "op": Param("operation")}
+    params = {**COMMON_PARAMS, "size": size_param("array size"),
+              "op": Param("operation", lambda op: SHORT.get(op, op))}
     quantities = {"rate": RATE}
+    measure_keys = ("op",)
 
     def points(self, test, ranks, trials):
         points, skipped = [], []

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 
 from .. import schema
 from ..errors import UsageError
-from ..figures import Param, Quantity, Record
+from ..figures import Param, Quantity, Record, size_param
 from ..launch import cores
 from ..units import engine_size, format_size, parse_size
-from . import Kind, Option, csv_list, positive_int
+from . import Kind, Measure, Option, csv_list, positive_int, refuse_repeats
 from .io import int_list, sweep_of
 
 
@@ -180,7 +180,7 @@ def probe_tables(records):
             if r is None and not (key in STREAMS and len(blocks) > 1
                                   and any(x.params["component"] == key for x in here)):
                 continue
-            if key in STREAMS and len(blocks) > 1:
+            if key in STREAMS:  # measured at a call size: each row names it, one size or several
                 for b in blocks:
                     rb = next((x for x in here if _block(x) == b and x.params["component"] == key), None)
                     if rb is not None:
@@ -248,14 +248,38 @@ class ProbeKind(Kind):
     test_keys = {"id": schema.STRING, "title": schema.STRING}
     required_test = ("id",)
     params = {"test": Param("test"), "ranks": Param("ranks", str, "log2"),
-              "component": Param("component"), "target": Param("target"), "host": Param("host")}
+              "component": Param("component"), "target": Param("target"), "host": Param("host"),
+              "block": size_param("stream calls"), "size": size_param("stream"),
+              "servers": Param("servers"), "memory": size_param("memory copy"), "ops": Param("ops")}
     quantities = {"value": Quantity("", "", "max", ".4g")}
+
+    def measure_name(self, record):
+        """The component as the report's tables name it."""
+        c = record.params["component"]
+        if c.startswith("peak_"):
+            return f"predicted peak, {c[len('peak_'):]}"
+        return next((label for key, _, label, *_ in COMPONENTS if key == c), c)
+
+    def measures(self, record):
+        """Each component in its own unit (MiB/s, seconds, per second)."""
+        c, name = record.params["component"], self.measure_name(record)
+        unit, better = "MiB/s", "max"     # a predicted peak
+        for key, _, _, unit_, better_, _ in COMPONENTS:
+            if key == c:
+                unit, better = unit_, better_
+        vals = tuple(v for v in record.values["value"] if v is not None)
+        return [Measure(name, "value", Quantity(name, unit, better, ".4g"), vals)] if vals else []
 
     def describe(self, preset):
         s = preset["sweep"]
         ranks = ",".join(map(str, s["ranks"])) if s.get("ranks") else "the cores here"
         return [f"ranks {ranks}; one stream of {s.get('size', '256m')}; best of "
                 f"{s.get('iterations', 3)}; --servers N for N storage units behind --dir"]
+
+    def unused_options(self, preset, options):
+        if options.get("tests"):
+            return {"--tests": "the probe has no tests to choose: each run measures every component"}
+        return {}
 
     def plan(self, preset, options):
         sweep = sweep_of(preset, bool(options.get("quick")))
@@ -264,17 +288,17 @@ class ProbeKind(Kind):
         if size % (1 << 20):
             raise UsageError(f"--size {options.get('size') or sweep.get('size')} must be a whole "
                              "number of MiB (the probe's stream calls are 1 MiB), e.g. 64m or 1g")
-        iters = options.get("iterations") or int(sweep.get("iterations", 3))
-        if iters > 100:
-            raise UsageError(f"--iterations {iters} is more than 100: use fewer")
+        iters = options.get("iterations") or int(sweep.get("iterations", 3))  # the engine's limit holds (engine_check)
+        texts = options.get("stream_blocks") or sweep.get("stream_blocks") or ["1m"]
         blocks = []
-        for text in options.get("stream_blocks") or sweep.get("stream_blocks") or ["1m"]:
+        for text in texts:
             b = parse_size(text, "--stream-blocks entry")
             if b % 4096 or b > size or size % b:
                 raise UsageError(f"--stream-blocks {text}: a call size must be a multiple of 4k that "
                                  f"divides the stream ({format_size(size)}), e.g. 4k,64k,1m")
-            if b not in blocks:
-                blocks.append(b)
+            blocks.append(b)
+        # 4k,4096 is one size twice: refused as every other repeated list is
+        refuse_repeats(blocks, f"--stream-blocks {','.join(texts)}", texts)
         # the 1 MiB point last: its peak is the one other runs draw as their ideal
         blocks.sort(key=lambda b: (b == DEFAULT_BLOCK, b))
         return [ProbePoint(ranks=r, size=size, iterations=iters,

@@ -52,6 +52,10 @@ class SuiteKind(Kind):
             out.update(_study(s).quantities)
         return out
 
+    def describing(self, record):
+        """What a point is and measured: as its study describes it."""
+        return _study(record.params["study"])
+
     def check(self, preset, path):
         for i, t in enumerate(preset["test"], 1):
             study = _study(t["study"])
@@ -79,8 +83,32 @@ class SuiteKind(Kind):
             raise UsageError("the plan has no runnable point: check --ranks and --tests")
         return points, skipped
 
+    def _unused_by_study(self, preset, options):
+        """{flag: {study: why}} over the studies of the chosen tests."""
+        chosen = select_tests(preset, options.get("tests"))
+        out = {}
+        for s in dict.fromkeys(t["study"] for t in chosen):
+            part = {**self._part(preset, s), "test": [t for t in chosen if t["study"] == s]}
+            for flag, why in _study(s).unused_options(part, options).items():
+                out.setdefault(flag, {})[s] = why
+        return out, {t["study"] for t in chosen}
+
+    def unused_options(self, preset, options):
+        """An option every chosen study would ignore (--ranks with only
+        bonnie chosen) is refused; one some ignore is a plan note."""
+        unused, studies = self._unused_by_study(preset, options)
+        return {flag: "; ".join(whys.values()) for flag, whys in unused.items() if set(whys) == studies}
+
+    def plan_notes(self, preset, points, options):
+        unused, studies = self._unused_by_study(preset, options)
+        return [f"{flag} does not apply to the {', '.join(whys)} test(s): {'; '.join(whys.values())}"
+                for flag, whys in unused.items() if set(whys) != studies]
+
     def records(self, point, result):
         return _study(point["params"]["study"]).records(point, result)
+
+    def timed_seconds(self, record, result):
+        return _study(record.params["study"]).timed_seconds(record, result)
 
     def _each(self, preset, records, options, what):
         out = []

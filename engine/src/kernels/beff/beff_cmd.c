@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../util/check_mode.h"
 #include "../../util/fail.h"
 #include "../../util/fsinfo.h"
 #include "../../util/json.h"
@@ -163,6 +164,8 @@ static int open_pattern(beff_run *r, int p, int method, beff_file *f, mpi_why *w
     int rc;
     if (method == M_WRITE) {
         rc = mpi_file_create(comm, path, MPI_INFO_NULL, &f->fh, &r->who[p], w);
+        if (p == 0) /* the run's first file (scatter: every rank's): a failure is bad input */
+            mpi_file_create_agree(w, rc == MPI_SUCCESS, MPI_COMM_WORLD);
     } else {
         rc = mpi_file_reopen(comm, path, method == M_READ ? MPI_MODE_RDONLY : MPI_MODE_RDWR, MPI_INFO_NULL,
                              &f->fh, &r->who[p], w);
@@ -313,10 +316,10 @@ static void save_json(const beff_run *r, double beff)
 int beff_command(int argc, char **argv)
 {
     static beff_run r;
-    MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &r.nranks);
+    engine_world(&r.rank, &r.nranks);
     parse(argc, argv, r.rank, &r.o);
     mpiio_settings_apply_or_exit(&r.o.mpi, r.nranks); /* before the first MPI_File call */
+    check_mode_passed(); /* `pario-engine check`: the line is accepted */
     choose_chunks(&r);
     int npat = 0;
     for (int p = 0; p < BEFF_NPATTERNS; p++)

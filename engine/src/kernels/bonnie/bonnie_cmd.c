@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../util/check_mode.h"
 #include "../../util/fail.h"
 #include "../../util/fsinfo.h"
 #include "../../util/json.h"
@@ -294,6 +295,7 @@ int bonnie_command(int argc, char **argv)
 {
     static bonnie_run r;
     parse(argc, argv, &r.o);
+    check_mode_passed(); /* `pario-engine check`: the line is accepted */
     r.memory = node_memory_bytes();
     int e = fs_facts_of(r.o.dir, &r.fs);
     if (e)
@@ -304,6 +306,11 @@ int bonnie_command(int argc, char **argv)
     run_file_base(r.o.dir, r.o.name, "pario-bonnie", stamp, NULL, path, sizeof path);
     static owned_file who;
     int fd = create_exclusive(path, O_RDWR, &who);
+    if (fd == -EEXIST) {
+        char taken[sizeof path + 160];
+        run_file_taken(path, taken, sizeof taken);
+        fail_usage("%s", taken);
+    }
     if (fd < 0)
         fail_usage("cannot create %s: %s: check the directory's permissions", path, strerror(-fd));
     close(fd); /* every test opens the file afresh, as both programs do */

@@ -19,11 +19,14 @@
 
 #include "../../util/clock.h"
 #include "../../util/disk_full.h"
+#include "../../util/check_mode.h"
 #include "../../util/fail.h"
 #include "../../util/json.h"
+#include "../../util/mpiio_env.h"
 #include "../../util/fsinfo.h"
 #include "../../util/out_path.h"
 #include "../../util/result_doc.h"
+#include "../../util/run_files.h"
 #include "bt.h"
 #include "../../io/group_token.h"
 #include "bt_overlap.h"
@@ -98,7 +101,9 @@ static void parse(int argc, char **argv, int rank, bt_options *o)
         {"decomposition", required_argument, 0, O_DECOMP},
         {"help", no_argument, 0, O_HELP},          {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
-    MPI_Info_create(&o->hints);
+    o->hints = MPI_INFO_NULL;
+    if (!check_mode()) /* MPI is not started under `pario-engine check` */
+        MPI_Info_create(&o->hints);
     o->steps = -1;
     o->interval = 5;
     o->layout = -1;
@@ -140,9 +145,12 @@ static void parse(int argc, char **argv, int rank, bt_options *o)
             const char *eq = strchr(optarg, '=');
             if (!eq || eq == optarg || !eq[1] || eq - optarg >= MPI_MAX_INFO_KEY)
                 fail_usage("--hint '%s' must be key=value, e.g. cb_nodes=2", optarg);
-            char key[MPI_MAX_INFO_KEY + 1];
+            char key[MPI_MAX_INFO_KEY + 1], why[512];
             snprintf(key, sizeof key, "%.*s", (int)(eq - optarg), optarg);
-            MPI_Info_set(o->hints, key, eq + 1);
+            if (mpiio_hint_value_check(key, eq + 1, why, sizeof why))
+                fail_usage("%s", why);
+            if (!check_mode())
+                MPI_Info_set(o->hints, key, eq + 1);
             o->nhints++;
             break;
         }
@@ -190,7 +198,8 @@ static void parse(int argc, char **argv, int rank, bt_options *o)
                 fail_usage("--tc '%s' must be a positive number of seconds", optarg);
             break;
         case O_JSON:
-            check_output_file("--json", optarg); /* before the solve, not after */
+            if (!check_mode())
+                check_output_file("--json", optarg); /* before the solve, not after */
             o->json = optarg;
             break;
         case O_HELP:
@@ -239,6 +248,8 @@ static void parse(int argc, char **argv, int rank, bt_options *o)
         struct stat st;
         if (!o->dir[0])
             fail_usage("--io %s needs --dir DIR: where the solution file goes", o->mode->name);
+        if (check_mode())
+            return; /* the machine's part: checked when the run starts */
         if (stat(o->dir, &st) != 0 || !S_ISDIR(st.st_mode))
             fail_usage("--dir %s is not an existing directory: create it first", o->dir);
         if (access(o->dir, W_OK | X_OK) != 0)
@@ -458,8 +469,7 @@ static npb_io npb_io_figures(bool io, double my_io, double tt, double bytes, MPI
 int bt_command(int argc, char **argv)
 {
     int rank, nranks;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    engine_world(&rank, &nranks);
     bt_options o;
     parse(argc, argv, rank, &o);
     const bt_class *cls = o.cls;
@@ -478,6 +488,7 @@ int bt_command(int argc, char **argv)
                    "NPB's minimum of 3: use at most %d ranks or --decomposition slabs", cls->name,
                    cls->grid, nranks, bt_smallest_cell(cls->grid, grid[0]),
                    (cls->grid / 3) * (cls->grid / 3));
+    check_mode_passed(); /* `pario-engine check`: the line is accepted */
     MPI_Comm comm = MPI_COMM_WORLD;
     const bool verify = cls->name != '-' && (o.steps < 0 || o.steps == cls->steps);
     const long steps = o.steps < 0 ? cls->steps : o.steps;
@@ -503,10 +514,12 @@ int bt_command(int argc, char **argv)
             btio_remove(&io); /* what this run created before another rank failed */
             /* the lowest failing rank names its own file: with --io epio
              * the part that exists (NAME.0003), not the base name */
-            fail_exit(EXIT_USAGE, p.rank == first, "--io %s: cannot create %s: %s%s", o.mode->name,
-                      io.path, io.why[0] ? io.why : strerror(e),
-                      e == EEXIST ? ": pario never overwrites a file it did not create; remove it "
-                                    "or give another --name" : "");
+            char taken[sizeof io.path + 160];
+            run_file_taken(io.path, taken, sizeof taken);
+            if (e == EEXIST) /* the create is exclusive: the name is someone else's */
+                fail_exit(EXIT_USAGE, p.rank == first, "--io %s: %s", o.mode->name, taken);
+            fail_exit(EXIT_USAGE, p.rank == first, "--io %s: cannot create %s: %s", o.mode->name,
+                      io.path, io.why[0] ? io.why : strerror(e));
         }
     }
     double *dump_seconds = calloc((size_t)dumps + 1, sizeof(double));

@@ -6,6 +6,7 @@
  * bytes put by all ranks / 2^20 / (t_chk + t_plot + t_corner).  Then,
  * untimed, rank 0 opens each file serially and checks every dataset's
  * shape and values. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "../../util/disk_full.h"
+#include "../../util/check_mode.h"
 #include "../../util/fail.h"
 #include "../../util/json.h"
 #include "../../util/mpi_file.h"
@@ -133,11 +135,11 @@ static void save_json(const flashio_options *o, int nranks, const flash_mesh *m,
 int flashio_command(int argc, char **argv)
 {
     int rank, nranks;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    engine_world(&rank, &nranks);
     flashio_options o;
     parse(argc, argv, rank, &o);
     mpiio_settings_apply_or_exit(&o.mpi, nranks); /* before the first MPI_File call */
+    check_mode_passed(); /* `pario-engine check`: the line is accepted */
     static flash_mesh m;
     int bad = flash_mesh_init(&m, o.nxb, o.blocks, MPI_COMM_WORLD) != 0, any;
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -159,10 +161,12 @@ int flashio_command(int argc, char **argv)
         if (first < nranks) {
             MPI_Barrier(MPI_COMM_WORLD);
             remove_created(&r, rank);
+            const int code = first == 0 && !r.created[f] && f == 0 ? EXIT_USAGE : EXIT_RUN_FAILED;
+            if (w.err == EEXIST) /* the line names the file and the fix */
+                fail_exit(code, rank == first, "%s", w.why);
             char fix[4300];
             disk_full_fix(w.err, o.dir, "--blocks", fix, sizeof fix);
-            fail_exit(first == 0 && !r.created[f] && f == 0 ? EXIT_USAGE : EXIT_RUN_FAILED, rank == first,
-                      "rank %d writing %s: %s%s", rank, r.paths[f], w.why, fix);
+            fail_exit(code, rank == first, "rank %d writing %s: %s%s", rank, r.paths[f], w.why, fix);
         }
         MPI_Allreduce(&w.seconds, &r.seconds[f], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         unsigned long long b = w.bytes;

@@ -12,10 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../../util/disk_full.h"
 #include "../../util/fail.h"
 #include "../../util/library_lines.h"
+#include "../../util/run_files.h"
 #include "../../util/stderr_capture.h"
 #include "flashio.h"
 
@@ -227,7 +229,11 @@ void flash_write_file(const flash_mesh *m, enum flash_file which, const char *pa
     library_lines_hold(); /* ompio's failure lines, until the close */
     w.file = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl); /* never an existing file */
     int noted;
-    if (w.file < 0)
+    struct stat there;
+    if (w.file < 0 && lstat(path, &there) == 0) { /* H5F_ACC_EXCL: the name is someone else's */
+        run_file_taken(path, r->why, sizeof r->why);
+        r->err = EEXIST;
+    } else if (w.file < 0)
         fail_h5(r, "creating the file", path, 0);
     else if ((noted = owned_file_note_opened(path, &r->who)) != 0) /* the descriptor HDF5 opened */
         snprintf(r->why, sizeof r->why, "%s", owned_file_reason(noted));

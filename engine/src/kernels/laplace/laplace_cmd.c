@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../util/check_mode.h"
 #include "../../util/fail.h"
 #include "../../util/json.h"
 #include "../../util/mpi_fail.h"
@@ -259,14 +260,14 @@ static void save_json(const laplace_options *o, int nranks, const checkpoint *cp
 int laplace_command(int argc, char **argv)
 {
     int rank, nranks;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    engine_world(&rank, &nranks);
     laplace_options o;
     parse(argc, argv, rank, &o);
     mpiio_settings_apply_or_exit(&o.mpi, nranks); /* before the first MPI_File call */
     if (nranks > o.grid)
         fail_usage("a %d×%d grid does not split over %d ranks (at least one row each): use at most "
                    "%d ranks or a larger --grid", o.grid, o.grid, nranks, o.grid);
+    check_mode_passed(); /* `pario-engine check`: the line is accepted */
     static laplace_state s;
     s.rank = rank;
     mpi_why w = MPI_WHY_FOR(o.dir, "--grid");
@@ -288,12 +289,7 @@ int laplace_command(int argc, char **argv)
         s.created = true;
         mpi_file_close(&fh, &w, s.path);
     }
-    int made = s.created;
-    MPI_Allreduce(MPI_IN_PLACE, &made, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    s.created = made;
-    const int first = mpi_first_failure(&w, MPI_COMM_WORLD);
-    if (first >= 0 && !s.created)
-        fail_exit(EXIT_USAGE, rank == first, "%s: check --dir", w.text);
+    s.created = mpi_file_create_agree(&w, s.created, MPI_COMM_WORLD);
     mpi_stop_if_failed(&w, MPI_COMM_WORLD, remove_ours, &s);
 
     const int ncp_max = o.iterations / o.every + 1;

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "../../util/fail.h"
+#include "../../util/input_file.h"
 #include "../../util/options.h"
 #include "laplace.h"
 
@@ -41,14 +42,20 @@ int verify_laplace_command(int argc, char **argv)
     if (first != argc - 1 || !grid || !iterations)
         fail_usage("give one checkpoint FILE, --grid N and --iterations K (the sweeps before it)");
     const char *path = argv[first];
-    FILE *f = fopen(path, "rb");
     struct stat st;
-    if (!f || fstat(fileno(f), &st) != 0)
-        fail_usage("cannot open %s: %s", path, strerror(errno));
+    const int fd = input_file_open(path, &st); /* a FIFO is refused, never waited on */
+    if (fd < 0)
+        fail_usage("%s %s: give the checkpoint laplace --keep wrote", path, input_file_reason(-fd));
+    FILE *f = fdopen(fd, "rb");
+    if (!f)
+        fail_usage("cannot read %s: %s", path, strerror(errno));
+    /* A size that no N×N grid of this --grid makes is bad input, as
+     * verify-bt treats it: exit 3 stays for values that differ. */
     const off_t want = (off_t)grid * grid * (off_t)sizeof(double);
     if (st.st_size != want)
-        fail_exit(EXIT_RUN_FAILED, 1, "%s holds %lld bytes; a %d×%d checkpoint holds %lld",
-                  path, (long long)st.st_size, grid, grid, (long long)want);
+        fail_usage("%s holds %lld bytes; a %d×%d checkpoint holds %lld: give the --grid it was "
+                   "written with, or a complete checkpoint",
+                   path, (long long)st.st_size, grid, grid, (long long)want);
     laplace_block b;
     if (laplace_block_init(&b, grid, 0, grid) != 0)
         fail_usage("cannot allocate a %d×%d grid for the serial solve", grid, grid);

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../util/check_mode.h"
 #include "../../util/fail.h"
 #include "../../util/json.h"
 #include "../../util/mpi_fail.h"
@@ -199,11 +200,11 @@ static void save_json(const perf_options *o, int nranks, const perf_pass pass[2]
 int perf_command(int argc, char **argv)
 {
     int rank, nranks;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    engine_world(&rank, &nranks);
     perf_options o;
     parse(argc, argv, rank, &o);
     mpiio_settings_apply_or_exit(&o.mpi, nranks); /* before the first MPI_File call */
+    check_mode_passed(); /* `pario-engine check`: the line is accepted */
     static perf_state s;
     s.rank = rank;
     mpi_why w = MPI_WHY_FOR(o.dir, "--size");
@@ -224,12 +225,7 @@ int perf_command(int argc, char **argv)
         s.created = true;
         mpi_file_close(&fh, &w, s.path);
     }
-    int made = s.created, all_made;
-    MPI_Allreduce(&made, &all_made, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    s.created = all_made; /* rank 0 alone removes it */
-    const int first = mpi_first_failure(&w, MPI_COMM_WORLD);
-    if (first >= 0 && !s.created) /* nothing of ours to remove: a bad --dir */
-        fail_exit(EXIT_USAGE, rank == first, "%s: check --dir", w.text);
+    s.created = mpi_file_create_agree(&w, s.created, MPI_COMM_WORLD); /* rank 0 alone removes it */
     mpi_stop_if_failed(&w, MPI_COMM_WORLD, remove_ours, &s);
 
     perf_pass pass[2];

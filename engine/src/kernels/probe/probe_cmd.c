@@ -21,9 +21,11 @@
 
 #include "../../io/group_token.h"
 #include "../../util/clock.h"
+#include "../../util/check_mode.h"
 #include "../../util/fail.h"
 #include "../../util/mpiio_env.h"
 #include "../../util/pattern.h"
+#include "../../util/run_files.h"
 #include "../../util/safe_file.h"
 #include "probe.h"
 
@@ -110,12 +112,11 @@ static int create_new(probe_ctx *c, const char *path, owned_file *who)
     int fd = create_exclusive(path, O_WRONLY, who);
     if (fd < 0) {
         errno = -fd;
-        if (errno == EEXIST)
-            record_error(c, EEXIST,
-                         "%s already exists: pario never overwrites or removes a file it did not "
-                         "create; remove it or choose another --name",
-                         path);
-        else
+        if (errno == EEXIST) {
+            char taken[PATH_MAX + 160];
+            run_file_taken(path, taken, sizeof taken);
+            record_error(c, EEXIST, "%s", taken);
+        } else
             record_error(c, errno, "cannot create %s: %s", path, strerror(errno));
     }
     return fd;
@@ -815,10 +816,10 @@ int probe_command(int argc, char **argv)
 {
     probe_ctx c = {0};
     c.comm = MPI_COMM_WORLD;
-    MPI_Comm_rank(c.comm, &c.rank);
-    MPI_Comm_size(c.comm, &c.nranks);
+    engine_world(&c.rank, &c.nranks);
     probe_options o;
     probe_options_parse(argc, argv, c.rank, &o);
+    check_mode_passed(); /* `pario-engine check`: the line is accepted */
     c.o = &o;
 
     char name[256];

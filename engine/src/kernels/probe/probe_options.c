@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../util/check_mode.h"
 #include "../../util/fail.h"
 #include "../../util/fsinfo.h"
 #include "../../util/options.h"
@@ -71,7 +72,7 @@ void probe_options_parse(int argc, char **argv, int rank, probe_options *o)
     if (o->memory_bytes > (16ULL << 30))
         fail_usage("--memory is larger than 16 GiB: each rank holds twice this; use less");
     fs_facts fs;
-    if (fs_facts_of(o->dir, &fs) == 0 && o->stream_bytes > fs.free_bytes) {
+    if (!check_mode() && fs_facts_of(o->dir, &fs) == 0 && o->stream_bytes > fs.free_bytes) {
         char n[32], f[32];
         size_format(o->stream_bytes, n, sizeof n);
         size_approx(fs.free_bytes, f, sizeof f);
