@@ -15,6 +15,8 @@ BUILD_MPICH := build/engine-mpich
 APT_PACKAGES := openmpi-bin slurm-wlm munge glusterfs-server glusterfs-client libopenmpi-dev libhdf5-openmpi-dev mpich libmpich-dev libhdf5-mpich-dev libs3-dev liburing-dev fio cmake gcc make pkg-config chromium
 # the peer of bench/bonnie_side_by_side.py
 APT_PACKAGES += bonnie++
+# bench/uring_per_io.py counts CPU and system calls per request with perf stat
+APT_PACKAGES += linux-perf
 PARIO := $(VENV)/bin/python -m pario
 
 .PHONY: all deps apt venv build run test test-c test-asan test-py bench clean

@@ -28,17 +28,11 @@ PREDICTED = "predicted: model of "
 
 # The study kinds the model predicts (model/simulate.py: access patterns).
 MODELLED_KINDS = ("io",)
-# Options of those kinds that a model cannot honour, each refused by name
-# with why (fsync and trials are modelled: --no-fsync and --iterations are
-# taken).  They are parsed but
-# not listed in 'pario model --help', like every other kind's options.
-_REFUSED = {
-    "evict": "--evict acts on real files and does not apply to pario model: drop it",
-    "cached": "--cached acts on real files and does not apply to pario model: drop it",
-    "direct": "--direct acts on real files and does not apply to pario model: drop it",
-    "verify": "--verify acts on real files and does not apply to pario model: drop it",
-    "prealloc": "--prealloc/--no-prealloc acts on real files and does not apply to pario model: drop it",
-}
+# Options of `pario run` about real files and this machine's page cache,
+# which a model has none of (fsync and trials are modelled: --no-fsync and
+# --iterations are taken).  Parsed, refused by name, not listed in --help.
+_ENGINE_ONLY = {"evict": "--evict", "cached": "--cached", "direct": "--direct",
+                "verify": "--verify", "prealloc": "--prealloc/--no-prealloc"}
 
 
 def _listed(option):
@@ -46,7 +40,7 @@ def _listed(option):
     that the model honours."""
     from ..studies import kind_named
 
-    return option.dest not in _REFUSED and any(
+    return option.dest not in _ENGINE_ONLY and any(
         option.dest == o.dest for k in MODELLED_KINDS for o in kind_named(k).options)
 
 
@@ -102,9 +96,9 @@ def run_model(args, out=None):
         raise UsageError(f"{experiment.origin} is a study of kind {kind.name}, which the model does "
                          "not predict: use an access-pattern (io) preset such as cfs")
     options = {k: v for k, v in vars(args).items() if k not in ("func", "parameters", "print_machine")}
-    for dest, why in _REFUSED.items():
+    for dest, flag in _ENGINE_ONLY.items():
         if options.get(dest) is not None:  # kind options default to None: given
-            raise UsageError(why)
+            raise UsageError(f"{flag} acts on real files and does not apply to pario model: drop it")
     refuse_foreign_options(kind, options, experiment.origin)
     # The model is deterministic: one trial per point unless asked (trials
     # then differ where the I/O nodes' caches carry over, docs/model.md).
