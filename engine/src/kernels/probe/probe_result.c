@@ -248,6 +248,28 @@ static void write_peak(json *j, const char *key, const probe_peak *p)
     json_object_end(j);
 }
 
+/* A row timed on ranks 0 and 1 at once, each moving half of the stream in
+ * whole calls (writers sync): its samples and its best aggregate rate, or
+ * null when the run did not time it. */
+static void write_two_ranks(json *j, const char *key, const char *who, const samples *s,
+                            const probe_options *o, bool writes)
+{
+    if (!s->n) {
+        json_null(j, key);
+        return;
+    }
+    const uint64_t bytes = o->stream_bytes / o->block / 2 * o->block * 2;
+    json_object_begin(j, key);
+    json_int(j, who, 2);
+    json_uint(j, "bytes", bytes);
+    json_uint(j, "block_bytes", o->block);
+    if (writes)
+        json_bool(j, "fsync", true);
+    write_samples(j, "seconds", s, false);
+    json_double(j, "best_mib_per_s", (double)bytes / (1 << 20) / samples_best(s, false));
+    json_object_end(j);
+}
+
 int probe_result_save_json(const probe_result *r, const char *path)
 {
     const probe_options *o = r->opts;
@@ -352,43 +374,9 @@ int probe_result_save_json(const probe_result *r, const char *path)
     } else {
         json_null(&j, "stream_write_new");
     }
-    if (r->two_writers_seconds.n) {
-        json_object_begin(&j, "two_writers");
-        json_int(&j, "writers", 2);
-        json_uint(&j, "bytes", o->stream_bytes / o->block / 2 * o->block * 2);
-        json_uint(&j, "block_bytes", o->block);
-        json_bool(&j, "fsync", true);
-        write_samples(&j, "seconds", &r->two_writers_seconds, false);
-        json_double(&j, "best_mib_per_s", (double)(o->stream_bytes / o->block / 2 * o->block * 2) /
-                                              (1 << 20) / samples_best(&r->two_writers_seconds, false));
-        json_object_end(&j);
-    } else {
-        json_null(&j, "two_writers");
-    }
-    if (r->two_streams_seconds.n) {
-        json_object_begin(&j, "two_streams");
-        json_int(&j, "readers", 2);
-        json_uint(&j, "bytes", o->stream_bytes / o->block / 2 * o->block * 2);
-        json_uint(&j, "block_bytes", o->block);
-        write_samples(&j, "seconds", &r->two_streams_seconds, false);
-        json_double(&j, "best_mib_per_s", (double)(o->stream_bytes / o->block / 2 * o->block * 2) /
-                                              (1 << 20) / samples_best(&r->two_streams_seconds, false));
-        json_object_end(&j);
-    } else {
-        json_null(&j, "two_streams");
-    }
-    if (r->two_interleaved_seconds.n) {
-        json_object_begin(&j, "two_interleaved");
-        json_int(&j, "readers", 2);
-        json_uint(&j, "bytes", o->stream_bytes / o->block / 2 * o->block * 2);
-        json_uint(&j, "block_bytes", o->block);
-        write_samples(&j, "seconds", &r->two_interleaved_seconds, false);
-        json_double(&j, "best_mib_per_s", (double)(o->stream_bytes / o->block / 2 * o->block * 2) /
-                                              (1 << 20) / samples_best(&r->two_interleaved_seconds, false));
-        json_object_end(&j);
-    } else {
-        json_null(&j, "two_interleaved");
-    }
+    write_two_ranks(&j, "two_writers", "writers", &r->two_writers_seconds, o, true);
+    write_two_ranks(&j, "two_streams", "readers", &r->two_streams_seconds, o, false);
+    write_two_ranks(&j, "two_interleaved", "readers", &r->two_interleaved_seconds, o, false);
 
     if (r->have_messages) {
         json_object_begin(&j, "messages");
