@@ -17,16 +17,34 @@ implementation (OMPI_MCA_io for IOR, --mpiio-impl for pario).
                 (IOR's own form: one write_at_all per transfer)
   hdf5          pario --api hdf5 --collective           vs pario --api mpiio --collective
 
-Every case runs on a tmpfs and a disk directory, in alternating rounds
-(pario then peer, peer then pario, ...); each run keeps its best of --iterations,
-and the table prints the median over rounds and the ratio pario / peer.
+Every case runs on a tmpfs and a disk directory in ABBA blocks: pario,
+peer, peer, pario, then peer, pario, pario, peer in the next block, and so
+on.  Each run keeps its best of --iterations.  A block gives one ratio,
+the geometric mean of its two adjacent pairs (A1/B1 and A2/B2), so a
+drift that is linear over the block's four runs cancels and lands on
+neither tool; the table prints the medians of each tool's runs, the
+median of the block ratios and a distribution-free interval for that
+median (order statistics of the sign test; its coverage is printed when
+fewer than 6 blocks cannot reach 95 %).  --null pario or --null peer puts
+the same tool on both sides, to show that the pairing itself is neutral
+(the ratio's interval should hold 1.00).
+
+Both tools get the same mpirun settings: --yield-when-idle (Open MPI's
+mpi_yield_when_idle: ranks waiting in a collective give up their core
+instead of spinning, which matters with 4 ranks on 2 cores) and
+--bind-to; and, where this virtual machine's free page reporting can be
+tuned (root), freed memory is held in the guest for --hold-freed-memory
+seconds (bench/bonnie_side_by_side.py says why: a tmpfs write faults on
+memory the host took back, at about half the rate).
+
 IOR is not built here: build it yourself (configure --with-mpiio) and pass
 its path.
 
     python bench/mpiio_vs_ior.py --ior /path/to/ior [--disk /var/tmp/pario-bench]
-        [--shm /dev/shm/pario-bench] [--size 4g] [--block 1m] [--rounds 3]
+        [--shm /dev/shm/pario-bench] [--size 4g] [--block 1m] [--blocks 2]
         [--iterations 3] [--impl ompio|romio] [--only independent,collective,per-call,hdf5]
-        [--where shm,disk] [--read-only]
+        [--where shm,disk] [--read-only] [--null pario|peer] [--yield-when-idle 0|1]
+        [--bind-to none|core|socket] [--hold-freed-memory 60]
 
 The file is 4 GiB by default: a read of a cached 1 GiB file lasts about
 40 ms here, and one run's iterations then spread from 17 to 28 GiB/s for
@@ -40,6 +58,8 @@ leaves behind.
 """
 
 import argparse
+import contextlib
+import math
 import os
 import re
 import shutil
@@ -56,16 +76,32 @@ from pario.engine import engine_path, take_result  # noqa: E402
 from pario.launch import choose_launcher  # noqa: E402
 from pario.units import engine_size, format_size, parse_size  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bonnie_side_by_side import HeldFreedMemory, reported_kib  # noqa: E402
+
 RANKS = 4
 COMPONENT = {"ompio": "ompio", "romio": "romio321"}
 
 
 class Tools:
-    def __init__(self, ior, impl, size, block, iterations, scratch):
+    def __init__(self, ior, impl, size, block, iterations, scratch, mpirun_args=(), env=None):
+        """mpirun_args and env go to both tools' launches alike."""
         self.launcher, self.engine = choose_launcher(), engine_path()
         self.ior, self.impl, self.size, self.block = ior, impl, size, block
         self.iterations, self.scratch = iterations, Path(scratch)
         self.phases = "write,read"
+        self.mpirun_args, self.env = list(mpirun_args), dict(env or {})
+        if self.mpirun_args and self.launcher.kind != "mpirun":
+            sys.exit(f"bench: --yield-when-idle and --bind-to are mpirun options; the launcher here "
+                     f"is {self.launcher.kind}")
+
+    def command(self, argv):
+        cmd = self.launcher.command(RANKS, argv)
+        cmd[1:1] = self.mpirun_args
+        return cmd
+
+    def environment(self):
+        return {**self.launcher.environment(), **self.env}
 
     def read_only(self):
         """Time reads alone: pario writes its file untimed before its first
@@ -77,12 +113,12 @@ class Tools:
     def pario(self, directory, *api):
         """{'write': MiB/s, 'read': MiB/s}, best of the run's iterations."""
         out = self.scratch / "pario.json"
-        argv = self.launcher.command(RANKS, [
+        argv = self.command([
             self.engine, "io", "--dir", str(directory), *api, "--mpiio-impl", self.impl,
             "--layout", "partitioned", "--block", engine_size(self.block),
             "--size", engine_size(self.size), "--phases", self.phases,
             "--iterations", str(self.iterations), "--json", str(out)])
-        p = subprocess.run(argv, capture_output=True, text=True, env=self.launcher.environment())
+        p = subprocess.run(argv, capture_output=True, text=True, env=self.environment())
         if p.returncode != 0:
             sys.exit(f"bench: pario-engine failed: {p.stderr.strip().splitlines()[0]}")
         doc = take_result(out)
@@ -93,12 +129,12 @@ class Tools:
 
     def ior_run(self, directory, collective):
         """IOR's Max(MiB) of write and read (MiB/s) over its repetitions."""
-        env = self.launcher.environment()
+        env = self.environment()
         env["OMPI_MCA_io"] = COMPONENT[self.impl]
         path = Path(directory) / "ior-bench.dat"
 
         def ior(*phases, iterations=self.iterations):
-            return subprocess.run(self.launcher.command(RANKS, [
+            return subprocess.run(self.command([
                 self.ior, "-a", "MPIIO", *(["-c"] if collective else []),
                 "-b", str(self.size // RANKS), "-t", str(self.block), "-s", "1", "-e", *phases,
                 "-i", str(iterations), "-o", str(path)]), capture_output=True, text=True, env=env)
@@ -121,24 +157,54 @@ class Tools:
         return rates
 
 
-def table(title, rows, rounds, one_round):
-    """rows: labels; one_round(label, peer_first) -> (mine: {phase: v}, theirs: {phase: v}, names).
-    Odd rounds run the peer first: whichever tool runs second meets the
-    first one's file still being written back and its freed pages, so a
-    fixed order would favour one tool."""
-    print(f"\n{title}; median of {rounds} rounds, MiB/s")
-    print(f"{'case':<34}{'pario':>12}{'peer':>12}{'ratio':>8}")
+def median_interval(xs, level=0.95):
+    """(low, high, coverage): the sign test's distribution-free interval
+    for the median of xs, order statistics x(k) and x(n+1-k) with the
+    largest k whose coverage is still at least `level`; (min, max) and
+    its smaller coverage when n is too small for `level`."""
+    xs, n = sorted(xs), len(xs)
+    def coverage(k):  # P(x(k) <= median <= x(n+1-k))
+        return 1 - 2 * sum(math.comb(n, i) for i in range(k)) / 2 ** n
+    k = 1
+    while k + 1 <= (n + 1) // 2 and coverage(k + 1) >= level:
+        k += 1
+    return xs[k - 1], xs[n - k], coverage(k)
+
+
+def table(title, rows, blocks, mine_run, theirs_run, peer_label):
+    """rows: labels; mine_run(label) / theirs_run(label) -> {phase: MiB/s}.
+    Runs go in ABBA blocks (ABBA, then BAAB): whichever tool runs second
+    meets the first one's file still being written back and its freed
+    pages, and a machine drifts; in a block both tools take both places,
+    so an order effect and a linear drift cancel in the block's ratio."""
+    print(f"\n{title}; {blocks} ABBA blocks, MiB/s (medians of {4 * blocks // 2} runs each), "
+          f"ratio: median of the blocks' ratios [95 % interval]", flush=True)
+    print(f"{'case':<34}{'pario':>10}{'peer':>10}{'ratio':>8}  interval")
     for label in rows:
-        mine, theirs, names = {}, {}, None
-        for r in range(rounds):
-            m, t, names = one_round(label, r % 2 == 1)
-            for ph in m:
-                mine.setdefault(ph, []).append(m[ph])
-                theirs.setdefault(ph, []).append(t[ph])
+        mine, theirs, ratios = {}, {}, {}
+        for b in range(blocks):
+            order = "ABBA" if b % 2 == 0 else "BAAB"
+            got = {"A": [], "B": []}
+            for who in order:
+                got[who].append((mine_run if who == "A" else theirs_run)(label))
+            for ph in got["A"][0]:
+                a = [r[ph] for r in got["A"]]
+                t = [r[ph] for r in got["B"]]
+                mine.setdefault(ph, []).extend(a)
+                theirs.setdefault(ph, []).extend(t)
+                if all(a) and all(t):
+                    ratios.setdefault(ph, []).append(math.sqrt(a[0] / t[0] * a[1] / t[1]))
         for ph in mine:
             a, b = statistics.median(mine[ph]), statistics.median(theirs[ph])
-            print(f"{label + ' ' + ph + ' (' + names + ')':<34}{a:>12.1f}{b:>12.1f}"
-                  f"{(a / b if b else float('nan')):>8.2f}", flush=True)
+            r = ratios.get(ph, [])
+            if r:
+                lo, hi, cov = median_interval(r)
+                interval = f"[{lo:.2f}, {hi:.2f}]" + (f" ({cov:.0%})" if cov < 0.95 - 1e-9 else "")
+                ratio = f"{statistics.median(r):>8.2f}"
+            else:
+                interval, ratio = "", f"{'nan':>8}"
+            print(f"{label + ' ' + ph + ' (' + peer_label(label) + ')':<34}{a:>10.1f}{b:>10.1f}"
+                  f"{ratio}  {interval}", flush=True)
 
 
 CASES = {
@@ -148,33 +214,33 @@ CASES = {
 }
 
 
-def bench_dir(tools, directory, kind, rounds, only):
+def bench_dir(tools, directory, kind, blocks, only, null=None):
+    """null: 'pario' or 'peer' puts that tool on both sides of every pair."""
     rows = [c for c in CASES if c in only]
 
-    def one_round(label, peer_first):
-        api, collective = CASES[label]
-        if peer_first:
-            theirs = tools.ior_run(directory, collective)
-        mine = tools.pario(directory, *api)
-        if not peer_first:
-            theirs = tools.ior_run(directory, collective)
-        return mine, theirs, "vs IOR -c" if collective else "vs IOR"
+    def pario_case(label):
+        return tools.pario(directory, *CASES[label][0])
+
+    def ior_case(label):
+        return tools.ior_run(directory, CASES[label][1])
+
+    mine_run, theirs_run = pario_case, ior_case
+    if null == "pario":
+        theirs_run = pario_case
+    elif null == "peer":
+        mine_run = ior_case
+    names = {"pario": "pario vs pario", "peer": "IOR vs IOR"}
 
     if rows:
         table(f"mpiio vs IOR -a MPIIO on {kind} {directory}: 4 ranks, {format_size(tools.size)} "
-              f"shared file, {format_size(tools.block)} transfers, {tools.impl}", rows, rounds,
-              one_round)
-    if "hdf5" in only:
-        def hdf5_round(_, peer_first):
-            if peer_first:
-                theirs = tools.pario(directory, "--api", "mpiio", "--collective")
-            mine = tools.pario(directory, "--api", "hdf5", "--collective")
-            if not peer_first:
-                theirs = tools.pario(directory, "--api", "mpiio", "--collective")
-            return mine, theirs, "vs mpiio coll"
-
+              f"shared file, {format_size(tools.block)} transfers, {tools.impl}"
+              + (f"; NULL CHECK: {names[null]}" if null else ""), rows, blocks, mine_run, theirs_run,
+              lambda label: names[null] if null else ("vs IOR -c" if CASES[label][1] else "vs IOR"))
+    if "hdf5" in only and not null:
         table(f"hdf5 --collective vs mpiio --collective on {kind} {directory}", ["hdf5 coll"],
-              rounds, hdf5_round)
+              blocks, lambda _: tools.pario(directory, "--api", "hdf5", "--collective"),
+              lambda _: tools.pario(directory, "--api", "mpiio", "--collective"),
+              lambda _: "vs mpiio coll")
 
 
 def main():
@@ -184,14 +250,27 @@ def main():
     ap.add_argument("--shm", default="/dev/shm/pario-bench")
     ap.add_argument("--size", default="4g", help="the shared file (aggregate over 4 ranks)")
     ap.add_argument("--block", default="1m", help="bytes per transfer (IOR -t)")
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--blocks", type=int, default=2,
+                    help="ABBA blocks per case: 4 runs each, 2 per tool")
     ap.add_argument("--iterations", type=int, default=3)
     ap.add_argument("--impl", default="ompio", choices=sorted(COMPONENT))
     ap.add_argument("--only", default="independent,collective,per-call,hdf5")
     ap.add_argument("--where", default="shm,disk")
     ap.add_argument("--read-only", action="store_true",
                     help="time reads alone, of a file written before (untimed) by each tool")
+    ap.add_argument("--null", choices=("pario", "peer"),
+                    help="the same tool on both sides (pario vs pario, IOR vs IOR): the pairing's "
+                         "own ratio, which should be 1.00")
+    ap.add_argument("--yield-when-idle", choices=("0", "1"),
+                    help="Open MPI's mpi_yield_when_idle for both tools (default: Open MPI's own)")
+    ap.add_argument("--bind-to", choices=("none", "core", "socket", "hwthread"),
+                    help="mpirun --bind-to for both tools (default: Open MPI's own)")
+    ap.add_argument("--hold-freed-memory", type=float, default=60.0, metavar="SECONDS",
+                    help="free page reporting's min_free_ms for the bench's duration (root; 0: "
+                         "leave it)")
     a = ap.parse_args()
+    if a.blocks < 1:
+        sys.exit("bench: --blocks must be at least 1")
     ior = shutil.which(a.ior) or a.ior
     if not (os.path.isfile(ior) and os.access(ior, os.X_OK)):
         sys.exit(f"bench: --ior {a.ior} is not an executable: build IOR (configure --with-mpiio) "
@@ -204,14 +283,23 @@ def main():
         sys.exit(f"bench: --size must be a multiple of {RANKS} x --block")
     made = []
     try:
-        with tempfile.TemporaryDirectory() as scratch:
-            tools = Tools(ior, a.impl, size, block, a.iterations, scratch)
+        with contextlib.ExitStack() as stack:
+            scratch = stack.enter_context(tempfile.TemporaryDirectory())
+            mpirun_args = []
+            if a.yield_when_idle is not None:
+                mpirun_args += ["--mca", "mpi_yield_when_idle", a.yield_when_idle]
+            if a.bind_to:
+                mpirun_args += ["--bind-to", a.bind_to]
+            tools = Tools(ior, a.impl, size, block, a.iterations, scratch, mpirun_args)
             if a.read_only:
                 if "hdf5" in only:
                     sys.exit("bench: --read-only compares with IOR: leave hdf5 out of --only")
                 tools.read_only()
             print("load average at the start: %.2f %.2f %.2f (2 cores here: read the ratios, not the absolute rates)"
                   % os.getloadavg())
+            print(f"mpirun settings for both tools: {' '.join(mpirun_args) or 'Open MPI defaults'}")
+            held = stack.enter_context(HeldFreedMemory(a.hold_freed_memory))
+            before = reported_kib()
             for kind, d in (("tmpfs", a.shm), ("disk", a.disk)):
                 if kind.replace("tmpfs", "shm") not in a.where.split(","):
                     continue
@@ -219,7 +307,12 @@ def main():
                 if not d.exists():
                     d.mkdir(parents=True)
                     made.append(d)
-                bench_dir(tools, d, kind, a.rounds, only)
+                bench_dir(tools, d, kind, a.blocks, only, a.null)
+            after = reported_kib()
+            if before is not None and after is not None:
+                print(f"\nfree memory handed back to the host during the bench: "
+                      f"{(after - before) / 1024:.0f} MiB" + ("" if held.old is not None else
+                                                               " (reporting left as it was)"))
     finally:
         for d in made:
             shutil.rmtree(d, ignore_errors=True)

@@ -598,10 +598,50 @@ static void drive(io_ctx *c, void *h, pass *P)
 
 /* ---- setup ---- */
 
+/* The node's available memory (MemAvailable), 0 when unknown. */
+static uint64_t memory_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    unsigned long long kib = 0;
+    char line[256];
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return (uint64_t)kib * 1024;
+}
+
+/* Whether every rank of this node can hold `bytes` of transfer buffer
+ * within a quarter of the node's available memory (the rest is left to
+ * the page cache, the file itself on tmpfs, and everything else).
+ * Collective over c->comm; the same answer on every rank of a node. */
+static bool whole_share_fits(io_ctx *c, uint64_t bytes)
+{
+    MPI_Comm node;
+    int local = 1;
+    MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &local);
+    uint64_t avail = memory_available(), least = avail;
+    MPI_Allreduce(&avail, &least, 1, MPI_UINT64_T, MPI_MIN, node);
+    MPI_Comm_free(&node);
+    return least > 0 && bytes <= least / 4 / (uint64_t)local;
+}
+
 static void alloc_buffers(io_ctx *c)
 {
     const io_options *o = c->o;
     unsigned caps = o->api_caps;
+    /* A timed phase's share beyond the first slice is packed inside the
+     * clock, a copy no peer makes (IOR writes from one buffer): left at
+     * its default, the slice holds the whole share when the node can
+     * spare the memory.  Every rank asks (collective), before anything can fail
+     * on it alone. */
+    uint64_t share = o->layout->block_count(&c->write_geom);
+    if (o->layout->block_count(&c->read_geom) > share)
+        share = o->layout->block_count(&c->read_geom);
+    const bool share_fits = (caps & BACKEND_CAP_TRANSFER) && !o->transfer_buffer_given &&
+                            whole_share_fits(c, share * o->block);
     c->nslots = (caps & BACKEND_CAP_ASYNC) && !(caps & BACKEND_CAP_TRANSFER)
                     ? o->api->queue_depth(o->api_config)
                     : 1;
@@ -644,8 +684,10 @@ static void alloc_buffers(io_ctx *c)
         c->xfer_blocks = o->transfer_buffer / o->block;
         if (c->xfer_blocks == 0)
             c->xfer_blocks = 1;
+        if (share_fits && share > c->xfer_blocks)
+            c->xfer_blocks = share;
         /* no larger than the largest list a rank moves */
-        uint64_t most = o->layout->block_count(&c->write_geom);
+        uint64_t most = share;
         uint64_t whole = c->write_geom.file_bytes / o->block; /* prepare/verify of a file */
         if (whole > most)
             most = whole;
@@ -793,6 +835,7 @@ static void setup(io_ctx *c, const io_options *o, io_result *r)
     r->file_bytes = g.file_bytes;
     r->files = o->per_rank_files ? P : 1;
     r->calls_per_rank = o->layout->block_count(&c->write_geom);
+    r->transfer_slice_bytes = (o->api_caps & BACKEND_CAP_TRANSFER) ? c->xfer_blocks * o->block : 0;
     int huge = c->buffers_huge, all_huge;
     MPI_Allreduce(&huge, &all_huge, 1, MPI_INT, MPI_MIN, c->comm);
     r->huge_pages_granted = all_huge;
