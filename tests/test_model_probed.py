@@ -142,17 +142,29 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
                for b, x in msgs.items()]
     if m["agent.message_overhead"] > 0:
         assert sum(rebuilt) == pytest.approx(sum(x["seconds"]["best"] for x in msgs.values()), rel=2e-3)
-    # the host, the token and the collective call: the probe's own figures
+    # the host, the token and the collective call: the probe's own figures,
+    # each the best of every point's trials as Table 3 shows it (tester 3, item 5)
     main = next(d for d in docs if d["params"]["block_bytes"] == 1 << 20)
     host, c = main["mpi"]["hosts"][0], main["components"]
+
+    def best(get):
+        return min(v for d in docs for v in get(d["components"])["values"])
+
     assert m["host.cores"] == host["cores"] and m["host.page_cache"] == host["memory_bytes"]
-    assert m["network.token_latency"] == pytest.approx(c["token_pass"]["seconds"]["best"], rel=1e-3)
+    assert m["network.token_latency"] == pytest.approx(best(lambda c: c["token_pass"]["seconds"]), rel=1e-3)
     assert m["network.token_latency_crowded"] == pytest.approx(
-        c["token_pass"]["crowded_seconds"]["best"], rel=1e-3)
+        best(lambda c: c["token_pass"]["crowded_seconds"]), rel=1e-3)
     assert m["client.collective_overhead"] == pytest.approx(
-        c["collective_mpiio"]["read_seconds"]["best"], rel=1e-3)
+        best(lambda c: c["collective_mpiio"]["read_seconds"]), rel=1e-3)
     assert m["client.collective_write_overhead"] == pytest.approx(
-        c["collective_mpiio"]["write_seconds"]["best"], rel=1e-3)
+        best(lambda c: c["collective_mpiio"]["write_seconds"]), rel=1e-3)
+    assert m["file.open_close_read"] == pytest.approx(
+        best(lambda c: c["open_read_byte_close_seconds"]), rel=1e-3)
+    assert m["file.open_close_write"] == pytest.approx(
+        best(lambda c: c["open_write_byte_close_seconds"]), rel=1e-3)
+    assert m["agent.copy_rate"] == pytest.approx(
+        max(min(d["components"]["memory_copy"]["per_rank_best_mib_per_s"]) for d in docs) * (1 << 20),
+        rel=1e-4)
     assert m["agent.cb_buffer"] == (c["collective_mpiio"]["cb_buffer_size"] or 16 << 20)
 
 
@@ -367,11 +379,13 @@ def _drop(key):
 
 
 def _set(path, value):
+    """Every trial of a row (its best too) set to `value`: the machine
+    reads the best of every point's trials, as the tables show it."""
     def edit(c):
-        *parents, last = path
-        for k in parents:
+        for k in path:
             c = c[k]
-        c[last] = value
+        c["best"] = value
+        c["values"] = [value] * len(c["values"])
     return edit
 
 
@@ -397,9 +411,9 @@ def _short_longer(c):
     (_drop("collective_mpiio"), "has no collective MPI-IO call row"),
     (_drop("token_pass"), "has no token hand-over row"),
     (_drop("messages"), "has no MPI messages row"),
-    (_set(("token_pass", "crowded_seconds", "best"), 0), "token hand-over times"),
-    (_set(("collective_mpiio", "write_seconds", "best"), -1e-5), "collective MPI-IO write call took"),
-    (_set(("collective_mpiio", "read_seconds", "best"), None), "collective MPI-IO read call took"),
+    (_set(("token_pass", "crowded_seconds"), 0), "token hand-over times"),
+    (_set(("collective_mpiio", "write_seconds"), -1e-5), "collective MPI-IO write call took"),
+    (_set(("collective_mpiio", "read_seconds"), None), "collective MPI-IO read call took"),
     (_no_time, "its MPI messages took no time"),
 ])
 def test_a_probe_without_good_rows_is_refused_as_a_machine(runs, tmp_path, edit, phrase):
@@ -452,6 +466,51 @@ def test_messages_without_time_per_byte_fall_back_to_the_largest(runs, tmp_path)
     assert msg["message_overhead"]["value"] == "0us"
     assert float(msg["message_rate"]["value"].removesuffix("MB/s")) == pytest.approx(4 / 0.002, rel=1e-4)
     assert "left no time per byte" in msg["message_rate"]["source"]
+
+
+def _table_row(text, caption, label):
+    """(best, spread, trials) of a row of a probe table in `pario show`'s text."""
+    table = text.split(caption)[1].split("\n\n")[0]
+    line = next(l for l in table.splitlines() if l.strip().startswith(label))
+    return line[line.index(label) + len(label):].split()
+
+
+def test_tables_take_every_points_trials_and_the_machine_the_same_best(runs, tmp_path):
+    """Tester 3, item 5: the components every point measures alike (memory
+    copy, barrier, open/close, metadata, ...) are the best of all 3 points'
+    2 trials (6), not of the 1 MiB point's 2; the rows say how many; with
+    2 ranks the nearest and the farthest rank are one row; the probed
+    machine reads the same best."""
+    con = sqlite3.connect(runs["db"])
+    docs = [json.loads(t) for (t,) in con.execute("SELECT result_json FROM points WHERE run_id=1")]
+    text = pario("show", "1", db=runs["db"]).stdout
+    t2, t3 = "Table 2. Measured component rates", "Table 3. Overhead measurements"
+    assert "best of each row's trials [worst-median]: a row at a call size is that point's, every " \
+           "other row all 3 points'" in text, text
+    memory = [v for d in docs for v in d["components"]["memory_copy"]["aggregate_mib_per_s"]["values"]]
+    assert len(memory) == 6
+    best, spread, trials = _table_row(text, t2, "memory copy, all ranks at once")
+    assert float(best) == pytest.approx(max(memory), abs=0.51) and trials == "6"  # 5 digits shown
+    barrier = [v for d in docs for v in d["components"]["barrier_seconds"]["values"]]
+    best, spread, trials = _table_row(text, t3, "globally synchronize all ranks (barrier)")
+    assert float(best) == pytest.approx(min(barrier), abs=5e-8) and trials == "6"
+    # a stream row is its own point's two trials
+    assert _table_row(text, t2, "storage, one stream write (preallocated, fsync), 4 KiB calls")[-1] == "2"
+    # one pair (rank 0 and 1) measured twice: one row of both, 2 x 6 trials
+    assert "nearest rank" not in text and "farthest rank" not in text
+    assert _table_row(text, t2, "request/reply 4 KiB, the other rank (nearest = farthest")[-1] == "12"
+    m = load_machine(_write(tmp_path, pario("model", "--machine", "probe:1", "--print-machine",
+                                            db=runs["db"]).stdout))
+    best, *_ = _table_row(text, t3, "open / read a byte / close")
+    assert m["file.open_close_read"] == pytest.approx(float(best), abs=5e-8)
+    assert "best of every trial at all 3 call sizes" in m.sources["file.open_close_read"]
+    assert m.sources["file.open_close_read"].startswith("probe run 1")
+
+
+def test_a_printed_probe_machine_names_the_probe_as_its_source(runs):
+    """Tester 3, item 13a: the document the values come from, the probe run."""
+    data = tomllib.loads(pario("model", "--machine", "probe:1", "--print-machine", db=runs["db"]).stdout)
+    assert data["name"] == "probe:1" and data["source"].startswith("pario probe run 1 (")
 
 
 def test_a_probe_of_one_call_size_names_it_in_table_2(runs):

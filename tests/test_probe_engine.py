@@ -64,6 +64,16 @@ def test_document_shape(probes):
         assert it["cache_method"] == "O_DIRECT" or it["cache_resident_fraction"] < 0.01
 
 
+def test_two_ranks_print_their_one_pair_once(probes):
+    """Tester 3, item 5: with 2 ranks the nearest and the farthest rank are
+    rank 1 both times: one line, not two rows of one pair."""
+    _, proc, doc = probes["disk"]
+    rr = doc["components"]["request_reply"]
+    assert rr["nearest"]["to_rank"] == rr["farthest"]["to_rank"] == 1
+    lines = [l for l in proc.stdout.splitlines() if "request/reply 4 KiB" in l]
+    assert len(lines) == 1 and "0 <-> 1 (nearest = farthest)" in lines[0], proc.stdout
+
+
 def test_rows_for_the_model(probes):
     """The rows a probed machine's host, messages, token and collective
     parameters come from (docs/model.md), with sane magnitudes."""

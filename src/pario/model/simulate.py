@@ -213,8 +213,7 @@ class Simulation:
             key = (f << 40) | u
             e = cache.entries.get(key)
             if e is not None and e.state == 1:  # CLEAN: a hit, no waiting
-                cache.hits += 1
-                cache._touch(key, e, f, d, self.file_units)
+                cache.hit(key, e, f, d, self.file_units)
             else:
                 yield from cache.read(f, u, d, self.file_units)
         else:

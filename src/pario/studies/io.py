@@ -17,7 +17,7 @@ from .. import schema
 from ..errors import UsageError
 from ..figures import Figure, Param, Quantity, Record, size_param
 from ..units import engine_size, format_size, parse_size
-from . import Kind, Option, csv_list, positive_int, refuse_repeats
+from . import SHARE_TOO_SMALL, Kind, Option, csv_list, positive_int, refuse_repeats
 
 # The engine's layout table (engine/src/io/layout.c): names a preset may use.
 LAYOUTS = ("broadcast", "partitioned", "interleaved", "random")
@@ -149,7 +149,7 @@ def why_impossible(layout, size, block, ranks, files, aggregators=0):
     if size % ranks and files == "per-rank":
         return "size does not split into per-rank files"
     if block > per_file // sharers:
-        return "block is larger than a rank's share"
+        return SHARE_TOO_SMALL
     if per_file % (block * sharers):
         return "size is not a whole number of ranks x blocks"
     return None

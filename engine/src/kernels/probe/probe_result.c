@@ -136,7 +136,14 @@ void probe_result_print(const probe_result *r)
     snprintf(what, sizeof what, "memory copy, slowest rank (%s, %d at once)", mem, r->nranks);
     printf("  %-56s %12.1f\n", what, slowest);
     printf("  %-56s %12.1f\n", "memory copy, all ranks", samples_best(&r->memory_aggregate, true));
-    if (r->have_pairs) {
+    if (r->have_pairs && r->farthest.to == r->nearest.to) {
+        /* two ranks: the nearest and the farthest are one pair, measured
+           twice; one line, the best of both */
+        snprintf(what, sizeof what, "request/reply 4 KiB, 0 <-> %d (nearest = farthest)", r->nearest.to);
+        printf("  %-56s %12.1f\n", what,
+               mib_of_round_trip(fmin(samples_best(&r->nearest.seconds, false),
+                                      samples_best(&r->farthest.seconds, false))));
+    } else if (r->have_pairs) {
         snprintf(what, sizeof what, "request/reply 4 KiB, nearest (0 <-> %d)", r->nearest.to);
         printf("  %-56s %12.1f\n", what, mib_of_round_trip(samples_best(&r->nearest.seconds, false)));
         snprintf(what, sizeof what, "request/reply 4 KiB, farthest (0 <-> %d%s)", r->farthest.to,
