@@ -180,6 +180,10 @@ def test_atomic_mode_takes_locks_where_honoured_and_says_so_where_not(shm_dir, r
     mode = ompio.result["params"]["api_options"]["atomic_mode"]
     assert mode["honoured"] is False and mode["evidence"].startswith("not honoured")
     assert lock_calls(ompio) == [0] * RANKS
+    # ...and says so where a user reads, not only inside the result
+    said = [w for w in ompio.result["warnings"] if w.startswith("--atomic was not honoured")]
+    assert len(said) == 1 and "--mpiio-impl romio" in said[0]
+    assert not [w for w in atomic.result["warnings"] if "atomic" in w]
 
 
 BAD = [

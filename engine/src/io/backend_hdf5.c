@@ -596,6 +596,11 @@ static void hdf5_describe(const void *cfg, json *j)
     mpiio_observe_describe(j, c->atomic);
 }
 
+static const char *hdf5_caveat(const void *cfg)
+{
+    return mpiio_observe_caveat(((const hdf5_config *)cfg)->atomic);
+}
+
 #endif /* PARIO_HAVE_PARALLEL_HDF5 */
 
 const backend_ops backend_hdf5 = {
@@ -621,5 +626,6 @@ const backend_ops backend_hdf5 = {
     .abandon = hdf5_abandon,
     .observed_names = hdf5_observed_names,
     .describe = hdf5_describe,
+    .caveat = hdf5_caveat,
 #endif
 };
