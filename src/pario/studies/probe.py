@@ -76,6 +76,13 @@ def _two(key):
     return get
 
 
+def _buffer(key):
+    def get(c):
+        b = c.get("buffer_streams")
+        return [b["bytes"] / 1048576 / t for t in b[key]["values"]] if b and key in b else []
+    return get
+
+
 def _messages(c):
     m = c.get("messages")
     return [m["bytes"] / 1048576 / t for t in m["seconds"]["values"]] if m else []
@@ -107,6 +114,14 @@ COMPONENTS = [
     ("two_interleaved", 2, "storage, two interleaved readers (ranks 0, 1; every other block)",
      "MiB/s", "max", _two("two_interleaved")),
     ("messages", 2, "MPI messages of one call's size, rank 1 to 0", "MiB/s", "max", _messages),
+    ("buffer_write", 2, "storage, collective-buffer calls, one writer (new file, fsync)", "MiB/s", "max",
+     _buffer("write_seconds")),
+    ("buffer_read", 2, "storage, collective-buffer calls, one reader (cache kept out)", "MiB/s", "max",
+     _buffer("read_seconds")),
+    ("buffer_writers", 2, "storage, collective-buffer calls, two writers at once (ranks 0, 1)", "MiB/s",
+     "max", _buffer("two_writers_seconds")),
+    ("buffer_readers", 2, "storage, collective-buffer calls, two readers at once (ranks 0, 1)", "MiB/s",
+     "max", _buffer("two_readers_seconds")),
     ("barrier", 3, "globally synchronize all ranks (barrier)", "s", "min",
      lambda c: c["barrier_seconds"]["values"]),
     ("token_pass", 3, "token hand-over, ring of all ranks", "s", "min",
@@ -121,6 +136,8 @@ COMPONENTS = [
      lambda c: c["open_read_byte_close_seconds"]["values"]),
     ("open_write", 3, "open / write a byte / close", "s", "min",
      lambda c: c["open_write_byte_close_seconds"]["values"]),
+    ("lock", 3, "byte-range lock and unlock (fcntl)", "s", "min",
+     lambda c: (c.get("byte_range_lock_seconds") or {}).get("values", [])),
     ("creates", 4, "creates (all ranks at once)", "1/s", "max",
      lambda c: c["metadata"]["creates_per_s"]["values"]),
     ("stats", 4, "stats (all ranks at once)", "1/s", "max",

@@ -10,6 +10,9 @@
  *                     nearest (rank 1) and farthest (the last rank on
  *                     another host, else the last rank)
  *   open/1 byte/close read and write, rank 0, mean of --ops
+ *   byte-range lock   rank 0 takes and drops a write lock on one 4 KiB range
+ *                     of an open file (fcntl F_SETLKW, F_UNLCK), mean of
+ *                     --ops pairs: what ROMIO's atomic mode adds to a call
  *   one stream        rank 0 writes --size bytes into a preallocated
  *                     file (open, write, fsync, close) and reads them back with the page cache
  *                     emptied first (fadvise, else O_DIRECT; residency
@@ -25,6 +28,10 @@
  *                     cache emptied first (several streams of one file),
  *                     then all of it at once, every other block each (two
  *                     interleaved readers)
+ *   buffer streams    the stream in calls of a collective buffer (16 MiB, at
+ *                     most half of --size) into a new file (fsync), then read
+ *                     with the cache emptied: rank 0 alone, then ranks 0 and
+ *                     1 a half each at once (ROMIO's aggregators' transfers)
  *   messages          rank 1 sends rank 0 min(--size, 64 MiB) in --block
  *                     messages (MPI's rate for a call's data)
  *   token hand-over   every rank passes a grouped run's token round a ring
@@ -54,6 +61,7 @@
 #define PROBE_MAX_ITERATIONS 100
 #define PROBE_REQUEST_BYTES 4096
 #define PROBE_MAX_WARNINGS 8
+#define PROBE_BUFFER_CALL (16ULL << 20) /* ROMIO's default cb_buffer_size */
 
 typedef struct probe_options {
     char dir[PATH_MAX];
@@ -106,6 +114,7 @@ typedef struct probe_result {
     bool have_pairs;
     pair_timing nearest, farthest;
     samples open_read_close, open_write_close; /* seconds per open+byte+close */
+    samples lock_pair;                         /* seconds per byte-range lock + unlock */
     samples stream_write, stream_read;          /* MiB/s */
     samples stream_write_seconds, stream_read_seconds;
     bool stream_preallocated;                    /* the write went into reserved space */
@@ -126,6 +135,12 @@ typedef struct probe_result {
     samples two_writers_seconds, two_streams_seconds;
     /* Then both reading the whole file at once, every other block each. */
     samples two_interleaved_seconds;
+    /* The stream in calls of a collective buffer (buffer_call bytes, a new
+     * file, fsync; then read with the cache emptied): rank 0 alone, then
+     * ranks 0 and 1 a half each at once (two ranks or more). */
+    uint64_t buffer_call, buffer_bytes;
+    samples buffer_write_seconds, buffer_read_seconds;
+    samples buffer_writers_seconds, buffer_readers_seconds;
     /* MPI messages rank 1 -> rank 0 (two ranks or more). */
     bool have_messages;
     uint64_t message_bytes;                      /* in --block messages */

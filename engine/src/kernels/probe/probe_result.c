@@ -175,6 +175,21 @@ void probe_result_print(const probe_result *r)
         printf("  %-56s %12.1f\n", "storage, two interleaved readers (every other block each)",
                (double)(o->stream_bytes / o->block / 2 * o->block * 2) / (1 << 20) /
                    samples_best(&r->two_interleaved_seconds, false));
+    if (r->buffer_write_seconds.n) {
+        char cb[32];
+        size_format(r->buffer_call, cb, sizeof cb);
+        const double mib = (double)r->buffer_bytes / (1 << 20);
+        snprintf(what, sizeof what, "storage, %s calls: write, new file (fsync)", cb);
+        printf("  %-56s %12.1f\n", what, mib / samples_best(&r->buffer_write_seconds, false));
+        snprintf(what, sizeof what, "storage, %s calls: read (cache kept out)", cb);
+        printf("  %-56s %12.1f\n", what, mib / samples_best(&r->buffer_read_seconds, false));
+        if (r->buffer_writers_seconds.n) {
+            snprintf(what, sizeof what, "storage, %s calls: two writers at once", cb);
+            printf("  %-56s %12.1f\n", what, mib / samples_best(&r->buffer_writers_seconds, false));
+            snprintf(what, sizeof what, "storage, %s calls: two readers at once", cb);
+            printf("  %-56s %12.1f\n", what, mib / samples_best(&r->buffer_readers_seconds, false));
+        }
+    }
     if (r->have_messages) {
         char mb[32];
         size_format(r->message_bytes, mb, sizeof mb);
@@ -188,6 +203,8 @@ void probe_result_print(const probe_result *r)
     printf("  %-56s %12.7f\n", "open / read a byte / close", samples_best(&r->open_read_close, false));
     printf("  %-56s %12.7f\n", "open / write a byte / close",
            samples_best(&r->open_write_close, false));
+    if (r->lock_pair.n)
+        printf("  %-56s %12.7f\n", "byte-range lock and unlock (fcntl)", samples_best(&r->lock_pair, false));
     if (r->token_pass.n) {
         printf("  %-56s %12.7f\n", "token hand-over (ring of all ranks)", samples_best(&r->token_pass, false));
         printf("  %-56s %12.7f\n", "token hand-over, a yielding thread beside each rank",
@@ -314,6 +331,7 @@ int probe_result_save_json(const probe_result *r, const char *path)
     }
     write_samples(&j, "open_read_byte_close_seconds", &r->open_read_close, false);
     write_samples(&j, "open_write_byte_close_seconds", &r->open_write_close, false);
+    write_samples(&j, "byte_range_lock_seconds", &r->lock_pair, false);
 
     json_object_begin(&j, "stream_write");
     json_uint(&j, "bytes", o->stream_bytes);
@@ -378,6 +396,22 @@ int probe_result_save_json(const probe_result *r, const char *path)
     write_two_ranks(&j, "two_streams", "readers", &r->two_streams_seconds, o, false);
     write_two_ranks(&j, "two_interleaved", "readers", &r->two_interleaved_seconds, o, false);
 
+    if (r->buffer_write_seconds.n) {
+        json_object_begin(&j, "buffer_streams");
+        json_uint(&j, "bytes", r->buffer_bytes);
+        json_uint(&j, "call_bytes", r->buffer_call);
+        json_bool(&j, "fsync", true);
+        json_bool(&j, "preallocated", false);
+        write_samples(&j, "write_seconds", &r->buffer_write_seconds, false);
+        write_samples(&j, "read_seconds", &r->buffer_read_seconds, false);
+        if (r->buffer_writers_seconds.n) {
+            write_samples(&j, "two_writers_seconds", &r->buffer_writers_seconds, false);
+            write_samples(&j, "two_readers_seconds", &r->buffer_readers_seconds, false);
+        }
+        json_object_end(&j);
+    } else {
+        json_null(&j, "buffer_streams");
+    }
     if (r->have_messages) {
         json_object_begin(&j, "messages");
         json_int(&j, "from_rank", 1);
