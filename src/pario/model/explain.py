@@ -30,7 +30,7 @@ def _buffers(b):
     size = b["largest_bytes"] / (1 << 20)
     how = (f"at the probe's {b['rate'] / (1 << 20):.0f} MiB/s for calls that size" if b["rate"]
            else "at the disk's rates")
-    return (f": {b['aggregators']} collective aggregator(s), {b['transfers']} buffer transfer(s) "
+    return (f"; {b['aggregators']} collective aggregator(s), {b['transfers']} buffer transfer(s) "
             f"of up to {size:.3g} MiB {how}")
 
 
@@ -67,13 +67,13 @@ def explain(counters, op, block_bytes=None):
             per = cache["blocks_written_back"] / cache["write_backs"]
             out["blocks_per_write_back"] = round(per, 2)
             text += f": write-behind, {per:.1f} blocks per disk write"
-    elif kind == "disk" and counters.get("collective_buffers"):
-        text += _buffers(counters["collective_buffers"])
     elif kind == "agent":
         text += f": {counters['agents']} agent(s) each serve one synchronous call at a time"
     pc = counters.get("page_cache")
     if pc and pc["hits"]:
         text += (f"; {pc['hits']} of {pc['hits'] + pc['misses']} calls served from the page cache "
                  "another rank's read filled")
+    if kind == "disk" and counters.get("collective_buffers"):
+        text += _buffers(counters["collective_buffers"])
     out["text"] = text
     return out

@@ -28,10 +28,6 @@
  *                     cache emptied first (several streams of one file),
  *                     then all of it at once, every other block each (two
  *                     interleaved readers)
- *   buffer streams    the stream in calls of a collective buffer (16 MiB, at
- *                     most half of --size) into a new file (fsync), then read
- *                     with the cache emptied: rank 0 alone, then ranks 0 and
- *                     1 a half each at once (ROMIO's aggregators' transfers)
  *   messages          rank 1 sends rank 0 min(--size, 64 MiB) in --block
  *                     messages (MPI's rate for a call's data)
  *   token hand-over   every rank passes a grouped run's token round a ring
@@ -41,6 +37,10 @@
  *   collective call   every rank makes --ops collective MPI-IO writes, then
  *                     reads, of 1 byte (ROMIO, every rank an aggregator): the
  *                     fixed cost of one collective call
+ *   buffer streams    the stream in calls of a collective buffer (16 MiB, at
+ *                     most half of --size) into a new file (fsync), then read
+ *                     with the cache emptied: rank 0 alone, then ranks 0 and
+ *                     1 a half each at once (ROMIO's aggregators' transfers)
  *   metadata          every rank creates, stats and removes --ops files
  *
  * Every file is created exclusively (O_EXCL, never through a symlink)
@@ -135,12 +135,6 @@ typedef struct probe_result {
     samples two_writers_seconds, two_streams_seconds;
     /* Then both reading the whole file at once, every other block each. */
     samples two_interleaved_seconds;
-    /* The stream in calls of a collective buffer (buffer_call bytes, a new
-     * file, fsync; then read with the cache emptied): rank 0 alone, then
-     * ranks 0 and 1 a half each at once (two ranks or more). */
-    uint64_t buffer_call, buffer_bytes;
-    samples buffer_write_seconds, buffer_read_seconds;
-    samples buffer_writers_seconds, buffer_readers_seconds;
     /* MPI messages rank 1 -> rank 0 (two ranks or more). */
     bool have_messages;
     uint64_t message_bytes;                      /* in --block messages */
@@ -152,6 +146,12 @@ typedef struct probe_result {
     samples collective_write, collective_read;
     char collective_impl[32];
     long long cb_buffer_size;                    /* as MPI_File_get_info said; 0 unknown */
+    /* The stream in calls of a collective buffer (buffer_call bytes, a new
+     * file, fsync; then read with the cache emptied): rank 0 alone, then
+     * ranks 0 and 1 a half each at once (two ranks or more). */
+    uint64_t buffer_call, buffer_bytes;
+    samples buffer_write_seconds, buffer_read_seconds;
+    samples buffer_writers_seconds, buffer_readers_seconds;
 
     char *warnings[PROBE_MAX_WARNINGS];
     int nwarnings;

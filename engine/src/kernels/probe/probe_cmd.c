@@ -551,13 +551,14 @@ static void measure_metadata(probe_ctx *c, probe_result *r)
  * the one stream above; then, the cache emptied again, both read all of it
  * at once, every other block each (an interleaved file).  Rank 1 opens the
  * file by the identity rank 0 created it with. */
-static double streams_pass(probe_ctx *c, const char *p, const owned_file *who, bool writing,
-                           pattern_source *src, unsigned char *buf, uint64_t block, int ranks,
-                           uint64_t half, bool interleaved)
+static double two_streams_pass(probe_ctx *c, const char *p, const owned_file *who, bool writing,
+                               pattern_source *src, unsigned char *buf, uint64_t half,
+                               bool interleaved)
 {
+    const uint64_t block = c->o->block;
     MPI_Barrier(c->comm);
     double t0 = clock_now();
-    if (c->rank < ranks) {
+    if (c->rank < 2) {
         int fd = open_ours(p, writing ? O_WRONLY : O_RDONLY, who);
         if (fd < 0)
             record_error(c, -fd, "open %s: %s", p, owned_file_reason(-fd));
@@ -578,16 +579,9 @@ static double streams_pass(probe_ctx *c, const char *p, const owned_file *who, b
         if (fd >= 0)
             close(fd);
     }
-    double mine = c->rank < ranks ? clock_now() - t0 : 0, slowest;
+    double mine = c->rank < 2 ? clock_now() - t0 : 0, slowest;
     MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
     return slowest;
-}
-
-static double two_streams_pass(probe_ctx *c, const char *p, const owned_file *who, bool writing,
-                               pattern_source *src, unsigned char *buf, uint64_t half,
-                               bool interleaved)
-{
-    return streams_pass(c, p, who, writing, src, buf, c->o->block, 2, half, interleaved);
 }
 
 static void measure_two_streams(probe_ctx *c, probe_result *r)
@@ -646,73 +640,6 @@ static void measure_two_streams(probe_ctx *c, probe_result *r)
         agree_or_fail(c);
         if (c->rank == 0)
             add(&r->two_interleaved_seconds, t);
-    }
-    if (c->rank == 0)
-        remove_if_ours(p, &c->stream);
-    if (src_ok)
-        pattern_source_free(&src);
-    free(buf);
-    quiet_barrier(c);
-    agree_or_fail(c);
-}
-
-/* ---- streams in calls of a collective buffer ----------------------------- */
-/* ROMIO's aggregators move a file in calls of cb_buffer_size (16 MiB unless
- * a hint says otherwise), far above the stream's --block: the storage's
- * rate for calls that size, written into a new file with no space reserved
- * (fsync; as the collective presets write) and read back with the page cache
- * emptied, by rank 0 alone and then by ranks 0 and 1 a half each at once.
- * Each iteration makes the file anew. */
-static void measure_buffer_streams(probe_ctx *c, probe_result *r)
-{
-    uint64_t call = PROBE_BUFFER_CALL;
-    if (call > c->o->stream_bytes / 2)
-        call = c->o->stream_bytes / 2; /* two calls at least: one per half */
-    call = call / 4096 * 4096;
-    if (call == 0)
-        return;
-    const uint64_t whole = c->o->stream_bytes / (2 * call) * (2 * call);
-    r->buffer_call = call;
-    r->buffer_bytes = whole;
-    char p[PATH_MAX];
-    file_path(c, FILE_STREAM, p);
-    unsigned char *buf = NULL;
-    pattern_source src;
-    bool src_ok = false;
-    const int ranks = c->nranks < 2 ? 1 : 2;
-    if (c->rank < ranks) {
-        src_ok = pattern_source_init(&src, call, false) == 0;
-        if (src_ok)
-            pattern_source_fill(&src, pattern_key_make(1, 0, 0));
-        buf = malloc(call);
-        if (!src_ok || !buf)
-            record_error(c, ENOMEM, "cannot allocate the buffer streams' %llu-byte buffers",
-                         (unsigned long long)call);
-    }
-    agree_or_fail(c);
-    for (uint64_t it = 0; it < c->o->iterations && !c->err; it++) {
-        for (int n = 1; n <= ranks && !c->err; n++) {
-            if (c->rank == 0) {
-                remove_if_ours(p, &c->stream); /* ours: a fresh file, no space reserved */
-                int fd = create_new(c, p, &c->stream);
-                if (fd >= 0)
-                    close(fd);
-            }
-            agree_or_fail(c);
-            owned_file who = c->stream;
-            MPI_Bcast(&who, sizeof who, MPI_BYTE, 0, c->comm);
-            double t = streams_pass(c, p, &who, true, &src, buf, call, n, whole / n, false);
-            agree_or_fail(c);
-            if (c->rank == 0) {
-                add(n == 1 ? &r->buffer_write_seconds : &r->buffer_writers_seconds, t);
-                if (!r->fs.memory_backed)
-                    page_cache_evict(p);
-            }
-            t = streams_pass(c, p, &who, false, &src, buf, call, n, whole / n, false);
-            agree_or_fail(c);
-            if (c->rank == 0)
-                add(n == 1 ? &r->buffer_read_seconds : &r->buffer_readers_seconds, t);
-        }
     }
     if (c->rank == 0)
         remove_if_ours(p, &c->stream);
@@ -887,6 +814,105 @@ static void measure_collective(probe_ctx *c, probe_result *r)
     agree_or_fail(c);
 }
 
+/* ---- streams in calls of a collective buffer ----------------------------- */
+/* ROMIO's aggregators move a file in calls of cb_buffer_size (16 MiB unless
+ * a hint says otherwise), far above the stream's --block: the storage's
+ * rate for calls that size, written into a new file with no space reserved
+ * (fsync; as the collective presets write) and read back with the page cache
+ * emptied, by rank 0 alone and then by ranks 0 and 1 a half each at once.
+ * Each iteration makes the file anew. */
+/* Ranks below `ranks` each move their `part` bytes of the file (rank r
+ * from r x part) in `call`-byte calls, at once (a write ends with fsync);
+ * the later one's time. */
+static double buffer_pass(probe_ctx *c, const char *p, const owned_file *who, bool writing,
+                          pattern_source *src, unsigned char *buf, uint64_t call, int ranks,
+                          uint64_t part)
+{
+    MPI_Barrier(c->comm);
+    double t0 = clock_now();
+    if (c->rank < ranks) {
+        int fd = open_ours(p, writing ? O_WRONLY : O_RDONLY, who);
+        if (fd < 0)
+            record_error(c, -fd, "open %s: %s", p, owned_file_reason(-fd));
+        const uint64_t first = (uint64_t)c->rank * part;
+        for (uint64_t off = first; fd >= 0 && off < first + part && !c->err; off += call) {
+            ssize_t n = writing ? pwrite(fd, pattern_source_at(src, off, call), call, (off_t)off)
+                                : pread(fd, buf, call, (off_t)off);
+            if (n != (ssize_t)call)
+                record_error(c, n < 0 ? errno : EIO, "%s %s at offset %llu: %s",
+                             writing ? "write" : "read", p, (unsigned long long)off,
+                             n < 0 ? strerror(errno) : "short transfer");
+        }
+        if (fd >= 0 && writing && !c->err && fsync(fd) != 0)
+            record_error(c, errno, "fsync %s: %s", p, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+    }
+    double mine = c->rank < ranks ? clock_now() - t0 : 0, slowest;
+    MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
+    return slowest;
+}
+
+static void measure_buffer_streams(probe_ctx *c, probe_result *r)
+{
+    uint64_t call = PROBE_BUFFER_CALL;
+    if (call > c->o->stream_bytes / 2)
+        call = c->o->stream_bytes / 2; /* two calls at least: one per half */
+    call = call / 4096 * 4096;
+    if (call == 0)
+        return;
+    const uint64_t whole = c->o->stream_bytes / (2 * call) * (2 * call);
+    r->buffer_call = call;
+    r->buffer_bytes = whole;
+    char p[PATH_MAX];
+    file_path(c, FILE_STREAM, p);
+    unsigned char *buf = NULL;
+    pattern_source src;
+    bool src_ok = false;
+    const int ranks = c->nranks < 2 ? 1 : 2;
+    if (c->rank < ranks) {
+        src_ok = pattern_source_init(&src, call, false) == 0;
+        if (src_ok)
+            pattern_source_fill(&src, pattern_key_make(1, 0, 0));
+        buf = malloc(call);
+        if (!src_ok || !buf)
+            record_error(c, ENOMEM, "cannot allocate the buffer streams' %llu-byte buffers",
+                         (unsigned long long)call);
+    }
+    agree_or_fail(c);
+    for (uint64_t it = 0; it < c->o->iterations && !c->err; it++) {
+        for (int n = 1; n <= ranks && !c->err; n++) {
+            if (c->rank == 0) {
+                remove_if_ours(p, &c->stream); /* ours: a fresh file, no space reserved */
+                int fd = create_new(c, p, &c->stream);
+                if (fd >= 0)
+                    close(fd);
+            }
+            agree_or_fail(c);
+            owned_file who = c->stream;
+            MPI_Bcast(&who, sizeof who, MPI_BYTE, 0, c->comm);
+            double t = buffer_pass(c, p, &who, true, &src, buf, call, n, whole / n);
+            agree_or_fail(c);
+            if (c->rank == 0) {
+                add(n == 1 ? &r->buffer_write_seconds : &r->buffer_writers_seconds, t);
+                if (!r->fs.memory_backed)
+                    page_cache_evict(p);
+            }
+            t = buffer_pass(c, p, &who, false, &src, buf, call, n, whole / n);
+            agree_or_fail(c);
+            if (c->rank == 0)
+                add(n == 1 ? &r->buffer_read_seconds : &r->buffer_readers_seconds, t);
+        }
+    }
+    if (c->rank == 0)
+        remove_if_ours(p, &c->stream);
+    if (src_ok)
+        pattern_source_free(&src);
+    free(buf);
+    quiet_barrier(c);
+    agree_or_fail(c);
+}
+
 static void gather_facts(probe_ctx *c, probe_result *r)
 {
     int len;
@@ -949,8 +975,8 @@ int probe_command(int argc, char **argv)
     measure_one_byte(&c, &r);
     measure_stream(&c, &r);
     measure_two_streams(&c, &r);
-    measure_buffer_streams(&c, &r);
     measure_collective(&c, &r);
+    measure_buffer_streams(&c, &r);
     measure_metadata(&c, &r);
     utc_now(r.finished_utc, sizeof r.finished_utc);
 

@@ -175,6 +175,13 @@ void probe_result_print(const probe_result *r)
         printf("  %-56s %12.1f\n", "storage, two interleaved readers (every other block each)",
                (double)(o->stream_bytes / o->block / 2 * o->block * 2) / (1 << 20) /
                    samples_best(&r->two_interleaved_seconds, false));
+    if (r->have_messages) {
+        char mb[32];
+        size_format(r->message_bytes, mb, sizeof mb);
+        snprintf(what, sizeof what, "MPI messages 1 -> 0 (%s in %s messages)", mb, bl);
+        printf("  %-56s %12.1f\n", what,
+               (double)r->message_bytes / (1 << 20) / samples_best(&r->message_seconds, false));
+    }
     if (r->buffer_write_seconds.n) {
         char cb[32];
         size_format(r->buffer_call, cb, sizeof cb);
@@ -189,13 +196,6 @@ void probe_result_print(const probe_result *r)
             snprintf(what, sizeof what, "storage, %s calls: two readers at once", cb);
             printf("  %-56s %12.1f\n", what, mib / samples_best(&r->buffer_readers_seconds, false));
         }
-    }
-    if (r->have_messages) {
-        char mb[32];
-        size_format(r->message_bytes, mb, sizeof mb);
-        snprintf(what, sizeof what, "MPI messages 1 -> 0 (%s in %s messages)", mb, bl);
-        printf("  %-56s %12.1f\n", what,
-               (double)r->message_bytes / (1 << 20) / samples_best(&r->message_seconds, false));
     }
     printf("Overheads (CFS Table 3)\n");
     printf("  %-56s %12s\n", "operation", "seconds");
@@ -396,22 +396,6 @@ int probe_result_save_json(const probe_result *r, const char *path)
     write_two_ranks(&j, "two_streams", "readers", &r->two_streams_seconds, o, false);
     write_two_ranks(&j, "two_interleaved", "readers", &r->two_interleaved_seconds, o, false);
 
-    if (r->buffer_write_seconds.n) {
-        json_object_begin(&j, "buffer_streams");
-        json_uint(&j, "bytes", r->buffer_bytes);
-        json_uint(&j, "call_bytes", r->buffer_call);
-        json_bool(&j, "fsync", true);
-        json_bool(&j, "preallocated", false);
-        write_samples(&j, "write_seconds", &r->buffer_write_seconds, false);
-        write_samples(&j, "read_seconds", &r->buffer_read_seconds, false);
-        if (r->buffer_writers_seconds.n) {
-            write_samples(&j, "two_writers_seconds", &r->buffer_writers_seconds, false);
-            write_samples(&j, "two_readers_seconds", &r->buffer_readers_seconds, false);
-        }
-        json_object_end(&j);
-    } else {
-        json_null(&j, "buffer_streams");
-    }
     if (r->have_messages) {
         json_object_begin(&j, "messages");
         json_int(&j, "from_rank", 1);
@@ -446,6 +430,22 @@ int probe_result_save_json(const probe_result *r, const char *path)
     write_samples(&j, "read_seconds", &r->collective_read, false);
     json_object_end(&j);
 
+    if (r->buffer_write_seconds.n) {
+        json_object_begin(&j, "buffer_streams");
+        json_uint(&j, "bytes", r->buffer_bytes);
+        json_uint(&j, "call_bytes", r->buffer_call);
+        json_bool(&j, "fsync", true);
+        json_bool(&j, "preallocated", false);
+        write_samples(&j, "write_seconds", &r->buffer_write_seconds, false);
+        write_samples(&j, "read_seconds", &r->buffer_read_seconds, false);
+        if (r->buffer_writers_seconds.n) {
+            write_samples(&j, "two_writers_seconds", &r->buffer_writers_seconds, false);
+            write_samples(&j, "two_readers_seconds", &r->buffer_readers_seconds, false);
+        }
+        json_object_end(&j);
+    } else {
+        json_null(&j, "buffer_streams");
+    }
     json_object_begin(&j, "metadata");
     json_uint(&j, "files_per_rank", o->ops);
     json_int(&j, "ranks", r->nranks);
