@@ -97,7 +97,8 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
                 "client.collective_write_overhead", "disk.shared_read_rate",
                 "disk.shared_write_rate", "disk.read_latency", "disk.alloc_write_rate",
                 "disk.alloc_write_overhead", "disk.interleaved_read_rate",
-                "disk.interleaved_read_overhead", "file.lock_overhead"):
+                "disk.interleaved_read_overhead", "file.lock_overhead", "disk.buffer_write_rate",
+                "disk.shared_buffer_write_rate", "disk.buffer_read_rate", "disk.shared_buffer_read_rate"):
         assert "probe run 1" in flat[key]["source"] and "Table" in flat[key]["source"], key
     for key in ("host.cores", "host.page_cache"):  # the host the probe ran on
         assert "probe run 1" in flat[key]["source"] and "mpi.hosts" in flat[key]["source"], key
@@ -156,6 +157,17 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
         c["collective_mpiio"]["write_seconds"]["best"], rel=1e-3)
     assert m["agent.cb_buffer"] == (c["collective_mpiio"]["cb_buffer_size"] or 16 << 20)
     assert m["file.lock_overhead"] == pytest.approx(c["byte_range_lock_seconds"]["best"], rel=1e-3)
+    # the streams in collective-buffer calls: bytes over the best time less open/close
+    # (and the read's fixed start); the probe's 4 MiB stream makes them 2 MiB calls
+    b = c["buffer_streams"]
+    assert b["call_bytes"] == 2 << 20 and b["bytes"] == 4 << 20
+    for key, rate, fixed in (("write_seconds", "disk.buffer_write_rate", m["file.open_close_write"]),
+                             ("two_writers_seconds", "disk.shared_buffer_write_rate",
+                              m["file.open_close_write"]),
+                             ("read_seconds", "disk.buffer_read_rate", m["file.open_close_read"] + latency),
+                             ("two_readers_seconds", "disk.shared_buffer_read_rate",
+                              m["file.open_close_read"] + latency)):
+        assert m[rate] == pytest.approx(b["bytes"] / (b[key]["best"] - fixed), rel=2e-3), rate
 
 
 def _write(tmp_path, text):
