@@ -98,7 +98,8 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
                 "disk.shared_write_rate", "disk.read_latency", "disk.alloc_write_rate",
                 "disk.alloc_write_overhead", "disk.interleaved_read_rate",
                 "disk.interleaved_read_overhead", "file.lock_overhead", "disk.buffer_write_rate",
-                "disk.shared_buffer_write_rate", "disk.buffer_read_rate", "disk.shared_buffer_read_rate"):
+                "disk.shared_buffer_write_rate", "disk.buffer_read_rate", "disk.shared_buffer_read_rate",
+                "client.mpiio_open_close"):
         assert "probe run 1" in flat[key]["source"] and "Table" in flat[key]["source"], key
     for key in ("host.cores", "host.page_cache"):  # the host the probe ran on
         assert "probe run 1" in flat[key]["source"] and "mpi.hosts" in flat[key]["source"], key
@@ -157,6 +158,8 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
         c["collective_mpiio"]["write_seconds"]["best"], rel=1e-3)
     assert m["agent.cb_buffer"] == (c["collective_mpiio"]["cb_buffer_size"] or 16 << 20)
     assert m["file.lock_overhead"] == pytest.approx(c["byte_range_lock_seconds"]["best"], rel=1e-3)
+    assert m["client.mpiio_open_close"] == pytest.approx(
+        c["collective_mpiio"]["open_close_seconds"]["best"], rel=1e-3)
     # the streams in collective-buffer calls: bytes over the best time less open/close
     # (and the read's fixed start); the probe's 4 MiB stream makes them 2 MiB calls
     b = c["buffer_streams"]
@@ -337,6 +340,9 @@ def test_atomic_mode_locks_each_call():
         doc = predict_point(p, load_machine("ipsc860", base + sets))
         return doc["phases"][0]["iterations"][0]["seconds"]
 
+    # the MPI-IO library's open and close: once per rank and phase, side by side
+    opened = rate(["--mpiio-impl", "romio"], ["client.mpiio_open_close=2ms"])
+    assert opened == pytest.approx(rate(["--mpiio-impl", "romio"], []) + 0.002, rel=1e-6)
     relaxed = rate(["--mpiio-impl", "romio"], ["file.lock_overhead=1ms"])
     atomic = rate(["--mpiio-impl", "romio", "--atomic"], ["file.lock_overhead=1ms"])
     # 16 calls of 1 ms each at 1000 MB/s on one disk: 16 ms; each rank's 8

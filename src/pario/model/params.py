@@ -50,6 +50,10 @@ PARAMS = {p.name: p for p in [
           "each other)"),
     Param("client.collective_write_overhead", "time", "s",
           "the same for one collective write call"),
+    Param("client.mpiio_open_close", "time", "s",
+          "time of the MPI-IO library's open and close of a file by every rank (MPI_File_open and "
+          "MPI_File_close, collective), which an MPI-IO or HDF5 phase pays on each rank beside "
+          "file.open_close_* (0 = none)"),
     Param("file.open_close_read", "time", "s",
           "time one rank spends opening and closing the file around a read phase"),
     Param("file.open_close_write", "time", "s",

@@ -316,6 +316,15 @@ def machine_from_probe(store, run_id, overrides=()):
             f"{table3} 'collective MPI-IO {label} call, 1 byte per rank': best time per call "
             f"({coll['implementation']}, {coll['aggregators']} aggregators, {coll['calls']} calls); "
             "its own 1-byte transfer is a few microseconds of it")
+    library = coll.get("open_close_seconds")
+    if library and library.get("best") and library["best"] > 0:
+        put("client.mpiio_open_close", _time(library["best"]),
+            f"{table3} 'collective MPI-IO open and close, every rank': best time per pair "
+            f"({coll['implementation']}, {coll['aggregators']} ranks, the preset's hints)")
+    else:
+        put("client.mpiio_open_close", "0s",
+            f"{where}: no collective MPI-IO open and close row (an older probe): none beside "
+            "file.open_close_*")
     put("file.open_close_read", _time(oc_read), f"{table3} 'open / read a byte / close', best")
     put("file.open_close_write", _time(oc_write), f"{table3} 'open / write a byte / close', best")
     lock = c.get("byte_range_lock_seconds")

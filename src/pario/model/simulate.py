@@ -102,6 +102,8 @@ class Simulation:
         self.agent_copy = m["agent.copy_rate"]
         self.message_rate = m["agent.message_rate"]
         self.message_overhead = m["agent.message_overhead"]
+        # The MPI-IO library's own open and close (HDF5 opens through it).
+        self.library_open = m["client.mpiio_open_close"] if point.api in ("mpiio", "hdf5") else 0.0
         # A collective call's own cost (every rank, on a core), per phase.
         self.collective_cost = ({"read": m["client.collective_overhead"],
                                  "write": m["client.collective_write_overhead"]}
@@ -307,7 +309,8 @@ class Simulation:
         """A rank's one collective call: open, the call's own cost, then
         the aggregators' work, which every rank's call waits for."""
         env = self.env
-        opened = self.machine["file.open_close_write" if op == "write" else "file.open_close_read"]
+        opened = (self.machine["file.open_close_write" if op == "write" else "file.open_close_read"]
+                  + self.library_open)
         yield env.timeout(opened)
         t_open = env.now
         if self.collective_cost and self.collective_cost[op]:
@@ -394,7 +397,8 @@ class Simulation:
         env = self.env
         piece = self._write_piece if op == "write" else self._read_piece
         block = self.point.block
-        opened = self.machine["file.open_close_write" if op == "write" else "file.open_close_read"]
+        opened = (self.machine["file.open_close_write" if op == "write" else "file.open_close_read"]
+                  + self.library_open)
         yield env.timeout(opened)
         t_open = env.now
         first = {m: None for m in members}

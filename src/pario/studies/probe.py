@@ -124,6 +124,8 @@ COMPONENTS = [
      lambda c: (c.get("collective_mpiio") or {}).get("write_seconds", {}).get("values", [])),
     ("collective_read", 3, "collective MPI-IO read call, 1 byte per rank", "s", "min",
      lambda c: (c.get("collective_mpiio") or {}).get("read_seconds", {}).get("values", [])),
+    ("collective_open", 3, "collective MPI-IO open and close, every rank", "s", "min",
+     lambda c: (c.get("collective_mpiio") or {}).get("open_close_seconds", {}).get("values", [])),
     ("buffer_write", 2, "storage, collective-buffer calls, one writer (new file, fsync)", "MiB/s", "max",
      _buffer("write_seconds")),
     ("buffer_read", 2, "storage, collective-buffer calls, one reader (cache kept out)", "MiB/s", "max",

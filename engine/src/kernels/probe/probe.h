@@ -146,6 +146,7 @@ typedef struct probe_result {
     samples collective_write, collective_read;
     char collective_impl[32];
     long long cb_buffer_size;                    /* as MPI_File_get_info said; 0 unknown */
+    samples collective_open_close;               /* seconds per MPI_File_open + close, all ranks */
     /* The stream in calls of a collective buffer (buffer_call bytes, a new
      * file, fsync; then read with the cache emptied): rank 0 alone, then
      * ranks 0 and 1 a half each at once (two ranks or more). */

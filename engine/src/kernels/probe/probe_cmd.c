@@ -804,6 +804,28 @@ static void measure_collective(probe_ctx *c, probe_result *r)
         }
     }
     MPI_File_close(&fh);
+    /* The library's own open and close of the file by every rank (what an
+     * MPI-IO or HDF5 phase pays beside the system calls' open and close):
+     * --ops / 10 pairs (at least one) per sample, the slowest rank's mean. */
+    const uint64_t pairs = c->o->ops / 10 ? c->o->ops / 10 : 1;
+    for (uint64_t it = 0; it < c->o->iterations && !c->err; it++) {
+        MPI_Info again = mpiio_info_create(&s);
+        MPI_Barrier(c->comm);
+        double t0 = clock_now();
+        for (uint64_t i = 0; i < pairs && !c->err; i++) {
+            e = MPI_File_open(c->comm, p, MPI_MODE_RDWR, again, &fh);
+            if (e != MPI_SUCCESS) {
+                record_error(c, mpiio_errno(e), "MPI_File_open %s (open/close pairs) failed", p);
+                break;
+            }
+            MPI_File_close(&fh);
+        }
+        MPI_Info_free(&again);
+        double mine = (clock_now() - t0) / (double)pairs, slowest;
+        MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
+        if (c->rank == 0)
+            add(&r->collective_open_close, slowest);
+    }
     if (c->rank == 0) {
         const int own = c->err ? 0 : owned_file_check(p, &c->collective);
         if (own)

@@ -214,6 +214,8 @@ void probe_result_print(const probe_result *r)
     printf("  %-56s %12.7f\n", what, samples_best(&r->collective_write, false));
     snprintf(what, sizeof what, "collective MPI-IO read call, 1 byte per rank (%s)", r->collective_impl);
     printf("  %-56s %12.7f\n", what, samples_best(&r->collective_read, false));
+    snprintf(what, sizeof what, "collective MPI-IO open and close (%s)", r->collective_impl);
+    printf("  %-56s %12.7f\n", what, samples_best(&r->collective_open_close, false));
     printf("Metadata (%llu files per rank, %d rank(s) at once)\n", (unsigned long long)o->ops,
            r->nranks);
     printf("  creates %.0f/s, stats %.0f/s, removes %.0f/s\n", samples_best(&r->creates, true),
@@ -428,6 +430,7 @@ int probe_result_save_json(const probe_result *r, const char *path)
         json_null(&j, "cb_buffer_size");
     write_samples(&j, "write_seconds", &r->collective_write, false);
     write_samples(&j, "read_seconds", &r->collective_read, false);
+    write_samples(&j, "open_close_seconds", &r->collective_open_close, false);
     json_object_end(&j);
 
     if (r->buffer_write_seconds.n) {
