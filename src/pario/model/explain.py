@@ -32,6 +32,15 @@ _PLAIN = {"disk": "disks", "io_node": "I/O node processors", "io_link": "I/O nod
           "file_token": "shared-file token", "cpu": "CPU cores"}
 
 
+def _buffers(b):
+    """The two-phase aggregators' transfers behind a busy disk."""
+    size = b["largest_bytes"] / (1 << 20)
+    how = (f"at the probe's {b['rate'] / (1 << 20):.0f} MiB/s for calls that size" if b["rate"]
+           else "at the disk's rates")
+    return (f"; {b['aggregators']} collective aggregator(s), {b['transfers']} buffer transfer(s) "
+            f"of up to {size:.3g} MiB {how}")
+
+
 def _left_by(counters, op, before):
     """'; N of M blocks asked ... left by the write phase', or ''."""
     cache = counters.get("cache")
@@ -96,5 +105,7 @@ def _explain(counters, op):
     if pc and pc["hits"]:
         text += (f"; {pc['hits']} of {pc['hits'] + pc['misses']} calls served from the page cache "
                  "another rank's read filled")
+    if kind == "disk" and counters.get("collective_buffers"):
+        text += _buffers(counters["collective_buffers"])
     out["text"] = text
     return out
