@@ -17,17 +17,13 @@ implementation (OMPI_MCA_io for IOR, --mpiio-impl for pario).
                 (IOR's own form: one write_at_all per transfer)
   hdf5          pario --api hdf5 --collective           vs pario --api mpiio --collective
 
-Every case runs on a tmpfs and a disk directory in ABBA blocks: pario,
-peer, peer, pario, then peer, pario, pario, peer in the next block, and so
-on.  Each run keeps its best of --iterations.  A block gives one ratio,
-the geometric mean of its two adjacent pairs (A1/B1 and A2/B2), so a
-drift that is linear over the block's four runs cancels and lands on
-neither tool; the table prints the medians of each tool's runs, the
-median of the block ratios and a distribution-free interval for that
-median (order statistics of the sign test; its coverage is printed when
-fewer than 6 blocks cannot reach 95 %).  --null pario or --null peer puts
-the same tool on both sides, to show that the pairing itself is neutral
-(the ratio's interval should hold 1.00).
+Every case runs on a tmpfs and a disk directory in pairs of runs in ABBA
+order (bench/pairing.py: pario then peer, peer then pario, ...); each run
+keeps its best of --iterations.  The table prints each tool's median, the
+median of the per-pair ratios and its distribution-free 95 % interval
+(at least 6 pairs) and range.  --null pario or --null peer puts the same
+tool on both sides, to show that the pairing itself is neutral (the
+ratio's interval should hold 1.00).
 
 Both tools get the same mpirun settings: --yield-when-idle (Open MPI's
 mpi_yield_when_idle: ranks waiting in a collective give up their core
@@ -41,7 +37,7 @@ IOR is not built here: build it yourself (configure --with-mpiio) and pass
 its path.
 
     python bench/mpiio_vs_ior.py --ior /path/to/ior [--disk /var/tmp/pario-bench]
-        [--shm /dev/shm/pario-bench] [--size 4g] [--block 1m] [--blocks 2]
+        [--shm /dev/shm/pario-bench] [--size 4g] [--block 1m] [--pairs 6]
         [--iterations 3] [--impl ompio|romio] [--only independent,collective,per-call,hdf5]
         [--where shm,disk] [--read-only] [--null pario|peer] [--yield-when-idle 0|1]
         [--bind-to none|core|socket] [--hold-freed-memory 60]
@@ -59,7 +55,6 @@ leaves behind.
 
 import argparse
 import contextlib
-import math
 import os
 import re
 import shutil
@@ -78,6 +73,7 @@ from pario.units import engine_size, format_size, parse_size  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bonnie_side_by_side import HeldFreedMemory, reported_kib  # noqa: E402
+from pairing import median_interval, run_pairs  # noqa: E402  (the one pairing mechanism)
 
 RANKS = 4
 COMPONENT = {"ompio": "ompio", "romio": "romio321"}
@@ -157,54 +153,29 @@ class Tools:
         return rates
 
 
-def median_interval(xs, level=0.95):
-    """(low, high, coverage): the sign test's distribution-free interval
-    for the median of xs, order statistics x(k) and x(n+1-k) with the
-    largest k whose coverage is still at least `level`; (min, max) and
-    its smaller coverage when n is too small for `level`."""
-    xs, n = sorted(xs), len(xs)
-    def coverage(k):  # P(x(k) <= median <= x(n+1-k))
-        return 1 - 2 * sum(math.comb(n, i) for i in range(k)) / 2 ** n
-    k = 1
-    while k + 1 <= (n + 1) // 2 and coverage(k + 1) >= level:
-        k += 1
-    return xs[k - 1], xs[n - k], coverage(k)
-
-
-def table(title, rows, blocks, mine_run, theirs_run, peer_label):
+def table(title, rows, pairs, mine_run, theirs_run, peer_label):
     """rows: labels; mine_run(label) / theirs_run(label) -> {phase: MiB/s}.
-    Runs go in ABBA blocks (ABBA, then BAAB): whichever tool runs second
-    meets the first one's file still being written back and its freed
-    pages, and a machine drifts; in a block both tools take both places,
-    so an order effect and a linear drift cancel in the block's ratio."""
-    print(f"\n{title}; {blocks} ABBA blocks, MiB/s (medians of {4 * blocks // 2} runs each), "
-          f"ratio: median of the blocks' ratios [95 % interval]", flush=True)
-    print(f"{'case':<34}{'pario':>10}{'peer':>10}{'ratio':>8}  interval")
+    Pairs of runs in ABBA order (bench/pairing.py, the one pairing
+    mechanism): whichever tool runs second meets the first one's file
+    still being written back and its freed pages, and the machine drifts;
+    each tool goes first in half the pairs.  Per phase: each tool's median,
+    the median of the per-pair ratios and its 95 % interval."""
+    print(f"\n{title}; {pairs} pairs of runs (ABBA order), MiB/s; ratio: median over pairs of "
+          f"pario / peer, its 95 % interval (order statistics; n<6: too few pairs) and range",
+          flush=True)
+    print(f"{'case':<34}{'pario':>10}{'peer':>10}{'ratio':>8}{'95% interval':>14}{'range':>12}")
     for label in rows:
-        mine, theirs, ratios = {}, {}, {}
-        for b in range(blocks):
-            order = "ABBA" if b % 2 == 0 else "BAAB"
-            got = {"A": [], "B": []}
-            for who in order:
-                got[who].append((mine_run if who == "A" else theirs_run)(label))
-            for ph in got["A"][0]:
-                a = [r[ph] for r in got["A"]]
-                t = [r[ph] for r in got["B"]]
-                mine.setdefault(ph, []).extend(a)
-                theirs.setdefault(ph, []).extend(t)
-                if all(a) and all(t):
-                    ratios.setdefault(ph, []).append(math.sqrt(a[0] / t[0] * a[1] / t[1]))
-        for ph in mine:
-            a, b = statistics.median(mine[ph]), statistics.median(theirs[ph])
-            r = ratios.get(ph, [])
-            if r:
-                lo, hi, cov = median_interval(r)
-                interval = f"[{lo:.2f}, {hi:.2f}]" + (f" ({cov:.0%})" if cov < 0.95 - 1e-9 else "")
-                ratio = f"{statistics.median(r):>8.2f}"
-            else:
-                interval, ratio = "", f"{'nan':>8}"
+        got = run_pairs(lambda: mine_run(label), lambda: theirs_run(label), pairs)
+        for ph in got[0][0]:
+            a = statistics.median(m[ph] for m, _ in got)
+            b = statistics.median(t[ph] for _, t in got)
+            ratios = [m[ph] / t[ph] for m, t in got if t[ph] > 0]
+            ci = median_interval(ratios) if ratios else None
+            interval = f"{ci[0]:.2f}-{ci[1]:.2f}" if ci else "n<6"
+            span = f"{min(ratios):.2f}-{max(ratios):.2f}" if ratios else "-"
+            ratio = f"{statistics.median(ratios):>8.2f}" if ratios else f"{'-':>8}"
             print(f"{label + ' ' + ph + ' (' + peer_label(label) + ')':<34}{a:>10.1f}{b:>10.1f}"
-                  f"{ratio}  {interval}", flush=True)
+                  f"{ratio}{interval:>14}{span:>12}", flush=True)
 
 
 CASES = {
@@ -214,7 +185,7 @@ CASES = {
 }
 
 
-def bench_dir(tools, directory, kind, blocks, only, null=None):
+def bench_dir(tools, directory, kind, pairs, only, null=None):
     """null: 'pario' or 'peer' puts that tool on both sides of every pair."""
     rows = [c for c in CASES if c in only]
 
@@ -234,11 +205,11 @@ def bench_dir(tools, directory, kind, blocks, only, null=None):
     if rows:
         table(f"mpiio vs IOR -a MPIIO on {kind} {directory}: 4 ranks, {format_size(tools.size)} "
               f"shared file, {format_size(tools.block)} transfers, {tools.impl}"
-              + (f"; NULL CHECK: {names[null]}" if null else ""), rows, blocks, mine_run, theirs_run,
+              + (f"; NULL CHECK: {names[null]}" if null else ""), rows, pairs, mine_run, theirs_run,
               lambda label: names[null] if null else ("vs IOR -c" if CASES[label][1] else "vs IOR"))
     if "hdf5" in only and not null:
         table(f"hdf5 --collective vs mpiio --collective on {kind} {directory}", ["hdf5 coll"],
-              blocks, lambda _: tools.pario(directory, "--api", "hdf5", "--collective"),
+              pairs, lambda _: tools.pario(directory, "--api", "hdf5", "--collective"),
               lambda _: tools.pario(directory, "--api", "mpiio", "--collective"),
               lambda _: "vs mpiio coll")
 
@@ -250,8 +221,8 @@ def main():
     ap.add_argument("--shm", default="/dev/shm/pario-bench")
     ap.add_argument("--size", default="4g", help="the shared file (aggregate over 4 ranks)")
     ap.add_argument("--block", default="1m", help="bytes per transfer (IOR -t)")
-    ap.add_argument("--blocks", type=int, default=2,
-                    help="ABBA blocks per case: 4 runs each, 2 per tool")
+    ap.add_argument("--pairs", type=int, default=6,
+                    help="pairs of runs per case, ABBA order (6 is the fewest with a 95 %% interval)")
     ap.add_argument("--iterations", type=int, default=3)
     ap.add_argument("--impl", default="ompio", choices=sorted(COMPONENT))
     ap.add_argument("--only", default="independent,collective,per-call,hdf5")
@@ -269,8 +240,8 @@ def main():
                     help="free page reporting's min_free_ms for the bench's duration (root; 0: "
                          "leave it)")
     a = ap.parse_args()
-    if a.blocks < 1:
-        sys.exit("bench: --blocks must be at least 1")
+    if a.pairs < 1:
+        sys.exit("bench: --pairs must be at least 1")
     ior = shutil.which(a.ior) or a.ior
     if not (os.path.isfile(ior) and os.access(ior, os.X_OK)):
         sys.exit(f"bench: --ior {a.ior} is not an executable: build IOR (configure --with-mpiio) "
@@ -307,7 +278,7 @@ def main():
                 if not d.exists():
                     d.mkdir(parents=True)
                     made.append(d)
-                bench_dir(tools, d, kind, a.blocks, only, a.null)
+                bench_dir(tools, d, kind, a.pairs, only, a.null)
             after = reported_kib()
             if before is not None and after is not None:
                 print(f"\nfree memory handed back to the host during the bench: "
