@@ -21,6 +21,7 @@ import math
 from ..errors import UsageError
 from .cache import BlockCache
 from .core import Environment, Resource, Server, ServerPool, reserve_together
+from . import read_start
 from .page_cache import READY, PageCache
 from .params import API_KIND
 from .two_phase import plan as two_phase_plan
@@ -120,8 +121,22 @@ class Simulation:
             streams = 1
         else:
             streams = min(P, point.group) if point.group else P
+        self.read_rate_key = "disk.rate"  # which rate the disk reads at (explain.py says it)
         if streams > 1 and m["disk.shared_read_rate"]:
             self.disk_rate = m["disk.shared_read_rate"]
+            self.read_rate_key = "disk.shared_read_rate"
+        # Four or more streams at once (the probe's four readers; on its two
+        # cores, more readers than cores).
+        if streams >= 4 and m["disk.four_read_rate"]:
+            self.disk_rate = m["disk.four_read_rate"]
+            self.read_rate_key = "disk.four_read_rate"
+        # A broadcast's readers read the same bytes at once, each with its
+        # own read-ahead: its one stream from the disk at the probe's rate
+        # for two readers of the same bytes; the later readers' copies
+        # from the page cache come on top (page_cache.py).
+        if point.layout == "broadcast" and P > 1 and m["disk.same_read_rate"]:
+            self.disk_rate = m["disk.same_read_rate"]
+            self.read_rate_key = "disk.same_read_rate"
         # Several ranks reading one file in interleaved blocks at once: no
         # rank reads on from where it stopped (the probe's two interleaved
         # readers); a two-phase point's aggregators read contiguous buffers.
@@ -129,6 +144,7 @@ class Simulation:
                 and self.two_phase is None and m["disk.interleaved_read_rate"]):
             self.disk_rate = m["disk.interleaved_read_rate"]
             self.disk_overhead = m["disk.interleaved_read_overhead"]
+            self.read_rate_key = "disk.interleaved_read_rate"
         if streams > 1 and m["disk.shared_write_rate"]:
             self.disk_write_rate = m["disk.shared_write_rate"]
         # A write phase into a new file without --prealloc: the file system
@@ -142,8 +158,13 @@ class Simulation:
             self.disk_write_overhead = max(0.0, self.disk_write_overhead + m["disk.alloc_write_overhead"]
                                            - m["disk.write_overhead"])
         # A read phase's fixed start on each rank (the kernel's first
-        # read-ahead), side by side with the other ranks, not on the disk.
-        self.read_latency = m["disk.read_latency"]
+        # read-ahead, sized from the call: read_start.py), side by side
+        # with the other ranks, not on the disk.  A two-phase point's
+        # aggregators pay it at the experiment's call size too: ROMIO's
+        # buffers are larger than any call the probe measured, and the
+        # kernel caps its read-ahead window, so the line is not taken on
+        # to them.
+        self.read_latency = read_start.start_seconds(m, point.block)
         # A shared file under munix is one token between agents (ASCI Red
         # report, section 2.6); with one agent there is no one to serialise.
         self.munix = m["agent.mode"] == "munix"
@@ -519,6 +540,10 @@ class Simulation:
             "agents": self.n_agents,
             "disk_transfers": sum(d.jobs for d in self.disks),
         }
+        if self.op == "read":
+            out["disk_read_rate"] = self.read_rate_key
+            if self.two_phase is None and self.read_latency:
+                out["read_start_seconds"] = self.read_latency
         caches = [ion.cache for ion in self.io_nodes if ion.cache is not None]
         if caches:
             total = {}
