@@ -97,6 +97,7 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
                 "agent.message_rate", "agent.message_overhead", "client.collective_overhead",
                 "client.collective_write_overhead", "disk.shared_read_rate",
                 "disk.shared_write_rate", "disk.read_latency", "disk.read_start_rate",
+                "disk.read_start_limit",
                 "disk.alloc_write_rate",
                 "disk.alloc_write_overhead", "disk.interleaved_read_rate",
                 "disk.interleaved_read_overhead", "disk.four_read_rate", "disk.same_read_rate"):
@@ -122,8 +123,9 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
     assert len(starts) == 2  # 4 MiB: an eighth is whole 4 KiB and 64 KiB calls, not 1 MiB ones
     (b0, s0), (b1, s1) = starts
     slope = (s1 - s0) / (b1 - b0)
-    if slope > 0:  # the start grows with the call: the line through both
+    if slope > 0:  # the start grows with the call: the line through both, up to 64 KiB
         assert m["disk.read_start_rate"] == pytest.approx(1 / slope, rel=1e-3)
+        assert m["disk.read_start_limit"] == b1 == 64 << 10
         assert m["disk.read_latency"] == pytest.approx(max(0.0, s0 - slope * b0), rel=1e-3, abs=1e-8)
     else:  # noise: no growth, the median start
         assert m["disk.read_start_rate"] == 0 and "noise" in m.sources["disk.read_start_rate"]
@@ -133,7 +135,7 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
     def start_at(b):
         if "was taken off every call size" in m.sources["disk.rate"]:  # a noisy short read
             return max(0.0, (s0 + s1) / 2)
-        return latency + (b / m["disk.read_start_rate"] if m["disk.read_start_rate"] else 0.0)
+        return latency + (min(b, 64 << 10) / m["disk.read_start_rate"] if m["disk.read_start_rate"] else 0.0)
     for which, rate, over, oc, start in (
             ("stream_write", "disk.write_rate", "disk.write_overhead", "file.open_close_write", 0),
             ("stream_write_new", "disk.alloc_write_rate", "disk.alloc_write_overhead",

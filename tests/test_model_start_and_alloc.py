@@ -62,6 +62,9 @@ def test_read_start_grows_with_the_call_size():
     assert phase(predict_point(w, m))[0] == pytest.approx(0.08)
     assert phase(predict_point(point("partitioned", ranks=1), machine("disk.read_latency=2ms")))[0] \
         == pytest.approx(0.082)  # 0 = no growth
+    # beyond disk.read_start_limit a call starts as one of the limit's size
+    capped = machine("disk.read_latency=2ms", "disk.read_start_rate=100MB/s", "disk.read_start_limit=64k")
+    assert phase(predict_point(point("partitioned", ranks=1), capped))[0] == pytest.approx(0.08 + 0.002 + 0.000625)
 
 
 def test_two_phase_aggregators_pay_the_read_start():
@@ -74,10 +77,10 @@ def test_two_phase_aggregators_pay_the_read_start():
     plain = phase(predict_point(p, machine(*base)))[0]
     started = phase(predict_point(p, machine(*base, "disk.read_latency=10ms")))[0]
     assert started - plain == pytest.approx(0.01, rel=1e-3)
-    # the start at the experiment's call size (1 MiB: 10 ms more at 100 MiB/s),
-    # not at ROMIO's 16 MiB buffers, which the probe's calls do not reach
-    grown = phase(predict_point(p, machine(*base, "disk.read_latency=10ms",
-                                           "disk.read_start_rate=100MB/s")))[0]
+    # the start of a call of ROMIO's buffer, up to the probe's largest call
+    # (1 MiB: 10 ms more at 100 MiB/s), not a 16 MiB call's 160 ms
+    grown = phase(predict_point(p, machine(*base, "disk.read_latency=10ms", "disk.read_start_rate=100MB/s",
+                                           "disk.read_start_limit=1m")))[0]
     assert grown - started == pytest.approx(0.01, rel=1e-3)
 
 

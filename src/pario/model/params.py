@@ -101,6 +101,9 @@ PARAMS = {p.name: p for p in [
           "pays disk.read_latency + b / read_start_rate (the kernel sizes its first read-ahead, "
           "which the first call waits for whole, from the call; 0 = the same start for any call "
           "size)"),
+    Param("disk.read_start_limit", "size", "B",
+          "the call size up to which disk.read_start_rate applies: a larger call starts as one of "
+          "this size (the largest call the probe measured the start at; 0 = no limit)"),
     Param("disk.shared_read_rate", "rate", "B/s",
           "disk.rate while two or more ranks read different bytes at once (several streams of "
           "one file, or several files; 0 = disk.rate)"),

@@ -322,7 +322,13 @@ def machine_from_probe(store, run_id, overrides=()):
                                                                                  table2)
     put("disk.read_latency", _time(latency), latency_source)
     put("disk.read_start_rate", _rate(start_rate) if start_rate else "0", start_source)
-    start_values = {"disk.read_latency": latency, "disk.read_start_rate": start_rate}
+    limit = max(d["components"]["stream_read_short"]["block_bytes"] for d in docs
+                if d["components"].get("stream_read_short")) if start_rate else 0
+    put("disk.read_start_limit", str(limit),
+        f"{table2}: the largest call size the short stream read was measured at; the start's line "
+        "is not taken beyond it" if start_rate else "no growth with the call: no limit needed")
+    start_values = {"disk.read_latency": latency, "disk.read_start_rate": start_rate,
+                    "disk.read_start_limit": limit}
 
     def start(block):
         return read_start.start_seconds(start_values, block)

@@ -17,15 +17,23 @@ t) at each call size b, the cache emptied before each; the line through
 the two at 0 bytes is the fixed start at b, (S t - s T) / (S - s), less the
 open/close of Table 3.  A least-squares line of those starts against b
 gives the start at calls of no size (disk.read_latency) and its growth per
-byte of call (1 / disk.read_start_rate).  With one call size there is no
-growth to see: the start is that one."""
+byte of call (1 / disk.read_start_rate), up to the largest call size it
+measured (disk.read_start_limit): beyond the data the line is not taken
+(the kernel caps its read-ahead window, so the growth stops somewhere the
+probe did not see).  With one call size there is no growth to see: the
+start is that one.  A two-phase point's aggregators read ROMIO's buffers,
+larger than the probe's calls: they start as the largest call."""
 
 from ..units import format_size
 
 
 def start_seconds(machine, block):
-    """A rank's fixed start of a read phase whose calls are `block` bytes."""
-    rate = machine["disk.read_start_rate"]
+    """A rank's fixed start of a read phase whose calls are `block` bytes:
+    the line is not taken beyond the largest call the probe measured
+    (disk.read_start_limit): a larger call starts as one of that size."""
+    rate, limit = machine["disk.read_start_rate"], machine["disk.read_start_limit"]
+    if limit:
+        block = min(block, limit)
     return machine["disk.read_latency"] + (block / rate if rate else 0.0)
 
 

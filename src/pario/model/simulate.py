@@ -160,11 +160,9 @@ class Simulation:
         # A read phase's fixed start on each rank (the kernel's first
         # read-ahead, sized from the call: read_start.py), side by side
         # with the other ranks, not on the disk.  A two-phase point's
-        # aggregators pay it at the experiment's call size too: ROMIO's
-        # buffers are larger than any call the probe measured, and the
-        # kernel caps its read-ahead window, so the line is not taken on
-        # to them.
+        # aggregators read ROMIO's buffers (agent.cb_buffer at most).
         self.read_latency = read_start.start_seconds(m, point.block)
+        self.aggregator_read_latency = read_start.start_seconds(m, m["agent.cb_buffer"] or point.block)
         # A shared file under munix is one token between agents (ASCI Red
         # report, section 2.6); with one agent there is no one to serialise.
         self.munix = m["agent.mode"] == "munix"
@@ -315,8 +313,8 @@ class Simulation:
     def _aggregator_proc(self, a, done):
         env = self.env
         write = self.op == "write"
-        if not write and self.read_latency and self.two_phase[a]:
-            yield env.timeout(self.read_latency)
+        if not write and self.aggregator_read_latency and self.two_phase[a]:
+            yield env.timeout(self.aggregator_read_latency)
         for buf in self.two_phase[a]:
             disk = self.disk_of(0, buf["start"] // self.unit)
             if write:
