@@ -326,7 +326,9 @@ def machine_from_probe(store, run_id, overrides=()):
                 if d["components"].get("stream_read_short")) if start_rate else 0
     put("disk.read_start_limit", str(limit),
         f"{table2}: the largest call size the short stream read was measured at; the start's line "
-        "is not taken beyond it" if start_rate else "no growth with the call: no limit needed")
+        "is not taken beyond it" if start_rate else
+        f"{table2}: the short stream reads showed no growth of the start with the call "
+        "(disk.read_start_rate 0): no limit needed")
     start_values = {"disk.read_latency": latency, "disk.read_start_rate": start_rate,
                     "disk.read_start_limit": limit}
 
