@@ -78,7 +78,8 @@ def test_probe_measures_the_stream_at_each_call_size(runs):
         assert f"storage, the stream's last eighth read (cache kept out), {size} calls" in table
     assert "storage, the stream's last eighth read (cache kept out), 1 MiB calls" not in table
     for row in ("token hand-over, ring of all ranks", "token hand-over, a yielding thread beside each rank",
-                "collective MPI-IO write call, 1 byte per rank", "collective MPI-IO read call, 1 byte per rank"):
+                "collective MPI-IO write call, 1 byte per rank", "collective MPI-IO read call, 1 byte per rank",
+                "byte-range lock and unlock (fcntl)"):
         assert row in table
 
 
@@ -100,7 +101,10 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
                 "disk.read_start_limit",
                 "disk.alloc_write_rate",
                 "disk.alloc_write_overhead", "disk.interleaved_read_rate",
-                "disk.interleaved_read_overhead", "disk.four_read_rate", "disk.same_read_rate"):
+                "disk.interleaved_read_overhead", "disk.four_read_rate", "disk.same_read_rate",
+                "file.lock_overhead", "disk.buffer_write_rate",
+                "disk.shared_buffer_write_rate", "disk.buffer_read_rate", "disk.shared_buffer_read_rate",
+                "client.mpiio_open_close"):
         assert "probe run 1" in flat[key]["source"] and "Table" in flat[key]["source"], key
     for key in ("host.cores", "host.page_cache"):  # the host the probe ran on
         assert "probe run 1" in flat[key]["source"] and "mpi.hosts" in flat[key]["source"], key
@@ -162,18 +166,45 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
                for b, x in msgs.items()]
     if m["agent.message_overhead"] > 0:
         assert sum(rebuilt) == pytest.approx(sum(x["seconds"]["best"] for x in msgs.values()), rel=2e-3)
-    # the host, the token and the collective call: the probe's own figures
+    # the host, the token and the collective call: the probe's own figures,
+    # each the best of every point's trials as Table 3 shows it (tester 3, item 5)
     main = next(d for d in docs if d["params"]["block_bytes"] == 1 << 20)
     host, c = main["mpi"]["hosts"][0], main["components"]
+
+    def best(get):
+        return min(v for d in docs for v in get(d["components"])["values"])
+
     assert m["host.cores"] == host["cores"] and m["host.page_cache"] == host["memory_bytes"]
-    assert m["network.token_latency"] == pytest.approx(c["token_pass"]["seconds"]["best"], rel=1e-3)
+    assert m["network.token_latency"] == pytest.approx(best(lambda c: c["token_pass"]["seconds"]), rel=1e-3)
     assert m["network.token_latency_crowded"] == pytest.approx(
-        c["token_pass"]["crowded_seconds"]["best"], rel=1e-3)
+        best(lambda c: c["token_pass"]["crowded_seconds"]), rel=1e-3)
     assert m["client.collective_overhead"] == pytest.approx(
-        c["collective_mpiio"]["read_seconds"]["best"], rel=1e-3)
+        best(lambda c: c["collective_mpiio"]["read_seconds"]), rel=1e-3)
     assert m["client.collective_write_overhead"] == pytest.approx(
-        c["collective_mpiio"]["write_seconds"]["best"], rel=1e-3)
+        best(lambda c: c["collective_mpiio"]["write_seconds"]), rel=1e-3)
+    assert m["file.open_close_read"] == pytest.approx(
+        best(lambda c: c["open_read_byte_close_seconds"]), rel=1e-3)
+    assert m["file.open_close_write"] == pytest.approx(
+        best(lambda c: c["open_write_byte_close_seconds"]), rel=1e-3)
+    assert m["agent.copy_rate"] == pytest.approx(
+        max(min(d["components"]["memory_copy"]["per_rank_best_mib_per_s"]) for d in docs) * (1 << 20),
+        rel=1e-4)
     assert m["agent.cb_buffer"] == (c["collective_mpiio"]["cb_buffer_size"] or 16 << 20)
+    assert m["file.lock_overhead"] == pytest.approx(best(lambda c: c["byte_range_lock_seconds"]), rel=1e-3)
+    assert m["client.mpiio_open_close"] == pytest.approx(
+        best(lambda c: c["collective_mpiio"]["open_close_seconds"]), rel=1e-3)
+    # the streams in collective-buffer calls: bytes over the best time less open/close
+    # (and the read's fixed start); the probe's 4 MiB stream makes them 2 MiB calls
+    b = c["buffer_streams"]
+    assert b["call_bytes"] == 2 << 20 and b["bytes"] == 4 << 20
+    for key, rate, fixed in (("write_seconds", "disk.buffer_write_rate", m["file.open_close_write"]),
+                             ("two_writers_seconds", "disk.shared_buffer_write_rate",
+                              m["file.open_close_write"]),
+                             ("read_seconds", "disk.buffer_read_rate", m["file.open_close_read"] + latency),
+                             ("two_readers_seconds", "disk.shared_buffer_read_rate",
+                              m["file.open_close_read"] + latency)):
+        seconds = best(lambda c: c["buffer_streams"][key])  # every point's trials, as Table 2
+        assert m[rate] == pytest.approx(b["bytes"] / (seconds - fixed), rel=2e-3), rate
 
 
 def _write(tmp_path, text):
@@ -327,6 +358,37 @@ def test_collective_aggregators_are_agents_that_copy():
     assert no_copy["summary"]["best_mib_per_s"] == pytest.approx(1000, rel=0.02)
 
 
+def test_atomic_mode_locks_each_call():
+    """--atomic on a machine with byte-range locks (file.lock_overhead):
+    every call pays one lock and unlock on its rank, and no rank waits for
+    another's lock (their ranges differ)."""
+    from pario.model import load_machine, predict_point
+    from pario.studies.io import IoPoint
+
+    def rate(options, sets):
+        base = ["network.link_rate=0", "network.latency=0s", "io_node.cache=0", "stripe.unit=1g",
+                "stripe.count=1", "io_node.count=1", "io_node.memory_rate=0",
+                "io_node.request_overhead=0s", "file.open_close_write=0s", "disk.write_overhead=0s",
+                "disk.write_rate=1000MB/s", "host.cores=0"]
+        p = IoPoint("t", "t", "partitioned", ["write"], 2, 1 << 20, 16 << 20, api="mpiio",
+                    iterations=1, options=options)
+        doc = predict_point(p, load_machine("ipsc860", base + sets))
+        return doc["phases"][0]["iterations"][0]["seconds"]
+
+    # the MPI-IO library's open and close: once per rank and phase, side by side
+    opened = rate(["--mpiio-impl", "romio"], ["client.mpiio_open_close=2ms"])
+    assert opened == pytest.approx(rate(["--mpiio-impl", "romio"], []) + 0.002, rel=1e-6)
+    relaxed = rate(["--mpiio-impl", "romio"], ["file.lock_overhead=1ms"])
+    atomic = rate(["--mpiio-impl", "romio", "--atomic"], ["file.lock_overhead=1ms"])
+    # 16 calls of 1 ms each at 1000 MB/s on one disk: 16 ms; each rank's 8
+    # locks add 1 ms before each of its calls, side by side with the other's
+    # disk time, so the phase grows by less than 16 locks' time
+    assert relaxed == pytest.approx(0.016, rel=0.01)
+    assert relaxed < atomic < relaxed + 0.016
+    assert rate(["--mpiio-impl", "romio", "--atomic"], ["file.lock_overhead=0s"]) == \
+        pytest.approx(relaxed, rel=1e-9)
+
+
 def _copy_db(runs, tmp_path):
     db = tmp_path / "copy.sqlite"
     shutil.copy(runs["db"], db)
@@ -388,11 +450,13 @@ def _drop(key):
 
 
 def _set(path, value):
+    """Every trial of a row (its best too) set to `value`: the machine
+    reads the best of every point's trials, as the tables show it."""
     def edit(c):
-        *parents, last = path
-        for k in parents:
+        for k in path:
             c = c[k]
-        c[last] = value
+        c["best"] = value
+        c["values"] = [value] * len(c["values"])
     return edit
 
 
@@ -442,9 +506,9 @@ def test_a_probe_before_the_four_and_same_readers_still_predicts(runs, tmp_path)
     (_drop("collective_mpiio"), "has no collective MPI-IO call row"),
     (_drop("token_pass"), "has no token hand-over row"),
     (_drop("messages"), "has no MPI messages row"),
-    (_set(("token_pass", "crowded_seconds", "best"), 0), "token hand-over times"),
-    (_set(("collective_mpiio", "write_seconds", "best"), -1e-5), "collective MPI-IO write call took"),
-    (_set(("collective_mpiio", "read_seconds", "best"), None), "collective MPI-IO read call took"),
+    (_set(("token_pass", "crowded_seconds"), 0), "token hand-over times"),
+    (_set(("collective_mpiio", "write_seconds"), -1e-5), "collective MPI-IO write call took"),
+    (_set(("collective_mpiio", "read_seconds"), None), "collective MPI-IO read call took"),
     (_no_time, "its MPI messages took no time"),
 ])
 def test_a_probe_without_good_rows_is_refused_as_a_machine(runs, tmp_path, edit, phrase):
@@ -497,6 +561,51 @@ def test_messages_without_time_per_byte_fall_back_to_the_largest(runs, tmp_path)
     assert msg["message_overhead"]["value"] == "0us"
     assert float(msg["message_rate"]["value"].removesuffix("MB/s")) == pytest.approx(4 / 0.002, rel=1e-4)
     assert "left no time per byte" in msg["message_rate"]["source"]
+
+
+def _table_row(text, caption, label):
+    """(best, spread, trials) of a row of a probe table in `pario show`'s text."""
+    table = text.split(caption)[1].split("\n\n")[0]
+    line = next(l for l in table.splitlines() if l.strip().startswith(label))
+    return line[line.index(label) + len(label):].split()
+
+
+def test_tables_take_every_points_trials_and_the_machine_the_same_best(runs, tmp_path):
+    """Tester 3, item 5: the components every point measures alike (memory
+    copy, barrier, open/close, metadata, ...) are the best of all 3 points'
+    2 trials (6), not of the 1 MiB point's 2; the rows say how many; with
+    2 ranks the nearest and the farthest rank are one row; the probed
+    machine reads the same best."""
+    con = sqlite3.connect(runs["db"])
+    docs = [json.loads(t) for (t,) in con.execute("SELECT result_json FROM points WHERE run_id=1")]
+    text = pario("show", "1", db=runs["db"]).stdout
+    t2, t3 = "Table 2. Measured component rates", "Table 3. Overhead measurements"
+    assert "best of each row's trials [worst-median]: a row at a call size is that point's, every " \
+           "other row all 3 points'" in text, text
+    memory = [v for d in docs for v in d["components"]["memory_copy"]["aggregate_mib_per_s"]["values"]]
+    assert len(memory) == 6
+    best, spread, trials = _table_row(text, t2, "memory copy, all ranks at once")
+    assert float(best) == pytest.approx(max(memory), abs=0.51) and trials == "6"  # 5 digits shown
+    barrier = [v for d in docs for v in d["components"]["barrier_seconds"]["values"]]
+    best, spread, trials = _table_row(text, t3, "globally synchronize all ranks (barrier)")
+    assert float(best) == pytest.approx(min(barrier), abs=5e-8) and trials == "6"
+    # a stream row is its own point's two trials
+    assert _table_row(text, t2, "storage, one stream write (preallocated, fsync), 4 KiB calls")[-1] == "2"
+    # one pair (rank 0 and 1) measured twice: one row of both, 2 x 6 trials
+    assert "nearest rank" not in text and "farthest rank" not in text
+    assert _table_row(text, t2, "request/reply 4 KiB, the other rank (nearest = farthest")[-1] == "12"
+    m = load_machine(_write(tmp_path, pario("model", "--machine", "probe:1", "--print-machine",
+                                            db=runs["db"]).stdout))
+    best, *_ = _table_row(text, t3, "open / read a byte / close")
+    assert m["file.open_close_read"] == pytest.approx(float(best), abs=5e-8)
+    assert "best of every trial at all 3 call sizes" in m.sources["file.open_close_read"]
+    assert m.sources["file.open_close_read"].startswith("probe run 1")
+
+
+def test_a_printed_probe_machine_names_the_probe_as_its_source(runs):
+    """Tester 3, item 13a: the document the values come from, the probe run."""
+    data = tomllib.loads(pario("model", "--machine", "probe:1", "--print-machine", db=runs["db"]).stdout)
+    assert data["name"] == "probe:1" and data["source"].startswith("pario probe run 1 (")
 
 
 def test_a_probe_of_one_call_size_names_it_in_table_2(runs):

@@ -64,6 +64,16 @@ def test_document_shape(probes):
         assert it["cache_method"] == "O_DIRECT" or it["cache_resident_fraction"] < 0.01
 
 
+def test_two_ranks_print_their_one_pair_once(probes):
+    """Tester 3, item 5: with 2 ranks the nearest and the farthest rank are
+    rank 1 both times: one line, not two rows of one pair."""
+    _, proc, doc = probes["disk"]
+    rr = doc["components"]["request_reply"]
+    assert rr["nearest"]["to_rank"] == rr["farthest"]["to_rank"] == 1
+    lines = [l for l in proc.stdout.splitlines() if "request/reply 4 KiB" in l]
+    assert len(lines) == 1 and "0 <-> 1 (nearest = farthest)" in lines[0], proc.stdout
+
+
 def test_rows_for_the_model(probes):
     """The rows a probed machine's host, messages, token and collective
     parameters come from (docs/model.md), with sane magnitudes."""
@@ -137,6 +147,11 @@ def test_magnitudes_on_one_host(probes):
         # open + a byte + close is a system call affair: well under 10 ms
         assert 0 < c["open_write_byte_close_seconds"]["best"] < 1e-2
         assert 0 < c["open_read_byte_close_seconds"]["best"] < 1e-2
+        # a byte-range lock and its unlock: two fcntl calls, microseconds
+        assert 0 < c["byte_range_lock_seconds"]["best"] < 1e-3, kind
+        # MPI_File_open and close of every rank: the library's own, under a second
+        assert 0 < c["collective_mpiio"]["open_close_seconds"]["best"] < 1, kind
+        assert len(c["byte_range_lock_seconds"]["values"]) == len(c["open_read_byte_close_seconds"]["values"])
         assert c["metadata"]["creates_per_s"]["best"] > 100
         assert c["request_reply"]["farthest"]["best_mib_per_s"] > 0
     disk = probes["disk"][2]["components"]

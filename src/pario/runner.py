@@ -28,7 +28,7 @@ from .rundirs import RunDirs
 from .space import check_space
 from .store import Store, check_db_path
 from .terminal import print_figure
-from .studies import kind_of, refuse_foreign_options, refuse_unused_options
+from .studies import kind_of, refuse_foreign_options, refuse_unused_options, skip_lines
 from .watchdog import Watchdog, names_in_use, new_ledger, remove_point_files
 
 # `pario run` exit status (README): 0 every point ok, 2 bad invocation or
@@ -84,8 +84,8 @@ def run_experiment(args, out=None):
     max_ranks = max(p.ranks for p in points)
     for line in launcher.explain(max_ranks):
         print(line, file=out)
-    for p, why in skipped:
-        print(f"plan: skipping {p.label()}: {why}", file=out)
+    for line in skip_lines(skipped, points, options):
+        print(f"plan: {line}", file=out)
     for line in kind.plan_notes(preset, points, options):
         print(f"plan: {line}", file=out)
     _check_normalise(preset, points)

@@ -17,14 +17,15 @@ FILE_SHIFT = 40
 
 
 class Entry:
-    __slots__ = ("state", "ready", "trigger", "used", "redirty")
+    __slots__ = ("state", "ready", "trigger", "used", "redirty", "phase")
 
-    def __init__(self, state, ready=None):
+    def __init__(self, state, phase, ready=None):
         self.state = state
         self.ready = ready
         self.trigger = -1
         self.used = False
         self.redirty = False
+        self.phase = phase  # the phase that brought the block in
 
 
 class BlockCache:
@@ -47,6 +48,12 @@ class BlockCache:
         self.reset_counters()
 
     def reset_counters(self):
+        """A phase begins: its counters start at 0, and the blocks already
+        here were left by an earlier phase (a write's data, or the previous
+        trial's reads): an I/O node's cache is the server's, which the
+        clients' eviction before a read does not empty."""
+        self.phase = getattr(self, "phase", -1) + 1
+        self.carried_hits = 0
         self.hits = self.misses = self.pending_waits = 0
         self.disk_reads = self.blocks_read = self.readaheads = self.wasted = 0
         self.flushes = self.blocks_flushed = self.slot_waits = 0
@@ -100,7 +107,7 @@ class BlockCache:
         ready = self.sim.env.event()
         run = []
         for key in keys:
-            e = Entry(PENDING, ready)
+            e = Entry(PENDING, self.phase, ready)
             entries[key] = e
             run.append(e)
         if self.readahead_at:  # a run cut short still carries the stream on
@@ -121,6 +128,13 @@ class BlockCache:
                 self.clean[key] = e
         ready.succeed()
         self._wake_slot_waiters(len(run))
+
+    def hit(self, key, e, f, disk, file_units):
+        """A request found its block here, ready."""
+        self.hits += 1
+        if e.phase != self.phase:
+            self.carried_hits += 1
+        self._touch(key, e, f, disk, file_units)
 
     def _touch(self, key, e, f, disk, file_units):
         if e.state == CLEAN:
@@ -160,8 +174,9 @@ class BlockCache:
                 yield e.ready
                 continue
             if not counted:
-                self.hits += 1
-            self._touch(key, e, f, disk, file_units)
+                self.hit(key, e, f, disk, file_units)
+            else:
+                self._touch(key, e, f, disk, file_units)
             return
 
     # -- writes ----------------------------------------------------------
@@ -235,7 +250,7 @@ class BlockCache:
                     yield self._wait_slot(again=waited)
                     waited = True
                     continue
-                e = Entry(DIRTY)
+                e = Entry(DIRTY, self.phase)
                 self.entries[key] = e
                 self.dirty[key] = e
             elif e.state == PENDING:
@@ -285,6 +300,7 @@ class BlockCache:
 
     def counters(self):
         return {"hits": self.hits, "misses": self.misses, "waits_on_disk": self.pending_waits,
+                "hits_left_by_earlier_phase": self.carried_hits,
                 "disk_reads": self.disk_reads, "blocks_read": self.blocks_read,
                 "readaheads": self.readaheads, "prefetched_unused": self.wasted,
                 "write_backs": self.flushes, "blocks_written_back": self.blocks_flushed,

@@ -18,7 +18,7 @@ from ..presets import load_experiment
 from ..progress import Progress
 from ..store import Store, default_db_path
 from ..units import format_size
-from ..studies import add_kind_options, kind_of, refuse_foreign_options
+from ..studies import add_kind_options, kind_of, refuse_foreign_options, skip_lines
 from .machine import machine_by_spec, machine_names
 from .params import describe_parameters
 from .predict import predict_point
@@ -71,6 +71,35 @@ def add_parser(sub, csv, positive_int):
     return p
 
 
+def model_points(experiment, options):
+    """(points, skipped) of `experiment` (a loaded io preset) under `options`
+    as the command line gives them: the kind's own plan, as 'pario run'
+    makes it, with the model's defaults.  The one way in for the command,
+    bench/model_claims.py and the validation tests, so the docs' figures
+    are those of the points 'pario model' predicts."""
+    options = dict(options)
+    # The model is deterministic: one trial per point unless asked (trials
+    # then differ where the I/O nodes' caches carry over, docs/model.md).
+    options["iterations"] = options.get("iterations") or 1
+    # No launcher limits a modelled machine: a preset sweeping ranks up to
+    # the slots goes to its own max_ranks (the CFS report's 128 nodes).
+    options["slots"], options["slots_from"] = 1 << 20, "a modelled machine"
+    return kind_of(experiment.data).plan(experiment.data, options)
+
+
+def predict_preset(name, machine, **options):
+    """[(point, result document)] of 'pario model NAME' with `options`
+    (tests=["partitioned"], ranks=["16"], blocks=["1m"], size="128m", ...)
+    on `machine`, without storing anything; a point the plan skips or the
+    model leaves out is an error here (a figure must not go missing)."""
+    points, skipped = model_points(load_experiment(name), options)
+    points, refused = refusals(points, machine)
+    if skipped or refused:
+        raise UsageError(f"pario model {name} {options}: "
+                         + "; ".join([f"{p.label()}: {why}" for p, why in skipped] + refused))
+    return [(p, predict_point(p, machine)) for p in points]
+
+
 def run_model(args, out=None):
     out = out or sys.stdout  # looked up now, so a redirected stdout is honoured
     if args.parameters:
@@ -83,7 +112,7 @@ def run_model(args, out=None):
     store = Store(args.db or default_db_path(), create=False) if args.machine.startswith("probe:") else None
     machine = machine_by_spec(args.machine, args.set or [], store)
     if args.print_machine:
-        from .probed import machine_toml
+        from .machine import machine_toml
 
         print(machine_toml(machine), end="", file=out)
         return 0
@@ -100,15 +129,9 @@ def run_model(args, out=None):
         if options.get(dest) is not None:  # kind options default to None: given
             raise UsageError(f"{flag} acts on real files and does not apply to pario model: drop it")
     refuse_foreign_options(kind, options, experiment.origin)
-    # The model is deterministic: one trial per point unless asked (trials
-    # then differ where the I/O nodes' caches carry over, docs/model.md).
-    options["iterations"] = options.get("iterations") or 1
-    # No launcher limits a modelled machine: a preset sweeping ranks up to
-    # the slots goes to its own max_ranks (the CFS report's 128 nodes).
-    options["slots"], options["slots_from"] = 1 << 20, "a modelled machine"
-    points, skipped = kind.plan(preset, options)
-    for p, why in skipped:
-        print(f"plan: skipping {p.label()}: {why}", file=out)
+    points, skipped = model_points(experiment, options)
+    for line in skip_lines(skipped, points, options):
+        print(f"plan: {line}", file=out)
     # Before anything is stored: leave out the points whose parameters the
     # model would ignore (model/scope.py), one line per test and parameter.
     points, refused = refusals(points, machine)

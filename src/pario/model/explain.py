@@ -10,7 +10,14 @@ prefetched blocks were evicted unread (the CFS report's thrashing); on a
 probed host, which of the probe's rates for several readers it read at.
 A point with nothing busy whose ranks spent a quarter or more of the phase
 in their read's fixed start (the kernel's first read-ahead) is bound by
-that start ("read_start"), not by round trips."""
+that start ("read_start"), not by round trips.
+
+A read served partly from blocks an earlier phase left in the I/O nodes'
+caches says how many, and which phase left them: the caches are the
+servers', which eviction before a read (the clients' page cache) does not
+empty, so a file that fits in them is read back from memory (the CFS report
+used a 128 MB file, over twelve times its I/O nodes' caches, to keep buffering out,
+line 139)."""
 
 BUSY = 0.8
 # A point no resource kept busy whose ranks spent at least this share of the
@@ -37,7 +44,41 @@ _PLAIN = {"disk": "disks", "io_node": "I/O node processors", "io_link": "I/O nod
           "file_token": "shared-file token", "cpu": "CPU cores"}
 
 
-def explain(counters, op, block_bytes=None):
+def _buffers(b):
+    """The two-phase aggregators' transfers behind a busy disk."""
+    size = b["largest_bytes"] / (1 << 20)
+    how = (f"at the probe's {b['rate'] / (1 << 20):.0f} MiB/s for calls that size" if b["rate"]
+           else "at the disk's rates")
+    return (f"; {b['aggregators']} collective aggregator(s), {b['transfers']} buffer transfer(s) "
+            f"of up to {size:.3g} MiB {how}")
+
+
+def _left_by(counters, op, before):
+    """'; N of M blocks asked ... left by the write phase', or ''."""
+    cache = counters.get("cache")
+    carried = (cache or {}).get("hits_left_by_earlier_phase", 0)
+    if op != "read" or not carried:
+        return "", 0.0
+    asked = cache["hits"] + cache["misses"] + cache["waits_on_disk"]
+    share = carried / asked if asked else 0.0
+    left = f"the {before} phase" if before else "an earlier phase"
+    return (f"; {carried} of {asked} blocks asked ({share:.0%}) served by the I/O-node cache "
+            f"left by {left}, not by the disks (a server's cache: eviction before a read empties "
+            "the clients' page cache, not the I/O nodes')"), share
+
+
+def explain(counters, op, block_bytes=None, before=None):
+    """What bounded a phase; `before` names the phase that ran before it on
+    the same machine state ('write', or "previous trial's read")."""
+    left, share = _left_by(counters, op, before)
+    out = _explain(counters, op)
+    if left:
+        out["text"] += left
+        out["served_by_earlier_phase_fraction"] = round(share, 3)
+    return out
+
+
+def _explain(counters, op):
     util = {k: v for k, v in counters["utilisation"].items() if v}
     kind, top = max(((k, min(v["max"], 1.0)) for k, v in util.items()), key=lambda kv: kv[1])
     out = {"bound": kind if top >= BUSY else "latency",
@@ -91,5 +132,7 @@ def explain(counters, op, block_bytes=None):
     if pc and pc["hits"]:
         text += (f"; {pc['hits']} of {pc['hits'] + pc['misses']} calls served from the page cache "
                  "another rank's read filled")
+    if kind == "disk" and counters.get("collective_buffers"):
+        text += _buffers(counters["collective_buffers"])
     out["text"] = text
     return out

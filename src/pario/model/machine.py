@@ -7,11 +7,13 @@ from) and one table per part of the machine (`[network]`, `[io_node]`,
 `--set key=value` changes one parameter for one run; the result records
 every override beside the machine's name."""
 
+import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UsageError
+from ..units import format_size
 from .params import PARAMS, parse_value
 
 MACHINE_DIR = Path(__file__).resolve().parent / "machines"
@@ -29,6 +31,12 @@ class Machine:
     sources: dict
     overrides: dict = field(default_factory=dict)
     written: dict = field(default_factory=dict)  # each value as its file writes it
+    # What --print-machine writes back: the name as its file gave it (a
+    # file of the user's is shown as "NAME (from PATH)", which a printed
+    # copy must not carry into the next file's name), and the document the
+    # values come from (a report, or a probe run).
+    file_name: str = ""
+    source: str = ""
     # A host whose page cache the model leaves out (a probe's machine): its
     # cached regimes (reads that may hit the cache, writes without fsync)
     # are not predicted (model/scope.py refuses them).
@@ -76,11 +84,14 @@ def check_relations(values, where):
     for rate in ("disk.rate", "disk.write_rate"):
         if v[rate] <= 0:
             problems.append(f"{rate} must be more than 0")
+    # io_node.cache = 0 is "no cache" (params.py): every request goes to a
+    # disk.  Any other size must hold a block, and the refusal says both.
     if v["io_node.cache"]:
         if v["io_node.cache_block"] != v["stripe.unit"]:
             problems.append("io_node.cache_block must equal stripe.unit when io_node.cache is set")
         elif v["io_node.cache"] < v["io_node.cache_block"]:
-            problems.append("io_node.cache must hold at least one io_node.cache_block")
+            problems.append(f"io_node.cache must hold at least one io_node.cache_block "
+                            f"({format_size(v['io_node.cache_block'])}), or be 0 for no cache")
     if v["io_node.prefetch"] < 1 or v["io_node.write_group"] < 1:
         problems.append("io_node.prefetch and io_node.write_group must be at least 1")
     if v["io_node.readahead_at"] > v["io_node.prefetch"]:
@@ -147,7 +158,8 @@ def load_machine(name, overrides=()):
     shipped = path.resolve().parent == MACHINE_DIR.resolve()
     name = str(data["name"]) if shipped else f"{data['name']} (from {path})"
     machine = Machine(name=name, title=str(data.get("title", data["name"])),
-                      values=values, sources=sources)
+                      values=values, sources=sources, file_name=str(data["name"]),
+                      source=str(data.get("source", "")))
     check_relations(values, f"machine {path}")
     machine.written = {k: e["value"] for k, e in entries.items()}
     apply_overrides(machine, overrides)
@@ -161,9 +173,14 @@ def apply_overrides(machine, overrides):
         key, text = key.strip(), text.strip()
         if not sep or not key or not text:
             raise UsageError(f"--set '{item}' must be key=value, e.g. --set io_node.cache=5MB")
+        if key in PARAMS and "," in text:  # no value is a list: a sweep of a parameter is several runs
+            raise UsageError(f"--set {key}={text}: --set takes one value, not a list; run "
+                             f"'pario model' once per value (--set {key}={text.split(',')[0].strip()}, "
+                             "...)")
         machine.values[key] = parse_value(key, text)
         machine.sources[key] = f"--set {key}={text}"
-        machine.written[key] = text
+        # as a machine file writes it: a count as a number, the rest as typed
+        machine.written[key] = machine.values[key] if PARAMS[key].kind == "count" else text
         machine.overrides[key] = text
     check_relations(machine.values, "--set")
 
@@ -179,3 +196,25 @@ def machine_by_spec(spec, overrides=(), store=None):
             raise UsageError(f"--machine {spec}: give a probe run's id, e.g. probe:7 (see 'pario list')")
         return machine_from_probe(store, int(text), overrides)
     return load_machine(spec, overrides)
+
+
+def machine_toml(machine):
+    """The machine as a TOML file `pario model --machine FILE.toml` reads:
+    the name its own file gave it (a round trip adds nothing to it), the
+    document its values come from, and every value with its source (--set
+    ones say so)."""
+    def q(text):
+        return json.dumps(str(text))  # a TOML basic string is JSON's string syntax
+
+    lines = [f"# {machine.title}", f"name = {q(machine.file_name or machine.name)}",
+             f"title = {q(machine.title)}", f"source = {q(machine.source)}"]
+    section = None
+    for key in PARAMS:
+        part, name = key.split(".")
+        if part != section:
+            lines += ["", f"[{part}]"]
+            section = part
+        value = machine.written[key]
+        shown = value if isinstance(value, int) else q(value)
+        lines.append(f"{name} = {{ value = {shown}, source = {q(machine.sources[key])} }}")
+    return "\n".join(lines) + "\n"

@@ -48,10 +48,12 @@ def predict_point(point, machine, env_factory=Environment):
     sim = Simulation(machine, point, env_factory=env_factory)
     phases = {name: [] for name in point.phases}
     explanations = {}
+    before = None  # the phase that ran before on this machine state, in words
     for it in range(point.iterations):
-        for name in point.phases:
+        for k, name in enumerate(point.phases):
             seconds, nbytes, ranks, counters = sim.run_phase(name)
-            why = explain(counters, name)
+            why = explain(counters, name, before=before)
+            before = name if k + 1 < len(point.phases) else f"previous trial's {name}"
             phases[name].append({
                 "iteration": it, "data_iteration": it, "seconds": seconds, "bytes": nbytes,
                 "mib_per_s": nbytes / MIB / seconds if seconds > 0 else 0.0,

@@ -54,6 +54,19 @@ its source says which.  The model of a local file system:
   costs each rank the probe's collective MPI-IO call of 1 byte
   (client.collective_overhead, client.collective_write_overhead);
 * a call is a system call, not a message (network.latency 0).
+* ROMIO's aggregators read and write their file domains in calls of a
+  collective buffer (16 MiB), far above the stream's call sizes, where
+  this host's storage does not follow the stream's line (its page cache
+  takes such calls in large folios, its read-ahead serves them otherwise):
+  the probe writes (new file, fsync) and reads the stream in such calls,
+  one rank alone and two at once, and the aggregators' buffer transfers
+  cost their bytes at those rates (disk.buffer_write_rate,
+  disk.shared_buffer_write_rate, disk.buffer_read_rate,
+  disk.shared_buffer_read_rate);
+* MPI-IO's atomic mode (ROMIO on a local file system) locks each call's
+  byte range and unlocks it after: file.lock_overhead is the probe's
+  lock-and-unlock pair (Table 3), added to every call of an atomic point;
+  ranks' ranges differ, so their locks do not wait for each other.
 
 `describe()` of the machine (stored with every predicted run) keeps each
 value with its source."""
@@ -61,6 +74,7 @@ value with its source."""
 import json
 
 from ..errors import UsageError
+from ..studies.probe import KIND as PROBE, component_best
 from ..units import format_size
 from .machine import Machine, apply_overrides, check_relations
 from . import read_start
@@ -228,6 +242,34 @@ def _message_fit(run_id, docs):
     return per_msg, intercept / size, rows, size
 
 
+def _buffer_rates(put, run_id, rows, oc_write, oc_read, table2, where):
+    """disk.buffer_* from the probe's streams in collective-buffer calls:
+    each stream's best time, less open/close (and a read's fixed start, which
+    an aggregator pays apart), over its bytes."""
+    keys = (("write_seconds", "disk.buffer_write_rate", oc_write, "one writer, new file (fsync)"),
+            ("two_writers_seconds", "disk.shared_buffer_write_rate", oc_write,
+             "two writers at once (ranks 0, 1)"),
+            ("read_seconds", "disk.buffer_read_rate", oc_read, "one reader (cache kept out)"),
+            ("two_readers_seconds", "disk.shared_buffer_read_rate", oc_read,
+             "two readers at once (ranks 0, 1)"))
+    for key, name, fixed, label in keys:
+        if not rows or key not in rows:
+            why = ("an older probe, without streams in collective-buffer calls" if not rows
+                   else "one rank: no two ranks at once measured")
+            put(name, "0", f"{where}: {why}; the disk's rates for every call")
+            continue
+        best = rows[key]["best"]
+        per_byte = (best - fixed) / rows["bytes"] if best else 0.0
+        if per_byte <= 0:
+            raise UsageError(f"probe run {run_id}: its stream in collective-buffer calls ({key}) took "
+                             f"{best} s, no more than opening the file: {NEWER_PROBE}")
+        put(name, _rate(1 / per_byte),
+            f"{table2} 'storage, collective-buffer calls, {label}': {format_size(rows['bytes'])} in "
+            f"{format_size(rows['call_bytes'])} calls, best {best * 1e3:.2f} ms, less open/close"
+            + (" and disk.read_latency" if "read" in key and fixed > oc_write else "")
+            + " over its bytes")
+
+
 def _time(seconds):
     return f"{seconds * 1e6:.4g}us"
 
@@ -261,22 +303,28 @@ def machine_from_probe(store, run_id, overrides=()):
     if cores < 1 or memory < 1:
         raise UsageError(f"probe run {run_id} does not say how many cores and how much memory its "
                          f"host has (mpi.hosts): {NEWER_PROBE}")
-    oc_read = c["open_read_byte_close_seconds"]["best"]
-    oc_write = c["open_write_byte_close_seconds"]["best"]
+    # A component measured alike at every point (all but the streams) is
+    # the best of every point's trials, as Tables 2 and 3 show it.
+    pooled = [r for d in docs if d["mpi"]["ranks"] == main["mpi"]["ranks"]
+              for r in PROBE.records(None, d)]
+    n_points = len({r.params["block"] for r in pooled})
+    every = f"best of every trial at all {n_points} call sizes" if n_points > 1 else "best"
+    oc_read = component_best(pooled, "open_read")
+    oc_write = component_best(pooled, "open_write")
     servers = int(main["params"].get("servers") or 1)
 
     put("network.latency", "0s", "a call is a system call on this host, not a message: its cost is "
                                  "in the fitted disk costs")
     if token:
-        plain, crowded = token["seconds"]["best"], token["crowded_seconds"]["best"]
-        if not (plain > 0 and crowded > 0):
+        plain, crowded = component_best(pooled, "token_pass"), component_best(pooled, "token_pass_crowded")
+        if not (plain and crowded and plain > 0 and crowded > 0):
             raise UsageError(f"probe run {run_id}: its token hand-over times ({plain}, {crowded} s) "
                              f"are not positive: {NEWER_PROBE}")
         put("network.token_latency", _time(plain),
-            f"{table3} 'token hand-over, ring of all ranks': best time per hand-over of the "
+            f"{table3} 'token hand-over, ring of all ranks': {every}, time per hand-over of the "
             f"engine's own token ring over {token['ranks']} ranks")
         put("network.token_latency_crowded", _time(crowded),
-            f"{table3} 'token hand-over, a yielding thread beside each rank': best time per "
+            f"{table3} 'token hand-over, a yielding thread beside each rank': {every}, time per "
             f"hand-over with two runnable tasks per core, as ranks above the {cores} cores are")
     else:
         put("network.token_latency", "0s", f"{where}: one rank, no token hand-over measured "
@@ -291,16 +339,33 @@ def machine_from_probe(store, run_id, overrides=()):
     coll = c["collective_mpiio"]
     for key, which, label in (("client.collective_overhead", "read_seconds", "read"),
                               ("client.collective_write_overhead", "write_seconds", "write")):
-        best = coll[which]["best"]
+        best = component_best(pooled, f"collective_{label}")
         if not best or best <= 0:
             raise UsageError(f"probe run {run_id}: its collective MPI-IO {label} call took {best} s, "
                              f"not a positive time: {NEWER_PROBE}")
         put(key, _time(best),
-            f"{table3} 'collective MPI-IO {label} call, 1 byte per rank': best time per call "
+            f"{table3} 'collective MPI-IO {label} call, 1 byte per rank': {every}, time per call "
             f"({coll['implementation']}, {coll['aggregators']} aggregators, {coll['calls']} calls); "
             "its own 1-byte transfer is a few microseconds of it")
-    put("file.open_close_read", _time(oc_read), f"{table3} 'open / read a byte / close', best")
-    put("file.open_close_write", _time(oc_write), f"{table3} 'open / write a byte / close', best")
+    library = component_best(pooled, "collective_open")
+    if library and library > 0:
+        put("client.mpiio_open_close", _time(library),
+            f"{table3} 'collective MPI-IO open and close, every rank': {every}, time per pair "
+            f"({coll['implementation']}, {coll['aggregators']} ranks, the preset's hints)")
+    else:
+        put("client.mpiio_open_close", "0s",
+            f"{where}: no collective MPI-IO open and close row (an older probe): none beside "
+            "file.open_close_*")
+    put("file.open_close_read", _time(oc_read), f"{table3} 'open / read a byte / close', {every}")
+    put("file.open_close_write", _time(oc_write), f"{table3} 'open / write a byte / close', {every}")
+    lock = component_best(pooled, "lock")
+    if lock and lock > 0:
+        put("file.lock_overhead", _time(lock),
+            f"{table3} 'byte-range lock and unlock (fcntl)': {every}, time per pair, rank 0 on ranges "
+            "no one else holds, as ROMIO's atomic mode locks each call's range")
+    else:
+        put("file.lock_overhead", "0s",
+            f"{where}: no byte-range lock row (an older probe): atomic points are left out")
     put("stripe.unit", "1g", "a local file is not striped: one call is one transfer (the engine's "
                              "calls are at most 1 GiB)")
     put("stripe.count", servers, f"{where}: --servers {servers}, the storage units behind the directory")
@@ -388,9 +453,9 @@ def machine_from_probe(store, run_id, overrides=()):
     put("agent.count", 0, "no service agents")
     put("agent.overhead", "0s", "no service agents; collective MPI-IO's aggregators, which act as "
                                 "agents, cost their copy (agent.copy_rate)")
-    mem_rank = min(c["memory_copy"]["per_rank_best_mib_per_s"]) * MIB
+    mem_rank = component_best(pooled, "memory_rank") * MIB
     put("agent.copy_rate", _rate(mem_rank),
-        f"{table2} 'memory copy, slowest rank' (all ranks copying at once): a collective "
+        f"{table2} 'memory copy, slowest rank' (all ranks copying at once), {every}: a collective "
         "MPI-IO aggregator copies every call's data through its collective buffer")
     shared = (("two_writers", "two writers", "two streams written at once", "disk.shared_write_rate", oc_write,
                "'storage, two streams written at once': ranks 0 and 1 writing a half each (fsync)",
@@ -445,6 +510,13 @@ def machine_from_probe(store, run_id, overrides=()):
                    f"time against the number of calls gives {per_call * 1e6:.3g} us per call")
             put(over_key, _time(max(per_call, 0.0)),
                 fit + ("; a negative slope is noise: no cost per call" if per_call < 0 else ""))
+    buffers = c.get("buffer_streams")
+    if buffers:  # each row's best of every point's trials, as Table 2 shows it
+        rows = {"write_seconds": "buffer_write", "read_seconds": "buffer_read",
+                "two_writers_seconds": "buffer_writers", "two_readers_seconds": "buffer_readers"}
+        buffers = {**buffers, **{k: {**buffers[k], "best": buffers["bytes"] / MIB / component_best(pooled, r)}
+                                 for k, r in rows.items() if k in buffers and component_best(pooled, r)}}
+    _buffer_rates(put, run_id, buffers, oc_write, oc_read + latency, table2, where)
     cb = c["collective_mpiio"].get("cb_buffer_size")
     if cb:
         put("agent.cb_buffer", str(cb),
@@ -481,28 +553,9 @@ def machine_from_probe(store, run_id, overrides=()):
 
     values = {k: parse_value(k, v[k]) for k in PARAMS}
     machine = Machine(name=f"{PREFIX}{run_id}", title=f"this host as {where} measured it",
-                      values=values, sources=dict(src), host_page_cache=True)
+                      values=values, sources=dict(src), host_page_cache=True,
+                      file_name=f"{PREFIX}{run_id}", source=f"pario {where}")
     machine.written = {k: v[k] for k in PARAMS}
     check_relations(values, f"machine {PREFIX}{run_id}")
     apply_overrides(machine, overrides)
     return machine
-
-
-def machine_toml(machine):
-    """The machine as a TOML file `pario model --machine FILE.toml` reads."""
-    def q(text):
-        return json.dumps(str(text))  # a TOML basic string is JSON's string syntax
-
-    # the machine's one name (probe:RUN), as runs predicted from it record it
-    lines = [f"# {machine.title}", f"name = {q(machine.name)}",
-             f"title = {q(machine.title)}", f"source = {q('pario probe, ' + machine.name)}"]
-    section = None
-    for key in PARAMS:
-        part, name = key.split(".")
-        if part != section:
-            lines += ["", f"[{part}]"]
-            section = part
-        value = machine.written[key]
-        shown = value if isinstance(value, int) else q(value)
-        lines.append(f"{name} = {{ value = {shown}, source = {q(machine.sources[key])} }}")
-    return "\n".join(lines) + "\n"

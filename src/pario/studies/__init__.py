@@ -76,6 +76,7 @@ import importlib
 from dataclasses import dataclass, field
 
 from ..errors import UsageError
+from ..units import format_size
 
 _MODULES = ("io", "bt", "probe",   # one line per kind: the module in this package
             "bonnie",
@@ -298,6 +299,37 @@ def options_text(options):
         elif v not in (None, False, "", []):
             out.append(f"{flag} {v}")
     return " ".join(out)
+
+
+# io's reason for a point whose ranks' shares are smaller than a block
+SHARE_TOO_SMALL = "block is larger than a rank's share"
+
+
+def skip_lines(skipped, points, options):
+    """What a plan leaves out, for `pario run` and `pario model` alike: one
+    line per skipped point, then a warning for each --ranks or --blocks
+    value the user asked for that has no point left at all (a figure's
+    column gone missing is easy to overlook among the skipping lines)."""
+    lines = [f"skipping {p.label()}: {why}" for p, why in skipped]
+    for flag, attr, shown in (("ranks", "ranks", str), ("blocks", "block", format_size)):
+        if not options.get(flag):
+            continue  # the preset's own values: nothing the user asked for
+        kept = {getattr(p, attr, None) for p in points}
+        lost = {}
+        for p, why in skipped:
+            value = getattr(p, attr, None)
+            if value is not None and value not in kept:
+                lost.setdefault(value, []).append(why)
+        for value, whys in lost.items():
+            why = "; ".join(dict.fromkeys(whys))
+            fix = "see the skipping lines above"
+            if flag == "ranks" and whys == [SHARE_TOO_SMALL] * len(whys):
+                block = max(p.block for p, _ in skipped if p.ranks == value)
+                fix = (f"--size {format_size(value * block)} or more gives each of {value} ranks a "
+                       f"{format_size(block)} block, or give smaller --blocks")
+            lines.append(f"warning: --{flag} asked for {shown(value)} but none of its points can run "
+                         f"({why}): {fix}")
+    return lines
 
 
 def csv_list(text):

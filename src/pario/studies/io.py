@@ -17,7 +17,7 @@ from .. import schema
 from ..errors import UsageError
 from ..figures import Figure, Param, Quantity, Record, size_param
 from ..units import engine_size, format_size, parse_size
-from . import Kind, Option, csv_list, positive_int, refuse_repeats
+from . import SHARE_TOO_SMALL, Kind, Option, csv_list, positive_int, refuse_repeats
 
 # The engine's layout table (engine/src/io/layout.c): names a preset may use.
 LAYOUTS = ("broadcast", "partitioned", "interleaved", "random")
@@ -100,13 +100,14 @@ class IoPoint:
         broadcast's per-rank files; the loaders' files; a striped file's
         part on each target (round-robin in stripe units)."""
         need = self.size * self.ranks if self.layout == "broadcast" and self.files == "per-rank" else self.size
+        loaders = self.background * BACKGROUND_FILE_BYTES if self.background_kind == "write" else 0
         if not self.stripe_targets:
-            loaders = self.background * BACKGROUND_FILE_BYTES if self.background_kind == "write" else 0
             return [(directory, need + loaders)]
         n, unit = self.stripe_targets, self.stripe_unit
         full, tail = divmod(need, unit)
         parts = [(full // n + (1 if t < full % n else 0)) * unit + (tail if tail and full % n == t else 0)
                  for t in range(n)]
+        parts[0] += loaders  # the engine's loaders write into its first directory
         return [(directory / d, b) for d, b in zip(self.subdirs(), parts)]
 
     def takes_name(self):
@@ -149,7 +150,7 @@ def why_impossible(layout, size, block, ranks, files, aggregators=0):
     if size % ranks and files == "per-rank":
         return "size does not split into per-rank files"
     if block > per_file // sharers:
-        return "block is larger than a rank's share"
+        return SHARE_TOO_SMALL
     if per_file % (block * sharers):
         return "size is not a whole number of ranks x blocks"
     return None

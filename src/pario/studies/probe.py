@@ -63,9 +63,17 @@ class ProbePoint:
 
 
 def _round_trips(which):
+    """Round trips to the nearest or farthest rank; with 2 ranks both are
+    rank 1, one pair measured twice: "one" pools both measurements, and the
+    nearest and farthest rows are left out."""
     def get(c):
-        rr = (c.get("request_reply") or {}).get(which)
-        return [4096 / 1048576 / t for t in rr["round_trip_seconds"]["values"]] if rr else []
+        rr = c.get("request_reply") or {}
+        if not rr.get("nearest"):
+            return []
+        one = rr["farthest"]["to_rank"] == rr["nearest"]["to_rank"]
+        pairs = (("nearest", "farthest") if one else ()) if which == "one" else \
+            (() if one else (which,))
+        return [4096 / 1048576 / t for p in pairs for t in rr[p]["round_trip_seconds"]["values"]]
     return get
 
 
@@ -73,6 +81,13 @@ def _two(key):
     def get(c):
         m = c.get(key)
         return [m["bytes"] / 1048576 / t for t in m["seconds"]["values"]] if m else []
+    return get
+
+
+def _buffer(key):
+    def get(c):
+        b = c.get("buffer_streams")
+        return [b["bytes"] / 1048576 / t for t in b[key]["values"]] if b and key in b else []
     return get
 
 
@@ -90,6 +105,8 @@ COMPONENTS = [
      lambda c: [min(c["memory_copy"]["per_rank_best_mib_per_s"])]),
     ("rr_near", 2, "request/reply 4 KiB, nearest rank", "MiB/s", "max", _round_trips("nearest")),
     ("rr_far", 2, "request/reply 4 KiB, farthest rank", "MiB/s", "max", _round_trips("farthest")),
+    ("rr_one", 2, "request/reply 4 KiB, the other rank (nearest = farthest with 2 ranks; both "
+     "measurements)", "MiB/s", "max", _round_trips("one")),
     ("stream_write", 2, "storage, one stream write (preallocated, fsync)", "MiB/s", "max",
      lambda c: c["stream_write"]["mib_per_s"]["values"]),
     ("stream_read", 2, "storage, one stream read (cache kept out)", "MiB/s", "max",
@@ -121,10 +138,22 @@ COMPONENTS = [
      lambda c: (c.get("collective_mpiio") or {}).get("write_seconds", {}).get("values", [])),
     ("collective_read", 3, "collective MPI-IO read call, 1 byte per rank", "s", "min",
      lambda c: (c.get("collective_mpiio") or {}).get("read_seconds", {}).get("values", [])),
+    ("collective_open", 3, "collective MPI-IO open and close, every rank", "s", "min",
+     lambda c: (c.get("collective_mpiio") or {}).get("open_close_seconds", {}).get("values", [])),
+    ("buffer_write", 2, "storage, collective-buffer calls, one writer (new file, fsync)", "MiB/s", "max",
+     _buffer("write_seconds")),
+    ("buffer_read", 2, "storage, collective-buffer calls, one reader (cache kept out)", "MiB/s", "max",
+     _buffer("read_seconds")),
+    ("buffer_writers", 2, "storage, collective-buffer calls, two writers at once (ranks 0, 1)", "MiB/s",
+     "max", _buffer("two_writers_seconds")),
+    ("buffer_readers", 2, "storage, collective-buffer calls, two readers at once (ranks 0, 1)", "MiB/s",
+     "max", _buffer("two_readers_seconds")),
     ("open_read", 3, "open / read a byte / close", "s", "min",
      lambda c: c["open_read_byte_close_seconds"]["values"]),
     ("open_write", 3, "open / write a byte / close", "s", "min",
      lambda c: c["open_write_byte_close_seconds"]["values"]),
+    ("lock", 3, "byte-range lock and unlock (fcntl)", "s", "min",
+     lambda c: (c.get("byte_range_lock_seconds") or {}).get("values", [])),
     ("creates", 4, "creates (all ranks at once)", "1/s", "max",
      lambda c: c["metadata"]["creates_per_s"]["values"]),
     ("stats", 4, "stats (all ranks at once)", "1/s", "max",
@@ -155,13 +184,39 @@ def _block(record):
     return record.params.get("block") or DEFAULT_BLOCK
 
 
+def _better(key):
+    return next((b for k, _, _, _, b, _ in COMPONENTS if k == key), "max")
+
+
+def component_trials(records, key):
+    """Every trial of component `key` among `records` (those of one rank
+    count).  A stream row is measured at its point's call size: pass that
+    point's records.  Every other component (memory copy, round trips,
+    barrier, open/close, tokens, collective calls, metadata) is measured
+    the same way at every point, so all points' trials are its trials:
+    Table 2 and 3 show their best, and the model's probed machine takes
+    the same (model/probed.py)."""
+    return [v for r in records if r.params["component"] == key for v in r.values["value"]
+            if v is not None]
+
+
+def component_best(records, key):
+    """The best trial of `component_trials`, None if it was not measured."""
+    vals = component_trials(records, key)
+    if not vals:
+        return None
+    return max(vals) if _better(key) == "max" else min(vals)
+
+
 def probe_tables(records):
     """The CFS report's Tables 2 and 3 (and the metadata rates) of a probe
     run's records, each (caption, head, rows, notes): the one source of the
     text tables and the report's HTML tables.  One set per rank count.
     A probe of several stream call sizes (--stream-blocks) adds a stream
-    row per call size; the other components and the peak are those of the
-    1 MiB point (else the largest call size)."""
+    row per call size, each the best of its point's trials; every other
+    component is the best of every point's trials (each point measures it
+    alike); the predicted peak is the engine's, of the 1 MiB point (else
+    the largest call size), which other runs draw as their ideal curve."""
     out = []
     for ranks in sorted({r.params["ranks"] for r in records}):
         here = [r for r in records if r.params["ranks"] == ranks]
@@ -172,53 +227,61 @@ def probe_tables(records):
             continue
         any_r = next(iter(mine.values()))
         where = f"{any_r.params['target']} on {any_r.params['host']}, {ranks} rank(s)"
-        trials = max(len(r.values["value"]) for r in mine.values())
         tables = {2: [], 3: [], 4: []}
+        counts = {"stream": set(), "pooled": set()}
 
-        def row(label, unit, better, vals):
+        def row(label, unit, better, vals, kind):
             best = max(vals) if better == "max" else min(vals)
             worst = min(vals) if better == "max" else max(vals)
             mid = sorted(vals)[len(vals) // 2]
             spread = f"{_fmt(worst, unit)}-{_fmt(mid, unit)}" if len(vals) > 1 else ""
-            return [label, _fmt(best, unit), spread]
+            counts[kind].add(len(vals))
+            return [label, _fmt(best, unit), spread, str(len(vals))]
 
         for key, table, label, unit, better, _ in COMPONENTS:
             if ranks < NEEDS_RANKS.get(key, 1):  # a one-rank barrier synchronizes nothing
                 continue
-            r = mine.get(key)
-            # a stream row some call sizes lack (the short read of an eighth
-            # less than one call) is shown at the others
-            if r is None and not (key in STREAMS and len(blocks) > 1
-                                  and any(x.params["component"] == key for x in here)):
-                continue
             if key in STREAMS:  # measured at a call size: each row names it, one size or several
                 for b in blocks:
-                    rb = next((x for x in here if _block(x) == b and x.params["component"] == key), None)
-                    if rb is not None:
+                    vals = component_trials([x for x in here if _block(x) == b], key)
+                    if vals:  # the short read of an eighth less than one call: at the others
                         tables[table].append(row(f"{label}, {format_size(b)} calls", unit, better,
-                                                 rb.values["value"]))
+                                                 vals, "stream"))
                 continue
-            tables[table].append(row(label, unit, better, r.values["value"]))
+            vals = component_trials(here, key)
+            if vals:
+                tables[table].append(row(label, unit, better, vals, "pooled"))
         notes = []
         for phase in ("write", "read"):
             p = mine.get(f"peak_{phase}")
             if p:
                 tables[2].append([f"predicted peak, {phase}", _fmt(p.values["value"][0], "MiB/s"),
                                   f"= {p.params['parallelism']} x {_fmt(p.params['per_unit'], 'MiB/s')}"
-                                  f" ({p.params['limited_by']})"])
+                                  f" ({p.params['limited_by']})", ""])
         if "stream_read" in mine:
             notes.append(f"the stream read kept the page cache out with: {mine['stream_read'].params['method']}")
         notes.append("predicted peak: the slowest component of the path times its parallelism, "
                      "min(one storage stream x servers, memory copy of all ranks), as the CFS "
-                     "report's 10 disks x 0.82 MB/s")
-        of = f"best of {trials} [worst-median]" if trials > 1 else "one trial each, so no spread"
+                     "report's 10 disks x 0.82 MB/s"
+                     + (f"; the engine's, from the {format_size(main)} point's own trials"
+                        if len(blocks) > 1 else ""))
+        trials = counts["stream"] | counts["pooled"]
+        if trials == {1}:
+            of = "one trial each, so no spread"
+        elif len(trials) == 1:
+            of = f"best of {trials.pop()} [worst-median]"
+        else:
+            of = "best of each row's trials [worst-median]"
+            if len(blocks) > 1:
+                of += (f": a row at a call size is that point's, every other row all {len(blocks)} "
+                       "points' (each measures it alike)")
         out += [
             (f"Table 2. Measured component rates, {where}: {of}",
-             ["component", "MiB/s", "spread"], tables[2], notes),
+             ["component", "MiB/s", "spread", "trials"], tables[2], notes),
             (f"Table 3. Overhead measurements, {where}: {of}",
-             ["operation", "seconds", "spread"], tables[3], []),
+             ["operation", "seconds", "spread", "trials"], tables[3], []),
             (f"Metadata rates, {where}: each rank on its own files",
-             ["operation", "per second", "spread"], tables[4], []),
+             ["operation", "per second", "spread", "trials"], tables[4], []),
         ]
     return out
 
@@ -230,8 +293,9 @@ def format_probe_tables(records):
             continue
         w0 = max(len(head[0]), *(len(r[0]) for r in rows))
         w1 = max(len(head[1]), *(len(r[1]) for r in rows))
-        lines = [caption, f"  {head[0]:<{w0}}  {head[1]:>{w1}}  {head[2]}"]
-        lines += [f"  {r[0]:<{w0}}  {r[1]:>{w1}}  {r[2]}".rstrip() for r in rows]
+        w2 = max(len(head[2]), *(len(r[2]) for r in rows))
+        lines = [caption, f"  {head[0]:<{w0}}  {head[1]:>{w1}}  {head[2]:<{w2}}  {head[3]}"]
+        lines += [f"  {r[0]:<{w0}}  {r[1]:>{w1}}  {r[2]:<{w2}}  {r[3]}".rstrip() for r in rows]
         lines += [f"  note: {x}" for x in notes]
         out.append("\n".join(lines))
     return out
