@@ -72,6 +72,8 @@ def test_probe_measures_the_stream_at_each_call_size(runs):
         assert f"storage, two streams written at once (ranks 0, 1; fsync), {size} calls" in table
         assert f"storage, one stream write into a new file (no space reserved, fsync), {size} calls" in table
         assert f"storage, two interleaved readers (ranks 0, 1; every other block), {size} calls" in table
+        assert f"storage, four readers at once (ranks 0, 1; two threads each), {size} calls" in table
+        assert f"storage, two readers of the same bytes (ranks 0, 1; each all of it), {size} calls" in table
     for size in ("4 KiB", "64 KiB"):  # a 4 MiB stream's eighth is no whole 1 MiB call
         assert f"storage, the stream's last eighth read (cache kept out), {size} calls" in table
     assert "storage, the stream's last eighth read (cache kept out), 1 MiB calls" not in table
@@ -95,9 +97,12 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
                 "host.cached_read_rate", "host.cached_read_overhead",
                 "agent.message_rate", "agent.message_overhead", "client.collective_overhead",
                 "client.collective_write_overhead", "disk.shared_read_rate",
-                "disk.shared_write_rate", "disk.read_latency", "disk.alloc_write_rate",
+                "disk.shared_write_rate", "disk.read_latency", "disk.read_start_rate",
+                "disk.read_start_limit",
+                "disk.alloc_write_rate",
                 "disk.alloc_write_overhead", "disk.interleaved_read_rate",
-                "disk.interleaved_read_overhead", "file.lock_overhead", "disk.buffer_write_rate",
+                "disk.interleaved_read_overhead", "disk.four_read_rate", "disk.same_read_rate",
+                "file.lock_overhead", "disk.buffer_write_rate",
                 "disk.shared_buffer_write_rate", "disk.buffer_read_rate", "disk.shared_buffer_read_rate",
                 "client.mpiio_open_close"):
         assert "probe run 1" in flat[key]["source"] and "Table" in flat[key]["source"], key
@@ -110,27 +115,43 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
     docs = [json.loads(t) for (t,) in con.execute("SELECT result_json FROM points WHERE run_id=1")]
     m = load_machine(_write(tmp_path, r.stdout))
     # the read's fixed start: per call size the line through the last eighth's
-    # time and the whole stream's, at 0 bytes, less open/close; the median
-    starts = sorted((S * t - s * T) / (S - s) - m["file.open_close_read"]
-                    for S, T, s, t in ((c["stream_read"]["bytes"], c["stream_read"]["seconds"]["best"],
-                                        c["stream_read_short"]["bytes"],
-                                        c["stream_read_short"]["seconds"]["best"])
-                                       for c in (d["components"] for d in docs)
-                                       if c["stream_read_short"]))
+    # time and the whole stream's, at 0 bytes, less open/close; then the line
+    # through those starts against the call size (read_start.py)
+    starts = sorted((c["stream_read"]["block_bytes"],
+                     (S * t - s * T) / (S - s) - m["file.open_close_read"])
+                    for S, T, s, t, c in ((c["stream_read"]["bytes"], c["stream_read"]["seconds"]["best"],
+                                           c["stream_read_short"]["bytes"],
+                                           c["stream_read_short"]["seconds"]["best"], c)
+                                          for c in (d["components"] for d in docs)
+                                          if c["stream_read_short"]))
     assert len(starts) == 2  # 4 MiB: an eighth is whole 4 KiB and 64 KiB calls, not 1 MiB ones
-    assert m["disk.read_latency"] == pytest.approx(max(0.0, sum(starts) / 2), rel=1e-3, abs=1e-8)
+    (b0, s0), (b1, s1) = starts
+    slope = (s1 - s0) / (b1 - b0)
+    if slope > 0:  # the start grows with the call: the line through both, up to 64 KiB
+        assert m["disk.read_start_rate"] == pytest.approx(1 / slope, rel=1e-3)
+        assert m["disk.read_start_limit"] == b1 == 64 << 10
+        assert m["disk.read_latency"] == pytest.approx(max(0.0, s0 - slope * b0), rel=1e-3, abs=1e-8)
+    else:  # noise: no growth, the median start
+        assert m["disk.read_start_rate"] == 0 and "noise" in m.sources["disk.read_start_rate"]
+        assert m["disk.read_latency"] == pytest.approx(max(0.0, (s0 + s1) / 2), rel=1e-3, abs=1e-8)
     latency = m["disk.read_latency"]
+
+    def start_at(b):
+        if "was taken off every call size" in m.sources["disk.rate"]:  # a noisy short read
+            return max(0.0, (s0 + s1) / 2)
+        return latency + (min(b, 64 << 10) / m["disk.read_start_rate"] if m["disk.read_start_rate"] else 0.0)
     for which, rate, over, oc, start in (
             ("stream_write", "disk.write_rate", "disk.write_overhead", "file.open_close_write", 0),
             ("stream_write_new", "disk.alloc_write_rate", "disk.alloc_write_overhead",
              "file.open_close_write", 0),
-            ("stream_read", "disk.rate", "disk.overhead", "file.open_close_read", latency),
+            ("stream_read", "disk.rate", "disk.overhead", "file.open_close_read", start_at),
             ("stream_read_cached", "host.cached_read_rate", "host.cached_read_overhead",
              "file.open_close_read", 0)):
         times = {d["components"][which]["block_bytes"]: d["components"][which]["seconds"]["best"]
                  for d in docs}
         size = 4 << 20
-        rebuilt = {b: size // b * m[over] + size / m[rate] + m[oc] + start for b in times}
+        rebuilt = {b: size // b * m[over] + size / m[rate] + m[oc] + (start(b) if start else 0)
+                   for b in times}
         if m[over] > 0:
             # a least-squares line through the three times: its residuals sum to 0
             # (up to the 4 to 6 digits the file writes)
@@ -235,7 +256,8 @@ def test_compare_shows_measured_against_predicted_either_way(runs):
         assert float(cells[1]) == pytest.approx(p, abs=0.06)
         assert float(cells[2]) == pytest.approx(p / m, abs=0.006)
         assert cells[3] == ("yes" if abs(p / m - 1) <= 0.25 else "no")
-        assert cells[4] in ("disk", "latency", "io_link", "rank_link", "io_node", "backplane", "cpu")
+        assert cells[4] in ("disk", "latency", "io_link", "rank_link", "io_node", "backplane", "cpu",
+                            "read_start")
     inside = sum(r.split()[-2] == "yes" for r in rows)
     assert f"8 matched points: {inside} ({inside / 8:.0%}) predicted within 25%" in out
 
@@ -447,6 +469,30 @@ def _no_time(c):
 def _short_longer(c):
     if c["stream_read_short"]:
         c["stream_read_short"]["bytes"] = c["stream_read"]["bytes"]
+
+
+def test_a_probe_before_the_four_and_same_readers_still_predicts(runs, tmp_path):
+    """A probe made before the four readers' and the same bytes' rows (the
+    quiet databases of issue 12) still makes a machine: those two parts at
+    their neutral 0, the source saying why."""
+    from pario.model.probed import machine_from_probe
+    from pario.store import Store
+
+    db = _copy_db(runs, tmp_path)
+    con = sqlite3.connect(db)
+    for pid, text in con.execute("SELECT id, result_json FROM points WHERE run_id=1").fetchall():
+        doc = json.loads(text)
+        del doc["components"]["four_streams"], doc["components"]["two_same"]
+        con.execute("UPDATE points SET result_json=? WHERE id=?", (json.dumps(doc), pid))
+    con.commit()
+    con.close()
+    store = Store(db, create=False)
+    try:
+        m = machine_from_probe(store, 1)
+    finally:
+        store.close()
+    for key in ("disk.four_read_rate", "disk.same_read_rate"):
+        assert m[key] == 0 and "not measured" in m.sources[key], key
 
 
 @pytest.mark.parametrize("edit,phrase", [

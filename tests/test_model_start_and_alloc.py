@@ -23,6 +23,7 @@ def test_shipped_machines_have_neither():
     for name in ("ipsc860", "asci-red"):
         m = load_machine(name)
         assert m["disk.read_latency"] == 0 and m["disk.alloc_write_rate"] == 0
+        assert m["disk.read_start_rate"] == 0
         assert m["disk.alloc_write_overhead"] == 0
 
 
@@ -47,6 +48,25 @@ def test_read_latency_is_paid_once_per_rank_side_by_side():
         == pytest.approx(0.08 + 2 * 0.01)
 
 
+def test_read_start_grows_with_the_call_size():
+    """disk.read_start_rate: a rank whose calls are b bytes starts after
+    disk.read_latency + b / rate (the kernel's first read-ahead is sized
+    from the call).  At 100 MiB/s a 1 MiB call adds 10 ms, a 64 KiB one
+    0.625 ms; still once per rank, side by side; writes pay nothing."""
+    m = machine("disk.read_latency=2ms", "disk.read_start_rate=100MB/s")
+    assert phase(predict_point(point("partitioned", ranks=1), m))[0] == pytest.approx(0.08 + 0.012)
+    assert phase(predict_point(point("partitioned", ranks=4), m))[0] == pytest.approx(0.08 + 0.012)
+    small = point("partitioned", ranks=1, block=64 << 10)
+    assert phase(predict_point(small, m))[0] == pytest.approx(0.08 + 0.002 + 0.000625)
+    w = point("partitioned", ("write",), ranks=1, extra=PREALLOC)
+    assert phase(predict_point(w, m))[0] == pytest.approx(0.08)
+    assert phase(predict_point(point("partitioned", ranks=1), machine("disk.read_latency=2ms")))[0] \
+        == pytest.approx(0.082)  # 0 = no growth
+    # beyond disk.read_start_limit a call starts as one of the limit's size
+    capped = machine("disk.read_latency=2ms", "disk.read_start_rate=100MB/s", "disk.read_start_limit=64k")
+    assert phase(predict_point(point("partitioned", ranks=1), capped))[0] == pytest.approx(0.08 + 0.002 + 0.000625)
+
+
 def test_two_phase_aggregators_pay_the_read_start():
     """A collective read: each aggregator starts its first buffer's read
     after the start, the aggregators side by side."""
@@ -57,6 +77,11 @@ def test_two_phase_aggregators_pay_the_read_start():
     plain = phase(predict_point(p, machine(*base)))[0]
     started = phase(predict_point(p, machine(*base, "disk.read_latency=10ms")))[0]
     assert started - plain == pytest.approx(0.01, rel=1e-3)
+    # the start of a call of ROMIO's buffer, up to the probe's largest call
+    # (1 MiB: 10 ms more at 100 MiB/s), not a 16 MiB call's 160 ms
+    grown = phase(predict_point(p, machine(*base, "disk.read_latency=10ms", "disk.read_start_rate=100MB/s",
+                                           "disk.read_start_limit=1m")))[0]
+    assert grown - started == pytest.approx(0.01, rel=1e-3)
 
 
 def test_a_new_file_without_prealloc_pays_the_allocation():
@@ -102,6 +127,8 @@ def test_interleaved_readers_of_one_file_take_their_rate():
     (["disk.alloc_write_rate=-5MB/s"], "is not a valid rate"),
     (["disk.alloc_write_overhead=1MB"], "is not a valid time"),
     (["disk.interleaved_read_rate=1ms"], "is not a valid rate"),
+    (["disk.read_start_rate=2ms"], "disk.read_start_rate = '2ms' is not a valid rate"),
+    (["disk.read_start_rate=-1MB/s"], "is not a valid rate"),
     (["disk.interleaved_read_overhead=fast"], "disk.interleaved_read_overhead = 'fast' is not a valid time"),
 ])
 def test_bad_values_are_refused(sets, phrase):

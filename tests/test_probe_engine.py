@@ -101,6 +101,14 @@ def test_rows_for_the_model(probes):
             32 << 20, 1 << 20, True, False)
         assert len(new["seconds"]["values"]) == 3
         assert new["best_mib_per_s"] == pytest.approx(32 / new["seconds"]["best"]) and new["best_mib_per_s"] > 5
+        four = c["four_streams"]  # a quarter of the 32 MiB each, four at once
+        assert (four["readers"], four["bytes"], four["block_bytes"]) == (4, 32 << 20, 1 << 20)
+        assert len(four["seconds"]["values"]) == 3 and four["best_mib_per_s"] > 10
+        assert four["best_mib_per_s"] == pytest.approx(32 / four["seconds"]["best"])
+        same = c["two_same"]  # both read all 32 MiB: the file's bytes over the time
+        assert (same["readers"], same["bytes"], same["block_bytes"]) == (2, 32 << 20, 1 << 20)
+        assert len(same["seconds"]["values"]) == 3 and same["best_mib_per_s"] > 10
+        assert same["best_mib_per_s"] == pytest.approx(32 / same["seconds"]["best"])
         inter = c["two_interleaved"]
         assert (inter["readers"], inter["bytes"], inter["block_bytes"]) == (2, 32 << 20, 1 << 20)
         assert len(inter["seconds"]["values"]) == 3
@@ -125,6 +133,7 @@ def test_rows_for_the_model(probes):
     c = one["components"]
     assert c["messages"] is None and c["token_pass"] is None  # one rank: nothing to pass
     assert c["two_streams"] is None and c["two_writers"] is None and c["two_interleaved"] is None
+    assert c["four_streams"] is None and c["two_same"] is None
     # 4 MiB in 1 MiB calls: an eighth is less than one call, so no short read
     assert c["stream_read_short"] is None and c["stream_write_new"]["bytes"] == 4 << 20
     assert c["collective_mpiio"]["aggregators"] == 1 and c["collective_mpiio"]["write_seconds"]["best"] > 0

@@ -6,7 +6,11 @@ of its instances) bounds the point when it is busy most of the time
 (one synchronous request at a time, the round trip of each) bounded it.
 A busy disk is further split by what kept it busy: with a cache, how many
 blocks the disks read per block the ranks asked for, and how many
-prefetched blocks were evicted unread (the CFS report's thrashing).
+prefetched blocks were evicted unread (the CFS report's thrashing); on a
+probed host, which of the probe's rates for several readers it read at.
+A point with nothing busy whose ranks spent a quarter or more of the phase
+in their read's fixed start (the kernel's first read-ahead) is bound by
+that start ("read_start"), not by round trips.
 
 A read served partly from blocks an earlier phase left in the I/O nodes'
 caches says how many, and which phase left them: the caches are the
@@ -16,6 +20,9 @@ used a 128 MB file, over twelve times its I/O nodes' caches, to keep buffering o
 line 139)."""
 
 BUSY = 0.8
+# A point no resource kept busy whose ranks spent at least this share of the
+# phase in their read's fixed start is bound by that start.
+START_SHARE = 0.25
 
 _NAMES = {
     "disk": "busy disks",
@@ -27,6 +34,11 @@ _NAMES = {
     "file_token": "shared-file token (munix) serialising calls between agents",
     "cpu": "busy CPU cores (the ranks share host.cores)",
 }
+# The disk's read rate a point used, when not the one stream's (simulate.py).
+_RATES = {"disk.shared_read_rate": "the probe's rate for two streams at once",
+          "disk.four_read_rate": "the probe's rate for four readers at once",
+          "disk.interleaved_read_rate": "the probe's rate for two interleaved readers",
+          "disk.same_read_rate": "the probe's rate for two readers of the same bytes"}
 _PLAIN = {"disk": "disks", "io_node": "I/O node processors", "io_link": "I/O node links",
           "rank_link": "compute node links", "backplane": "backplane", "agent": "service agents",
           "file_token": "shared-file token", "cpu": "CPU cores"}
@@ -72,6 +84,19 @@ def _explain(counters, op):
     out = {"bound": kind if top >= BUSY else "latency",
            "utilisation": {k: round(min(v["max"], 1.0), 3) for k, v in util.items()}}
     cache = counters.get("cache")
+    start = counters.get("read_start_seconds", 0.0)
+    if top < BUSY and start >= START_SHARE * counters["seconds"]:
+        # a local host's read is mostly each rank's fixed start (read_start.py)
+        out["bound"] = "read_start"
+        out["text"] = (f"read start: each rank waits {start * 1e3:.3g} ms for its first bytes (the "
+                       f"kernel's first read-ahead, sized from the call), "
+                       f"{start / counters['seconds']:.0%} of the phase; busiest resource "
+                       f"{_PLAIN[kind]} {top:.0%}")
+        pc = counters.get("page_cache")
+        if pc and pc["hits"]:
+            out["text"] += (f"; {pc['hits']} of {pc['hits'] + pc['misses']} calls served from the "
+                            "page cache another rank's read filled")
+        return out
     if top < BUSY:
         out["text"] = (f"latency: no resource above {BUSY:.0%} busy (busiest: {_PLAIN[kind]} "
                        f"{top:.0%}); each rank waits for its own requests' round trips")
@@ -99,6 +124,8 @@ def _explain(counters, op):
             per = cache["blocks_written_back"] / cache["write_backs"]
             out["blocks_per_write_back"] = round(per, 2)
             text += f": write-behind, {per:.1f} blocks per disk write"
+    elif kind == "disk" and op == "read" and counters.get("disk_read_rate", "disk.rate") != "disk.rate":
+        text += f": read at {_RATES[counters['disk_read_rate']]} ({counters['disk_read_rate']})"
     elif kind == "agent":
         text += f": {counters['agents']} agent(s) each serve one synchronous call at a time"
     pc = counters.get("page_cache")

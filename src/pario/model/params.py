@@ -106,9 +106,25 @@ PARAMS = {p.name: p for p in [
           "first bytes arrive with the page cache empty (the kernel's first, synchronous "
           "read-ahead), which the calls after it do not wait for; each rank pays it once per "
           "read phase, side by side with the others and without holding the disk"),
+    Param("disk.read_start_rate", "rate", "B/s",
+          "growth of disk.read_latency with the call size: a rank whose read calls are b bytes "
+          "pays disk.read_latency + b / read_start_rate (the kernel sizes its first read-ahead, "
+          "which the first call waits for whole, from the call; 0 = the same start for any call "
+          "size)"),
+    Param("disk.read_start_limit", "size", "B",
+          "the call size up to which disk.read_start_rate applies: a larger call starts as one of "
+          "this size (the largest call the probe measured the start at; 0 = no limit)"),
     Param("disk.shared_read_rate", "rate", "B/s",
           "disk.rate while two or more ranks read different bytes at once (several streams of "
           "one file, or several files; 0 = disk.rate)"),
+    Param("disk.four_read_rate", "rate", "B/s",
+          "disk.rate while four or more ranks read different bytes at once (a quarter of one file "
+          "each, or files of their own; on a host of two cores, more readers than cores: their "
+          "read-ahead, copies and completions share the cores; 0 = disk.shared_read_rate)"),
+    Param("disk.same_read_rate", "rate", "B/s",
+          "disk.rate of a broadcast's stream while two or more ranks read the same bytes at once, "
+          "each with its own read-ahead (the later readers' copies from the page cache, "
+          "host.cached_read_rate, come on top); 0 = disk.rate"),
     Param("disk.interleaved_read_rate", "rate", "B/s",
           "disk.rate while two or more ranks read one file at once in interleaved blocks (rank r "
           "the blocks r, r + P, ...: no rank reads on from where it stopped, so the kernel's "

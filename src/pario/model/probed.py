@@ -77,6 +77,7 @@ from ..errors import UsageError
 from ..studies.probe import KIND as PROBE, component_best
 from ..units import format_size
 from .machine import Machine, apply_overrides, check_relations
+from . import read_start
 from .params import PARAMS
 
 MIB = float(1 << 20)
@@ -120,6 +121,12 @@ NEWER_PROBE = ("run 'pario probe --dir D --stream-blocks 4k,64k,1m' again (this 
                "measures them)")
 
 
+# Rows a model part falls back without (a probe made before them still
+# predicts, that part at its neutral value): what the part is then.
+OPTIONAL_ROWS = {"four_streams": "disk.shared_read_rate for four readers too",
+                 "two_same": "a broadcast's disk stream at disk.rate"}
+
+
 def _need(run_id, c, key, what):
     if key not in c:
         raise UsageError(f"probe run {run_id} has no {what} row ({key}): it was made by an older "
@@ -127,8 +134,10 @@ def _need(run_id, c, key, what):
     return c[key]
 
 
-def _stream_fit(run_id, docs, which, open_close):
-    """(per_call seconds, per_byte seconds, text of the measured rows)."""
+def _stream_fit(run_id, docs, which, open_close, start=None):
+    """(per_call seconds, per_byte seconds, text of the measured rows);
+    start(block), if given, is a read's fixed start at that call size,
+    taken off each time before the fit."""
     by_block = {}
     for d in docs:
         c = d["components"].get(which)
@@ -142,7 +151,7 @@ def _stream_fit(run_id, docs, which, open_close):
                          f"{len(by_block)} call size(s): the disk's rate against transfer size needs "
                          "at least two; run 'pario probe --dir D --stream-blocks 4k,64k,1m'")
     size = sizes.pop()
-    samples = [(size // b, t) for b, (_, t, _) in sorted(by_block.items())]
+    samples = [(size // b, t - (start(b) if start else 0.0)) for b, (_, t, _) in sorted(by_block.items())]
     per_call, intercept = _fit(samples)
     per_byte = (intercept - open_close) / size
     rows = ", ".join(f"{format_size(b)} calls {r:.1f} MiB/s ({t * 1e3:.2f} ms)"
@@ -150,13 +159,15 @@ def _stream_fit(run_id, docs, which, open_close):
     return per_call, per_byte, rows, size
 
 
-def _read_latency(run_id, docs, open_close, table2):
-    """(seconds, source) of disk.read_latency: at each call size the probe
-    read the whole stream (S bytes, time T) and its last eighth (s bytes,
-    time t), each with the page cache emptied first; the line through
-    (s, t) and (S, T) crosses 0 bytes at (S t - s T) / (S - s), the time a
-    read pays whatever its length.  Less the open/close of Table 3 that is
-    the read's fixed start; the median over the call sizes is taken."""
+def _read_start(run_id, docs, open_close, table2):
+    """(latency s, start rate B/s, source of each) of disk.read_latency and
+    disk.read_start_rate (read_start.py): at each call size the probe read
+    the whole stream (S bytes, time T) and its last eighth (s bytes, time
+    t), each with the page cache emptied first; the line through (s, t) and
+    (S, T) crosses 0 bytes at (S t - s T) / (S - s), the time a read pays
+    whatever its length.  Less the open/close of Table 3 that is the read's
+    fixed start at that call size; a line through the starts against the
+    call size gives the start of a call of no size and its growth."""
     points = []
     for d in docs:
         c = d["components"]
@@ -174,18 +185,31 @@ def _read_latency(run_id, docs, open_close, table2):
                          f"call size: it was made by an older probe, or with calls above an eighth "
                          f"of --size; {NEWER_PROBE}")
     points.sort()
-    starts = sorted(p[5] for p in points)
-    mid = len(starts) // 2
-    start = starts[mid] if len(starts) % 2 else (starts[mid - 1] + starts[mid]) / 2
     rows = ", ".join(f"{format_size(b)} calls: {format_size(s)} in {t * 1e3:.2f} ms, "
                      f"{format_size(S)} in {T * 1e3:.2f} ms (start {x * 1e3:.3g} ms)"
                      for b, s, t, S, T, x in points)
     source = (f"{table2} 'storage, the stream's last eighth read (cache kept out)' against "
               f"'storage, one stream read': {rows}; the line through each pair at 0 bytes, less "
-              "the open/close of Table 3, median over the call sizes")
-    if start < 0:
-        return 0.0, source + "; below 0 is noise: no fixed start"
-    return start, source
+              "the open/close of Table 3, is the read's fixed start at that call size")
+    latency, growth, how = read_start.fit([(p[0], p[5]) for p in points])
+    starts = sorted(p[5] for p in points)
+    mid = len(starts) // 2
+    median = max(0.0, starts[mid] if len(starts) % 2 else (starts[mid - 1] + starts[mid]) / 2)
+    if growth <= 0:
+        # no growth with the call (one call size, or noise): the median start
+        latency = median
+        rate_source = source + (f"; {how}" if growth == 0 else
+                                f"; {how} falls with the call, which is noise: no growth") + \
+            " (0: the start does not depend on the call size)"
+        source += "; their median"
+        growth = 0.0
+    else:
+        rate_source = source + f"; {how}: {growth * 1e9 * (1 << 20) / 1e6:.3g} ms more per MiB of call"
+        source += f"; {how}, at calls of 0 bytes"
+    if latency < 0:
+        return (0.0, (1 / growth if growth else 0.0), source + "; below 0 is noise: no fixed start",
+                rate_source, median)
+    return latency, (1 / growth if growth else 0.0), source, rate_source, median
 
 
 def _message_fit(run_id, docs):
@@ -359,10 +383,39 @@ def machine_from_probe(store, run_id, overrides=()):
     put("io_node.readahead_at", 0, "no cache: the kernel's read-ahead is inside the fitted read costs")
     put("io_node.write_group", 1, "no cache: write-back at fsync is inside the fitted write costs")
     _stream_fit(run_id, docs, "stream_read", oc_read)  # too few call sizes: that line first
-    latency, latency_source = _read_latency(run_id, docs, oc_read, table2)
+    latency, start_rate, latency_source, start_source, median_start = _read_start(run_id, docs, oc_read,
+                                                                                 table2)
     put("disk.read_latency", _time(latency), latency_source)
+    put("disk.read_start_rate", _rate(start_rate) if start_rate else "0", start_source)
+    limit = max(d["components"]["stream_read_short"]["block_bytes"] for d in docs
+                if d["components"].get("stream_read_short")) if start_rate else 0
+    put("disk.read_start_limit", str(limit),
+        f"{table2}: the largest call size the short stream read was measured at; the start's line "
+        "is not taken beyond it" if start_rate else
+        f"{table2}: the short stream reads showed no growth of the start with the call "
+        "(disk.read_start_rate 0): no limit needed")
+    start_values = {"disk.read_latency": latency, "disk.read_start_rate": start_rate,
+                    "disk.read_start_limit": limit}
+
+    def start(block):
+        return read_start.start_seconds(start_values, block)
+
+    def read_fit(row, open_close):
+        """A read row's fit after each rank's start at each call size; where
+        that leaves the row no time per byte (a noisy short read makes a
+        call size's start nearly its whole time), after the median start
+        at every call size instead, and the text says so."""
+        per_call, per_byte, rows, size = _stream_fit(run_id, docs, row, open_close, start)
+        if per_byte > 0 or not start_rate:
+            return per_call, per_byte, rows, size, ""
+        per_call, per_byte, rows, size = _stream_fit(run_id, docs, row, open_close,
+                                                     lambda b: median_start)
+        return per_call, per_byte, rows, size, (
+            f"; the start at each call size left no time per byte (noise), so the median start, "
+            f"{median_start * 1e3:.3g} ms, was taken off every call size")
+
     for which, oc, rate_key, over_key, label in (
-            ("stream_read", oc_read + latency, "disk.rate", "disk.overhead",
+            ("stream_read", oc_read, "disk.rate", "disk.overhead",
              "storage, one stream read (cache kept out)"),
             ("stream_write", oc_write, "disk.write_rate", "disk.write_overhead",
              "storage, one stream write (preallocated, fsync)"),
@@ -370,13 +423,19 @@ def machine_from_probe(store, run_id, overrides=()):
              "storage, one stream write into a new file (no space reserved, fsync)"),
             ("stream_read_cached", oc_read, "host.cached_read_rate", "host.cached_read_overhead",
              "storage, one stream read again (in the page cache)")):
-        per_call, per_byte, rows, size = _stream_fit(run_id, docs, which, oc)
+        if which == "stream_read":
+            per_call, per_byte, rows, size, fallback = read_fit(which, oc)
+        else:
+            per_call, per_byte, rows, size = _stream_fit(run_id, docs, which, oc)
+            fallback = ""
         overhead = per_call
         disk_byte = per_byte
         fit = (f"{table2} '{label}': {rows} for {format_size(size)}; least squares of the time "
                f"against the number of calls gives {per_call * 1e6:.3g} us per call and "
                f"{per_byte * 1e9:.4g} ns per byte (after the open/close of Table 3"
-               + (" and disk.read_latency" if which == "stream_read" and latency else "") + ")")
+               + (" and the fixed start at each call size (disk.read_latency, "
+                  "disk.read_start_rate)" if which == "stream_read" and (latency or start_rate) else "")
+               + ")" + fallback)
         if overhead < 0:
             put(over_key, "0s", fit + "; a negative slope is noise: no cost per call")
         else:
@@ -402,23 +461,41 @@ def machine_from_probe(store, run_id, overrides=()):
                "'storage, two streams written at once': ranks 0 and 1 writing a half each (fsync)",
                "one rank, no two writers measured (disk.write_rate for any number of writers)"),
               ("two_streams", "two streams", "two streams at once", "disk.shared_read_rate",
-               oc_read + latency,
+               oc_read,
                "'storage, two streams read at once': ranks 0 and 1 reading a half each, the page "
                "cache kept out",
                "one rank, no two streams measured (disk.rate for any number of readers)"),
               ("two_interleaved", "two interleaved readers", "two interleaved readers",
-               "disk.interleaved_read_rate", oc_read + latency,
+               "disk.interleaved_read_rate", oc_read,
                "'storage, two interleaved readers': ranks 0 and 1 reading the whole file at once, "
                "every other block each, the page cache kept out",
-               "one rank, no interleaved readers measured (disk.shared_read_rate for them)"))
+               "one rank, no interleaved readers measured (disk.shared_read_rate for them)"),
+              ("four_streams", "four readers", "four readers at once", "disk.four_read_rate", oc_read,
+               "'storage, four readers at once': ranks 0 and 1 with a thread each beside them "
+               "reading a quarter each, the page cache kept out",
+               "no four readers measured (one rank, or a quarter of the file less than a call): "
+               "disk.shared_read_rate for any number of readers above one"),
+              ("two_same", "two readers of the same bytes", "two readers of the same bytes",
+               "disk.same_read_rate", oc_read,
+               "'storage, two readers of the same bytes': ranks 0 and 1 each reading the whole "
+               "file at once, the page cache kept out; the file's bytes over the time",
+               "one rank, no two readers of the same bytes measured (disk.rate for a broadcast)"))
     for row, name, label, key, open_close, measured, alone in shared:
         over_key = "disk.interleaved_read_overhead" if row == "two_interleaved" else None
+        if row in OPTIONAL_ROWS and row not in c:
+            put(key, "0", f"{where}: made by a probe before the '{label}' row: not measured "
+                          f"({OPTIONAL_ROWS[row]})")
+            continue
         if not _need(run_id, c, row, label):
             put(key, "0", f"{where}: {alone}")
             if over_key:
                 put(over_key, "0s", f"{where}: {alone}")
             continue
-        per_call, per_byte, rows, size = _stream_fit(run_id, docs, row, open_close)
+        if row == "two_writers":
+            per_call, per_byte, rows, size = _stream_fit(run_id, docs, row, open_close)
+            fallback = ""
+        else:
+            per_call, per_byte, rows, size, fallback = read_fit(row, open_close)
         if per_byte <= 0:
             raise UsageError(f"probe run {run_id}: its {name} took less time at "
                              "small calls than at large ones, which leaves no time per byte: the machine "
@@ -426,8 +503,8 @@ def machine_from_probe(store, run_id, overrides=()):
         put(key, _rate(1 / per_byte),
             f"{table2} {measured}: {rows} for {format_size(size)}; least squares as for the one "
             f"stream gives {per_byte * 1e9:.4g} ns per byte"
-            + (" (after disk.read_latency: the two readers start side by side)"
-               if row != "two_writers" and latency else ""))
+            + (" (after the read's fixed start at each call size: the readers start side "
+               "by side)" if row != "two_writers" and (latency or start_rate) else "") + fallback)
         if over_key:
             fit = (f"{table2} {measured}: {rows} for {format_size(size)}; least squares of the "
                    f"time against the number of calls gives {per_call * 1e6:.3g} us per call")

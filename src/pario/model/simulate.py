@@ -21,6 +21,7 @@ import math
 from ..errors import UsageError
 from .cache import BlockCache
 from .core import Environment, Resource, Server, ServerPool, reserve_together
+from . import read_start
 from .exchange import BufferCosts
 from .page_cache import READY, PageCache
 from .params import API_KIND
@@ -127,8 +128,22 @@ class Simulation:
             streams = 1
         else:
             streams = min(P, point.group) if point.group else P
+        self.read_rate_key = "disk.rate"  # which rate the disk reads at (explain.py says it)
         if streams > 1 and m["disk.shared_read_rate"]:
             self.disk_rate = m["disk.shared_read_rate"]
+            self.read_rate_key = "disk.shared_read_rate"
+        # Four or more streams at once (the probe's four readers; on its two
+        # cores, more readers than cores).
+        if streams >= 4 and m["disk.four_read_rate"]:
+            self.disk_rate = m["disk.four_read_rate"]
+            self.read_rate_key = "disk.four_read_rate"
+        # A broadcast's readers read the same bytes at once, each with its
+        # own read-ahead: its one stream from the disk at the probe's rate
+        # for two readers of the same bytes; the later readers' copies
+        # from the page cache come on top (page_cache.py).
+        if point.layout == "broadcast" and P > 1 and m["disk.same_read_rate"]:
+            self.disk_rate = m["disk.same_read_rate"]
+            self.read_rate_key = "disk.same_read_rate"
         # Several ranks reading one file in interleaved blocks at once: no
         # rank reads on from where it stopped (the probe's two interleaved
         # readers); a two-phase point's aggregators read contiguous buffers.
@@ -136,6 +151,7 @@ class Simulation:
                 and self.two_phase is None and m["disk.interleaved_read_rate"]):
             self.disk_rate = m["disk.interleaved_read_rate"]
             self.disk_overhead = m["disk.interleaved_read_overhead"]
+            self.read_rate_key = "disk.interleaved_read_rate"
         if streams > 1 and m["disk.shared_write_rate"]:
             self.disk_write_rate = m["disk.shared_write_rate"]
         # A write phase into a new file without --prealloc: the file system
@@ -149,8 +165,11 @@ class Simulation:
             self.disk_write_overhead = max(0.0, self.disk_write_overhead + m["disk.alloc_write_overhead"]
                                            - m["disk.write_overhead"])
         # A read phase's fixed start on each rank (the kernel's first
-        # read-ahead), side by side with the other ranks, not on the disk.
-        self.read_latency = m["disk.read_latency"]
+        # read-ahead, sized from the call: read_start.py), side by side
+        # with the other ranks, not on the disk.  A two-phase point's
+        # aggregators read ROMIO's buffers (agent.cb_buffer at most).
+        self.read_latency = read_start.start_seconds(m, point.block)
+        self.aggregator_read_latency = read_start.start_seconds(m, m["agent.cb_buffer"] or point.block)
         # A shared file under munix is one token between agents (ASCI Red
         # report, section 2.6); with one agent there is no one to serialise.
         self.munix = m["agent.mode"] == "munix"
@@ -289,8 +308,8 @@ class Simulation:
     def _aggregator_proc(self, a, done):
         env = self.env
         write = self.op == "write"
-        if not write and self.read_latency and self.two_phase[a]:
-            yield env.timeout(self.read_latency)
+        if not write and self.aggregator_read_latency and self.two_phase[a]:
+            yield env.timeout(self.aggregator_read_latency)
         costs = self.buffers
         for buf in self.two_phase[a]:
             disk = self.disk_of(0, buf["start"] // self.unit)
@@ -519,6 +538,10 @@ class Simulation:
             "agents": self.n_agents,
             "disk_transfers": sum(d.jobs for d in self.disks),
         }
+        if self.op == "read":
+            out["disk_read_rate"] = self.read_rate_key
+            if self.two_phase is None and self.read_latency:
+                out["read_start_seconds"] = self.read_latency
         if self.two_phase is not None:
             out["collective_buffers"] = self.buffers.counters(self.two_phase, self.op)
         caches = [ion.cache for ion in self.io_nodes if ion.cache is not None]

@@ -123,6 +123,10 @@ COMPONENTS = [
      _two("two_streams")),
     ("two_interleaved", 2, "storage, two interleaved readers (ranks 0, 1; every other block)",
      "MiB/s", "max", _two("two_interleaved")),
+    ("four_streams", 2, "storage, four readers at once (ranks 0, 1; two threads each)", "MiB/s", "max",
+     _two("four_streams")),
+    ("two_same", 2, "storage, two readers of the same bytes (ranks 0, 1; each all of it)", "MiB/s",
+     "max", _two("two_same")),
     ("messages", 2, "MPI messages of one call's size, rank 1 to 0", "MiB/s", "max", _messages),
     ("barrier", 3, "globally synchronize all ranks (barrier)", "s", "min",
      lambda c: c["barrier_seconds"]["values"]),
@@ -171,7 +175,8 @@ def _fmt(v, unit):
 NEEDS_RANKS = {"barrier": 2}
 
 STREAMS = ("stream_write", "stream_read", "stream_read_cached", "stream_read_short",
-           "stream_write_new", "two_writers", "two_streams", "two_interleaved", "messages")
+           "stream_write_new", "two_writers", "two_streams", "two_interleaved", "four_streams",
+           "two_same", "messages")
 DEFAULT_BLOCK = 1 << 20
 
 

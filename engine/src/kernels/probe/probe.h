@@ -27,7 +27,9 @@
  *                     file at once, then read it back at once, the page
  *                     cache emptied first (several streams of one file),
  *                     then all of it at once, every other block each (two
- *                     interleaved readers)
+ *                     interleaved readers), then four readers a quarter
+ *                     each (two threads on each rank), then both all of
+ *                     it, every block (two readers of the same bytes)
  *   messages          rank 1 sends rank 0 min(--size, 64 MiB) in --block
  *                     messages (MPI's rate for a call's data)
  *   token hand-over   every rank passes a grouped run's token round a ring
@@ -133,8 +135,12 @@ typedef struct probe_result {
      * at once, the page cache emptied between (two ranks or more): seconds
      * until both are done. */
     samples two_writers_seconds, two_streams_seconds;
-    /* Then both reading the whole file at once, every other block each. */
-    samples two_interleaved_seconds;
+    /* Then both reading the whole file at once, every other block each;
+     * then four readers at once, a quarter each (ranks 0 and 1 with a
+     * thread each beside them; none when a quarter is less than a call);
+     * then both reading all of it at once, every block each (the same
+     * bytes: a broadcast). */
+    samples two_interleaved_seconds, four_streams_seconds, two_same_seconds;
     /* MPI messages rank 1 -> rank 0 (two ranks or more). */
     bool have_messages;
     uint64_t message_bytes;                      /* in --block messages */

@@ -549,35 +549,101 @@ static void measure_metadata(probe_ctx *c, probe_result *r)
  * their halves back at once: what one file's storage gives several writers
  * and readers at once (a partitioned file, several aggregators), against
  * the one stream above; then, the cache emptied again, both read all of it
- * at once, every other block each (an interleaved file).  Rank 1 opens the
- * file by the identity rank 0 created it with. */
-static double two_streams_pass(probe_ctx *c, const char *p, const owned_file *who, bool writing,
-                               pattern_source *src, unsigned char *buf, uint64_t half,
-                               bool interleaved)
+ * at once, every other block each (an interleaved file); then, emptied
+ * again, four readers at once, a quarter each (ranks 0 and 1 with a thread
+ * each beside them: on a host of two cores, more readers than cores, as
+ * four ranks on two cores are); then, emptied again, both read the whole
+ * file at once, every block each (a broadcast: two readers of the same
+ * bytes).  Rank 1 opens the file by the identity rank 0 created it with. */
+typedef enum { TWO_HALVES, TWO_INTERLEAVED, FOUR_QUARTERS, TWO_WHOLE } two_mode;
+
+/* One reader (or writer) of a pass: its part of the file, its own
+ * descriptor.  Threads record their error here, not in the context. */
+typedef struct stream_part {
+    const probe_ctx *c;
+    const char *path;
+    const owned_file *who;
+    bool writing;
+    pattern_source *src;
+    unsigned char *buf;
+    uint64_t first, end, step;
+    int err;
+    char msg[PATH_MAX + 128];
+} stream_part;
+
+static void *stream_part_run(void *arg)
 {
-    const uint64_t block = c->o->block;
+    stream_part *s = arg;
+    const uint64_t block = s->c->o->block;
+    int fd = open_ours(s->path, s->writing ? O_WRONLY : O_RDONLY, s->who);
+    if (fd < 0) {
+        s->err = -fd;
+        snprintf(s->msg, sizeof s->msg, "open %s: %s", s->path, owned_file_reason(-fd));
+        return NULL;
+    }
+    for (uint64_t off = s->first; off < s->end && !s->err; off += s->step) {
+        ssize_t n = s->writing ? pwrite(fd, pattern_source_at(s->src, off, block), block, (off_t)off)
+                               : pread(fd, s->buf, block, (off_t)off);
+        if (n != (ssize_t)block) {
+            s->err = n < 0 ? errno : EIO;
+            snprintf(s->msg, sizeof s->msg, "%s %s at offset %llu: %s", s->writing ? "write" : "read",
+                     s->path, (unsigned long long)off, n < 0 ? strerror(errno) : "short transfer");
+        }
+    }
+    if (s->writing && !s->err && fsync(fd) != 0) {
+        s->err = errno;
+        snprintf(s->msg, sizeof s->msg, "fsync %s: %s", s->path, strerror(errno));
+    }
+    close(fd);
+    return NULL;
+}
+
+static double two_streams_pass(probe_ctx *c, const char *p, const owned_file *who, bool writing,
+                               pattern_source *src, unsigned char *buf, unsigned char *buf2,
+                               uint64_t half, two_mode mode)
+{
+    const uint64_t block = c->o->block, whole = 2 * half;
     MPI_Barrier(c->comm);
     double t0 = clock_now();
     if (c->rank < 2) {
-        int fd = open_ours(p, writing ? O_WRONLY : O_RDONLY, who);
-        if (fd < 0)
-            record_error(c, -fd, "open %s: %s", p, owned_file_reason(-fd));
-        /* a half each, or every other block of the whole (interleaved) */
-        const uint64_t first = interleaved ? (uint64_t)c->rank * block : (uint64_t)c->rank * half;
-        const uint64_t end = interleaved ? 2 * half : first + half;
-        const uint64_t step = interleaved ? 2 * block : block;
-        for (uint64_t off = first; fd >= 0 && off < end && !c->err; off += step) {
-            ssize_t n = writing ? pwrite(fd, pattern_source_at(src, off, block), block, (off_t)off)
-                                : pread(fd, buf, block, (off_t)off);
-            if (n != (ssize_t)block)
-                record_error(c, n < 0 ? errno : EIO, "%s %s at offset %llu: %s",
-                             writing ? "write" : "read", p, (unsigned long long)off,
-                             n < 0 ? strerror(errno) : "short transfer");
+        /* a half each, every other block of the whole, a quarter each (two
+         * readers per rank), or all of it each */
+        stream_part part[2];
+        int parts = mode == FOUR_QUARTERS ? 2 : 1;
+        for (int k = 0; k < parts; k++) {
+            stream_part *s = &part[k];
+            *s = (stream_part){.c = c, .path = p, .who = who, .writing = writing, .src = src,
+                               .buf = k ? buf2 : buf, .step = block};
+            if (mode == TWO_HALVES) {
+                s->first = (uint64_t)c->rank * half;
+                s->end = s->first + half;
+            } else if (mode == TWO_INTERLEAVED) {
+                s->first = (uint64_t)c->rank * block;
+                s->end = whole;
+                s->step = 2 * block;
+            } else if (mode == FOUR_QUARTERS) {
+                const uint64_t quarter = whole / block / 4 * block;
+                s->first = (uint64_t)(2 * c->rank + k) * quarter;
+                s->end = s->first + quarter;
+            } else {
+                s->first = 0;
+                s->end = whole;
+            }
         }
-        if (fd >= 0 && writing && !c->err && fsync(fd) != 0)
-            record_error(c, errno, "fsync %s: %s", p, strerror(errno));
-        if (fd >= 0)
-            close(fd);
+        pthread_t helper;
+        bool threaded = false;
+        if (parts == 2) {
+            int e = pthread_create(&helper, NULL, stream_part_run, &part[1]);
+            if (e)
+                record_error(c, e, "cannot start the four readers' second thread: %s", strerror(e));
+            threaded = e == 0;
+        }
+        stream_part_run(&part[0]);
+        if (threaded)
+            pthread_join(helper, NULL);
+        for (int k = 0; k < parts; k++)
+            if (part[k].err)
+                record_error(c, part[k].err, "%s", part[k].msg);
     }
     double mine = c->rank < 2 ? clock_now() - t0 : 0, slowest;
     MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
@@ -593,7 +659,9 @@ static void measure_two_streams(probe_ctx *c, probe_result *r)
     const uint64_t block = c->o->block, half = c->o->stream_bytes / block / 2 * block;
     if (half == 0)
         return;
-    unsigned char *buf = NULL;
+    /* four readers need a whole call each */
+    const bool quarters = 2 * half / block >= 4;
+    unsigned char *buf = NULL, *buf2 = NULL;
     pattern_source src;
     bool src_ok = false;
     if (c->rank < 2) {
@@ -601,7 +669,8 @@ static void measure_two_streams(probe_ctx *c, probe_result *r)
         if (src_ok)
             pattern_source_fill(&src, pattern_key_make(1, 0, 0));
         buf = malloc(block);
-        if (!src_ok || !buf)
+        buf2 = malloc(block);
+        if (!src_ok || !buf || !buf2)
             record_error(c, ENOMEM, "cannot allocate the two streams' %llu-byte buffers",
                          (unsigned long long)block);
     }
@@ -619,14 +688,14 @@ static void measure_two_streams(probe_ctx *c, probe_result *r)
         agree_or_fail(c);
         owned_file who = c->stream;
         MPI_Bcast(&who, sizeof who, MPI_BYTE, 0, c->comm);
-        double t = two_streams_pass(c, p, &who, true, &src, buf, half, false);
+        double t = two_streams_pass(c, p, &who, true, &src, buf, buf2, half, TWO_HALVES);
         agree_or_fail(c);
         if (c->rank == 0) {
             add(&r->two_writers_seconds, t);
             if (!r->fs.memory_backed)
                 page_cache_evict(p);
         }
-        t = two_streams_pass(c, p, &who, false, &src, buf, half, false);
+        t = two_streams_pass(c, p, &who, false, &src, buf, buf2, half, TWO_HALVES);
         agree_or_fail(c);
         if (c->rank == 0) {
             add(&r->two_streams_seconds, t);
@@ -636,16 +705,37 @@ static void measure_two_streams(probe_ctx *c, probe_result *r)
         /* The same file read by both at once, every other block each (an
          * interleaved layout): the kernel's read-ahead sees neither rank
          * read on from where it stopped. */
-        t = two_streams_pass(c, p, &who, false, &src, buf, half, true);
+        t = two_streams_pass(c, p, &who, false, &src, buf, buf2, half, TWO_INTERLEAVED);
+        agree_or_fail(c);
+        if (c->rank == 0) {
+            add(&r->two_interleaved_seconds, t);
+            if (!r->fs.memory_backed)
+                page_cache_evict(p);
+        }
+        /* Four readers of a quarter each at once: on two cores, more
+         * readers than cores (four ranks on two cores). */
+        if (quarters) {
+            t = two_streams_pass(c, p, &who, false, &src, buf, buf2, half, FOUR_QUARTERS);
+            agree_or_fail(c);
+            if (c->rank == 0) {
+                add(&r->four_streams_seconds, t);
+                if (!r->fs.memory_backed)
+                    page_cache_evict(p);
+            }
+        }
+        /* Both read the whole file at once: a broadcast's two readers of
+         * the same bytes, each with its own read-ahead. */
+        t = two_streams_pass(c, p, &who, false, &src, buf, buf2, half, TWO_WHOLE);
         agree_or_fail(c);
         if (c->rank == 0)
-            add(&r->two_interleaved_seconds, t);
+            add(&r->two_same_seconds, t);
     }
     if (c->rank == 0)
         remove_if_ours(p, &c->stream);
     if (src_ok)
         pattern_source_free(&src);
     free(buf);
+    free(buf2);
     quiet_barrier(c);
     agree_or_fail(c);
 }

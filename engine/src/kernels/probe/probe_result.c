@@ -43,6 +43,18 @@ static double mib_of_round_trip(double seconds)
     return (double)PROBE_REQUEST_BYTES / (1 << 20) / seconds;
 }
 
+/* The bytes of the file the two ranks' rows use (whole calls, a half
+ * each), and the part of it four readers move (whole calls, a quarter). */
+static uint64_t two_ranks_bytes(const probe_options *o)
+{
+    return o->stream_bytes / o->block / 2 * o->block * 2;
+}
+
+static uint64_t four_readers_bytes(const probe_options *o)
+{
+    return two_ranks_bytes(o) / o->block / 4 * o->block * 4;
+}
+
 /* The CFS report: the path's peak is its slowest link times how many of
  * that link work at once ("10 disks x 0.82 MB/s").  On this path the links
  * are (1) the storage, one stream's rate times --servers independent units,
@@ -182,6 +194,12 @@ void probe_result_print(const probe_result *r)
         printf("  %-56s %12.1f\n", "storage, two interleaved readers (every other block each)",
                (double)(o->stream_bytes / o->block / 2 * o->block * 2) / (1 << 20) /
                    samples_best(&r->two_interleaved_seconds, false));
+    if (r->four_streams_seconds.n)
+        printf("  %-56s %12.1f\n", "storage, four readers at once (ranks 0, 1, 2 threads each)",
+               (double)four_readers_bytes(o) / (1 << 20) / samples_best(&r->four_streams_seconds, false));
+    if (r->two_same_seconds.n)
+        printf("  %-56s %12.1f\n", "storage, two readers of the same bytes (each all of it)",
+               (double)two_ranks_bytes(o) / (1 << 20) / samples_best(&r->two_same_seconds, false));
     if (r->have_messages) {
         char mb[32];
         size_format(r->message_bytes, mb, sizeof mb);
@@ -274,19 +292,19 @@ static void write_peak(json *j, const char *key, const probe_peak *p)
     json_object_end(j);
 }
 
-/* A row timed on ranks 0 and 1 at once, each moving half of the stream in
- * whole calls (writers sync): its samples and its best aggregate rate, or
- * null when the run did not time it. */
-static void write_two_ranks(json *j, const char *key, const char *who, const samples *s,
-                            const probe_options *o, bool writes)
+/* A row timed on ranks 0 and 1 at once (count readers or writers, all
+ * their calls whole; writers sync): its samples and its best rate, bytes
+ * over the time until the last is done, or null when the run did not time
+ * it. */
+static void write_readers(json *j, const char *key, const char *who, int count, uint64_t bytes,
+                          const samples *s, const probe_options *o, bool writes)
 {
     if (!s->n) {
         json_null(j, key);
         return;
     }
-    const uint64_t bytes = o->stream_bytes / o->block / 2 * o->block * 2;
     json_object_begin(j, key);
-    json_int(j, who, 2);
+    json_int(j, who, count);
     json_uint(j, "bytes", bytes);
     json_uint(j, "block_bytes", o->block);
     if (writes)
@@ -401,9 +419,14 @@ int probe_result_save_json(const probe_result *r, const char *path)
     } else {
         json_null(&j, "stream_write_new");
     }
-    write_two_ranks(&j, "two_writers", "writers", &r->two_writers_seconds, o, true);
-    write_two_ranks(&j, "two_streams", "readers", &r->two_streams_seconds, o, false);
-    write_two_ranks(&j, "two_interleaved", "readers", &r->two_interleaved_seconds, o, false);
+    write_readers(&j, "two_writers", "writers", 2, two_ranks_bytes(o), &r->two_writers_seconds, o, true);
+    write_readers(&j, "two_streams", "readers", 2, two_ranks_bytes(o), &r->two_streams_seconds, o, false);
+    write_readers(&j, "two_interleaved", "readers", 2, two_ranks_bytes(o), &r->two_interleaved_seconds, o,
+                  false);
+    write_readers(&j, "four_streams", "readers", 4, four_readers_bytes(o), &r->four_streams_seconds, o,
+                  false);
+    /* the file's bytes, which each of the two read whole */
+    write_readers(&j, "two_same", "readers", 2, two_ranks_bytes(o), &r->two_same_seconds, o, false);
 
     if (r->have_messages) {
         json_object_begin(&j, "messages");
