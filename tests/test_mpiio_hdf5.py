@@ -79,6 +79,7 @@ def test_hdf5_dataset_holds_the_posix_bytes(shm_dir, run_io, verify):
         name = f"{label}.h5"
         r = write_kept(run_io, shm_dir, name, "--api", "hdf5", *flags, layout=layout)
         b = r.result["params"]["api_options"]
+        assert b["agreed_collective_writes"] is True  # the engine's override is the one HDF5 calls
         data, offset = hdf5_dataset_bytes(shm_dir / name)
         assert data == raw, label
         # verify checks the dataset, not the file's HDF5 header
@@ -277,6 +278,7 @@ def test_under_mpich_romio_is_the_implementation_and_hdf5_works(shm_dir, tmp_pat
             assert opts["info_returned"]["cb_nodes"] == "1"
         else:
             assert opts["actual_io_mode"] == "contiguous collective"
+            assert opts["agreed_collective_writes"] is True  # the override works under MPICH too
     p = subprocess.run([launcher, "-n", "1", str(engine), "io", "--dir", str(shm_dir), "--api", "mpiio",
                         "--mpiio-impl", "ompio", "--size", "1m"], capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "needs Open MPI" in p.stderr

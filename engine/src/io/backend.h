@@ -94,6 +94,13 @@
  * would close the abandoned file collectively).  Capabilities without it
  * (mpiio's independent calls) pay no agreement.  A failure inside the
  * backend's own collective sync is the backend's to agree on (hdf5).
+ * Where the library itself follows a collective write with another
+ * collective inside ONE backend call (HDF5 resets the file view after its
+ * raw write, and its H5Fflush syncs the file after writing metadata,
+ * where ompio's failed aggregator skips the sync's barrier), no agreement
+ * of the loop's can sit between: such a backend registers its MPI-IO file
+ * with util/agreed_writes.h, which makes each collective write, sync and
+ * set_size fail on every rank when it fails on one.
  *
  * Creating files safely.  pario never follows a symlink and never writes
  * into a file it did not create:

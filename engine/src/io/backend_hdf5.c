@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/agreed_writes.h"
 #include "../util/disk_full.h"
 #include "../util/fail.h"
 #include "../util/fsinfo.h"
@@ -206,6 +207,7 @@ typedef struct hdf5_file {
     double *observed;
     mpiio_probe probe;
     bool failed_apart;    /* a flush failed on some rank: close would not be collective */
+    MPI_File agreed;      /* the MPI-IO file whose collective writes are agreed, or MPI_FILE_NULL */
     char path[4096];      /* for the free space behind a failed write */
 } hdf5_file;
 
@@ -222,6 +224,8 @@ static void release(hdf5_file *f)
         H5Dclose(f->dset);
     if (f->file > 0)
         H5Fclose(f->file);
+    if (f->agreed != MPI_FILE_NULL)
+        agreed_writes_forget(f->agreed);
     free(f->scratch);
     free(f);
 }
@@ -236,11 +240,30 @@ static hid_t file_access(const hdf5_file *f, const backend_open_args *a)
      * start on a multiple of the alignment. */
     if (f->cfg->align > 1)
         H5Pset_alignment(fapl, a->file_bytes ? a->file_bytes : 1, f->cfg->align);
-    if (f->cfg->collective) {
+    if (f->cfg->collective)
         H5Pset_all_coll_metadata_ops(fapl, 1);
+    /* Metadata go out in one collective write per flush, whose failure every
+     * rank then learns (agreed_writes.h), with independent transfer too:
+     * HDF5's default, each rank writing its share alone, lets one rank's
+     * full disk skip the flush's closing barrier that the others wait in. */
+    if (a->mode == BACKEND_WRITE)
         H5Pset_coll_metadata_write(fapl, 1);
-    }
     return fapl;
+}
+
+/* Every collective write HDF5 makes to the file from now on ends alike on
+ * all its ranks (agreed_writes.h).  Collective: every rank that opened it. */
+static int agree_on_writes(hdf5_file *f)
+{
+    void *handle = NULL;
+    int ok = H5Fget_vfd_handle(f->file, H5P_DEFAULT, &handle) >= 0 && handle, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, f->comm);
+    if (!all)
+        return EIO;
+    int e = agreed_writes_register(*(MPI_File *)handle, f->comm);
+    if (!e)
+        f->agreed = *(MPI_File *)handle;
+    return e;
 }
 
 static hid_t create_dataset(const hdf5_file *f, uint64_t bytes)
@@ -270,6 +293,7 @@ static int hdf5_open(const backend_open_args *a, void **handle)
         return ENOMEM;
     f->cfg = cfg;
     f->comm = a->comm;
+    f->agreed = MPI_FILE_NULL;
     f->observed = a->observed;
     snprintf(f->path, sizeof f->path, "%s", a->path);
     mpiio_probe_start(&f->probe, a->observed);
@@ -296,6 +320,11 @@ static int hdf5_open(const backend_open_args *a, void **handle)
      * after the phase (failing here would split a collective open). */
     if (a->mode == BACKEND_WRITE && a->create && a->created)
         owned_file_note_opened(a->path, a->created);
+    int agreed = a->mode == BACKEND_WRITE ? agree_on_writes(f) : 0;
+    if (agreed) {
+        release(f);
+        return agreed;
+    }
     if (cfg->atomic && H5Fset_mpi_atomicity(f->file, 1) < 0) {
         release(f);
         return ENOTSUP;
@@ -532,6 +561,8 @@ static int hdf5_sync(void *h)
 static int hdf5_abandon(void *h)
 {
     hdf5_file *f = h;
+    if (f->agreed != MPI_FILE_NULL)
+        agreed_writes_drop(f->agreed);
     library_lines_release_failed();
     fail_skip_finalize();
     free(f->scratch);
@@ -553,11 +584,15 @@ static int hdf5_close(void *h)
     if (H5Fclose(f->file) < 0) {
         /* HDF5 1.10 keeps a file whose close failed (its metadata could not
          * be written: a full disk) half torn down, and its shutdown in
-         * MPI_Finalize then crashes on it: this process exits without it. */
+         * MPI_Finalize then crashes on it: this process exits without it.
+         * The failure is every rank's (agreed_writes.h): the metadata's
+         * write failed, named from the free space as a raw write's is. */
         fail_skip_finalize();
-        e = e ? e : EIO;
+        e = e ? e : disk_short_write_errno(f->path, 1);
     }
-    e = library_lines_reason(e);
+    if (f->agreed != MPI_FILE_NULL)
+        agreed_writes_forget(f->agreed);
+    e = library_lines_after(e); /* a write the library said failed, though HDF5 did not see it */
     library_lines_release();
     mpiio_probe_stop(&f->probe, f->comm, f->cfg->atomic);
     free(f->scratch);
@@ -593,6 +628,10 @@ static void hdf5_describe(const void *cfg, json *j)
             json_uint(j, "no_collective_cause", h5ran.no_collective_cause);
     }
     json_bool(j, "atomic", c->atomic);
+    /* whether a full disk on one rank reaches every rank inside HDF5's
+     * collective writes (agreed_writes.h): false only if the engine's
+     * export of MPI_File_write_at_all was lost */
+    json_bool(j, "agreed_collective_writes", agreed_writes_active());
     mpiio_observe_describe(j, c->atomic);
 }
 

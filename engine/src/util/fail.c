@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int g_mpi_up = 0;
 static int g_rank = 0;
@@ -25,6 +26,26 @@ void fail_skip_finalize(void)
     g_skip_finalize = 1;
 }
 
+/* A rank that exits without MPI_Finalize makes Open MPI's launcher take
+ * the whole job down at once, and the rank printing the run's one line was
+ * then killed mid-line (seen as "pario-engine: error: " followed by
+ * mpirun's banner).  So before such an exit the ranks meet once more, after
+ * the line is out; at most a few seconds, so a path on which not every rank
+ * ends here still ends. */
+static void wait_for_every_rank(void)
+{
+    MPI_Request rq;
+    if (MPI_Ibarrier(MPI_COMM_WORLD, &rq) != MPI_SUCCESS)
+        return;
+    const double until = MPI_Wtime() + 5;
+    int done = 0;
+    while (!done && MPI_Wtime() < until)
+        if (MPI_Test(&rq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return;
+        else if (!done)
+            usleep(1000);
+}
+
 static _Noreturn void finish(int code)
 {
     fflush(stdout);
@@ -33,15 +54,21 @@ static _Noreturn void finish(int code)
         _exit(code); /* a check's child (check_mode.h): nothing to finalize or free */
     if (g_mpi_up && !g_skip_finalize)
         MPI_Finalize();
+    else if (g_mpi_up)
+        wait_for_every_rank();
     exit(code);
 }
 
+/* One write, so the launcher that gathers the ranks' output never splits it. */
 static void print_line(const char *fmt, va_list ap)
 {
     library_lines_give_back(); /* pario's line goes to the real stderr, never a held one */
-    fputs("pario-engine: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    char line[8192];
+    int n = snprintf(line, sizeof line, "pario-engine: error: ");
+    vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    size_t len = strlen(line);
+    line[len] = '\n';
+    fwrite(line, 1, len + 1, stderr);
 }
 
 void fail_usage(const char *fmt, ...)

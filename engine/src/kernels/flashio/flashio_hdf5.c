@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../../util/agreed_writes.h"
 #include "../../util/disk_full.h"
 #include "../../util/fail.h"
 #include "../../util/library_lines.h"
@@ -219,6 +220,8 @@ void flash_write_file(const flash_mesh *m, enum flash_file which, const char *pa
 
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
+    /* one collective write per metadata flush, agreed (agreed_writes.h) */
+    H5Pset_coll_metadata_write(fapl, 1);
     w.dxpl_data = H5Pcreate(H5P_DATASET_XFER);
     H5Pset_dxpl_mpio(w.dxpl_data, collective ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT);
     w.dxpl_single = H5Pcreate(H5P_DATASET_XFER);
@@ -237,6 +240,18 @@ void flash_write_file(const flash_mesh *m, enum flash_file which, const char *pa
         fail_h5(r, "creating the file", path, 0);
     else if ((noted = owned_file_note_opened(path, &r->who)) != 0) /* the descriptor HDF5 opened */
         snprintf(r->why, sizeof r->why, "%s", owned_file_reason(noted));
+    /* Every collective write, sync and set_size HDF5 makes on it ends alike
+     * on all ranks (agreed_writes.h): a full disk on ompio's aggregator no
+     * longer leaves the others in HDF5's next collective (4 ranks with
+     * --transfer collective hung in every run before). */
+    MPI_File agreed = MPI_FILE_NULL;
+    void *handle = NULL;
+    int have = w.file >= 0 && H5Fget_vfd_handle(w.file, H5P_DEFAULT, &handle) >= 0 && handle, everyone;
+    MPI_Allreduce(&have, &everyone, 1, MPI_INT, MPI_MIN, comm);
+    if (everyone && agreed_writes_register(*(MPI_File *)handle, comm) == 0)
+        agreed = *(MPI_File *)handle;
+    else if (everyone && !r->why[0]) /* else a rank without the file says why */
+        snprintf(r->why, sizeof r->why, "cannot follow HDF5's MPI-IO file (out of memory)");
     if (!any_failed(r, comm)) {
         put_metadata(&w, m, nvars, vars, which != FLASH_CHECKPOINT);
         const hsize_t dims[4] = {(hsize_t)m->total, which == FLASH_PLOT_CORNERS ? nc : n,
@@ -259,6 +274,7 @@ void flash_write_file(const flash_mesh *m, enum flash_file which, const char *pa
      * file is dropped unclosed and this process exits without HDF5's
      * shutdown, as below. */
     if (w.file >= 0 && any_failed(r, comm)) {
+        agreed_writes_drop(agreed);
         fail_skip_finalize();
     } else if (w.file >= 0 && H5Fclose(w.file) < 0) { /* collective: every rank that created it closes it */
         fail_h5(r, "closing the file", path, 1); /* its metadata: any byte */
@@ -267,6 +283,8 @@ void flash_write_file(const flash_mesh *m, enum flash_file which, const char *pa
          * MPI_Finalize then crashes on it: this process exits without it. */
         fail_skip_finalize();
     }
+    if (w.file >= 0) /* closed, or dropped above (then nothing is left to forget) */
+        agreed_writes_forget(agreed);
     int named = r->why[0] ? 0 : library_lines_after(0); /* a failure HDF5 did not see */
     if (named) {
         snprintf(r->why, sizeof r->why, "the MPI-IO layer under HDF5: %s", strerror(named));
