@@ -29,17 +29,15 @@ median over rounds is printed with the ratio pario / peer:
           requests on the disk directory (writes without fsync, cached
           reads): the buffer sets how many system calls the bytes take.
 
-    python bench/backends.py [--disk /var/tmp/pario-bench] [--shm /dev/shm/pario-bench]
+    .venv/bin/python bench/backends.py [--disk /var/tmp/pario-bench] [--shm /dev/shm/pario-bench]
         [--rounds 3] [--only uring,memcpy,stdio] [--memcpy-size 1g]
         [--placement bound|unbound]
 """
 
-import argparse
 import ctypes
 import json
 import mmap
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -51,8 +49,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from pario.engine import engine_path, take_result  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _args  # noqa: E402  (bench/_args.py: argument checks and the bench's own directories)
 from pario.launch import choose_launcher  # noqa: E402
-from pario.units import engine_size, format_size, parse_size  # noqa: E402
+from pario.units import engine_size, format_size  # noqa: E402
 
 MiB = 2 ** 20
 
@@ -296,45 +296,40 @@ def bench_stdio(pario, disk, rounds, size):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--disk", default="/var/tmp/pario-bench")
-    ap.add_argument("--shm", default="/dev/shm/pario-bench")
-    ap.add_argument("--rounds", type=int, default=3)
+    ap = _args.parser(__doc__)
+    ap.add_argument("--disk", default="/var/tmp/pario-bench",
+                    help="parent of this run's own fresh directory on the disk (made if missing)")
+    ap.add_argument("--shm", default="/dev/shm/pario-bench",
+                    help="parent of this run's own fresh directory on tmpfs (made if missing)")
+    ap.add_argument("--rounds", type=_args.count, default=3)
     ap.add_argument("--only", default="uring,memcpy,stdio")
-    ap.add_argument("--rand-size", default="64m", help="file of the 4 KiB random reads")
-    ap.add_argument("--seq-size", default="512m", help="file of the 1 MiB sequential runs")
-    ap.add_argument("--memcpy-size", default="1g")
-    ap.add_argument("--stdio-size", default="256m")
+    ap.add_argument("--rand-size", type=_args.size, default="64m", help="file of the 4 KiB random reads")
+    ap.add_argument("--seq-size", type=_args.size, default="512m", help="file of the 1 MiB sequential runs")
+    ap.add_argument("--memcpy-size", type=_args.size, default="1g")
+    ap.add_argument("--stdio-size", type=_args.size, default="256m")
     ap.add_argument("--placement", default="bound", choices=("bound", "unbound"),
                     help="uring rows: pario's rank as the launcher binds it with fio pinned to the "
                          "same CPUs (default), or both unbound")
     a = ap.parse_args()
     only = set(a.only.split(","))
     if only - {"uring", "memcpy", "stdio"}:
-        sys.exit(f"bench: --only takes uring, memcpy, stdio, not {','.join(only - {'uring', 'memcpy', 'stdio'})}")
-    if "uring" in only and not shutil.which("fio"):
-        sys.exit("bench: fio not found: run 'make deps'")
-    made = []
-    for d in (Path(a.disk), Path(a.shm)):
-        if not d.exists():
-            d.mkdir(parents=True)
-            made.append(d)
-    try:
-        with tempfile.TemporaryDirectory() as scratch:
-            pario = Pario(scratch)
-            print("load average at the start: %.2f %.2f %.2f (2 cores here: read the ratios, not the absolute rates)"
-                  % os.getloadavg())
-            if "uring" in only:
-                bench_uring(pario, Path(a.disk), a.rounds, parse_size(a.rand_size), parse_size(a.seq_size),
-                            a.placement)
-            if "memcpy" in only:
-                bench_memcpy(pario, Path(a.shm), a.rounds, parse_size(a.memcpy_size))
-            if "stdio" in only:
-                bench_stdio(pario, Path(a.disk), a.rounds, parse_size(a.stdio_size))
-    finally:
-        for d in made:
-            shutil.rmtree(d, ignore_errors=True)
-
+        _args.fail(f"--only takes uring, memcpy, stdio, not {','.join(only - {'uring', 'memcpy', 'stdio'})}")
+    if "uring" in only:
+        _args.tool("fio")
+    for option, d in (("--disk", a.disk), ("--shm", a.shm)):
+        _args.directory(d, option)
+    _args.engine()
+    with tempfile.TemporaryDirectory() as scratch, _args.fresh_dir(a.disk, "backends") as disk, \
+            _args.fresh_dir(a.shm, "backends") as shm:
+        pario = Pario(scratch)
+        print("load average at the start: %.2f %.2f %.2f (2 cores here: read the ratios, not the absolute rates)"
+              % os.getloadavg())
+        if "uring" in only:
+            bench_uring(pario, disk, a.rounds, a.rand_size, a.seq_size, a.placement)
+        if "memcpy" in only:
+            bench_memcpy(pario, shm, a.rounds, a.memcpy_size)
+        if "stdio" in only:
+            bench_stdio(pario, disk, a.rounds, a.stdio_size)
 
 if __name__ == "__main__":
     main()

@@ -203,7 +203,9 @@ def compare(points_a, points_b, params=None, predicted=False):
     out = []
     for a, b in pairs:
         ratio, band, v = verdict(a.rates, b.rates, a.better, predicted)
-        out.append(ComparedPoint(_loose_key(a), _name(a), a, b, ratio, band, v))
+        # matched without the test's name: the row names B's test too
+        label = _name(a) if a.test == b.test else f"{_name(a)} (B: {b.test})"
+        out.append(ComparedPoint(_loose_key(a), label, a, b, ratio, band, v))
     return out, [(p.test, _name(p)) for p in only_a], [(p.test, _name(p)) for p in only_b]
 
 
