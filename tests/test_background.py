@@ -71,6 +71,29 @@ def test_loaders_die_with_a_killed_engine(engine, shm_dir):
     assert not [f for f in os.listdir(shm_dir) if f.startswith("pario-load")]
 
 
+def test_a_loader_that_dies_mid_run_fails_the_run_in_one_line(engine, shm_dir):
+    """A phase that ran with fewer loaders than the run says is no point of
+    Figure 3.  A loader's file stops at a 16 MiB file-size limit (it
+    streams a 64 MiB ring; the run's own file is 4 MiB), so the kernel
+    kills it the way any outside cause would: the run must fail naming
+    the loader, not print a load measured without it."""
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (16 << 20, 16 << 20))
+
+    p = subprocess.run([engine, "io", "--dir", str(shm_dir), "--block", "1m", "--size", "4m",
+                        "--iterations", "50", "--phases", "write", "--no-fsync", "--background", "1",
+                        "--background-kind", "write"], preexec_fn=limit,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 3, (p.returncode, p.stdout[-500:], p.stderr)
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "write loader 0 was killed during the phase" in lines[0], lines
+    assert "File size limit exceeded" in lines[0]
+    assert "loader(s) per node" not in p.stdout
+    assert os.listdir(shm_dir) == []
+
+
 BAD = [
     (["--background", "0"], "--background '0'"),
     (["--background", "65"], "more than 64 loaders"),

@@ -76,7 +76,8 @@ def test_probe_measures_the_stream_at_each_call_size(runs):
         assert f"storage, the stream's last eighth read (cache kept out), {size} calls" in table
     assert "storage, the stream's last eighth read (cache kept out), 1 MiB calls" not in table
     for row in ("token hand-over, ring of all ranks", "token hand-over, a yielding thread beside each rank",
-                "collective MPI-IO write call, 1 byte per rank", "collective MPI-IO read call, 1 byte per rank"):
+                "collective MPI-IO write call, 1 byte per rank", "collective MPI-IO read call, 1 byte per rank",
+                "byte-range lock and unlock (fcntl)"):
         assert row in table
 
 
@@ -96,7 +97,9 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
                 "client.collective_write_overhead", "disk.shared_read_rate",
                 "disk.shared_write_rate", "disk.read_latency", "disk.alloc_write_rate",
                 "disk.alloc_write_overhead", "disk.interleaved_read_rate",
-                "disk.interleaved_read_overhead"):
+                "disk.interleaved_read_overhead", "file.lock_overhead", "disk.buffer_write_rate",
+                "disk.shared_buffer_write_rate", "disk.buffer_read_rate", "disk.shared_buffer_read_rate",
+                "client.mpiio_open_close"):
         assert "probe run 1" in flat[key]["source"] and "Table" in flat[key]["source"], key
     for key in ("host.cores", "host.page_cache"):  # the host the probe ran on
         assert "probe run 1" in flat[key]["source"] and "mpi.hosts" in flat[key]["source"], key
@@ -154,6 +157,20 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
     assert m["client.collective_write_overhead"] == pytest.approx(
         c["collective_mpiio"]["write_seconds"]["best"], rel=1e-3)
     assert m["agent.cb_buffer"] == (c["collective_mpiio"]["cb_buffer_size"] or 16 << 20)
+    assert m["file.lock_overhead"] == pytest.approx(c["byte_range_lock_seconds"]["best"], rel=1e-3)
+    assert m["client.mpiio_open_close"] == pytest.approx(
+        c["collective_mpiio"]["open_close_seconds"]["best"], rel=1e-3)
+    # the streams in collective-buffer calls: bytes over the best time less open/close
+    # (and the read's fixed start); the probe's 4 MiB stream makes them 2 MiB calls
+    b = c["buffer_streams"]
+    assert b["call_bytes"] == 2 << 20 and b["bytes"] == 4 << 20
+    for key, rate, fixed in (("write_seconds", "disk.buffer_write_rate", m["file.open_close_write"]),
+                             ("two_writers_seconds", "disk.shared_buffer_write_rate",
+                              m["file.open_close_write"]),
+                             ("read_seconds", "disk.buffer_read_rate", m["file.open_close_read"] + latency),
+                             ("two_readers_seconds", "disk.shared_buffer_read_rate",
+                              m["file.open_close_read"] + latency)):
+        assert m[rate] == pytest.approx(b["bytes"] / (b[key]["best"] - fixed), rel=2e-3), rate
 
 
 def _write(tmp_path, text):
@@ -304,6 +321,37 @@ def test_collective_aggregators_are_agents_that_copy():
     assert indep["iterations"][0]["model"]["counters"]["agents"] == 0
     no_copy = predict_point(point(1, coll), plain)["phases"][0]
     assert no_copy["summary"]["best_mib_per_s"] == pytest.approx(1000, rel=0.02)
+
+
+def test_atomic_mode_locks_each_call():
+    """--atomic on a machine with byte-range locks (file.lock_overhead):
+    every call pays one lock and unlock on its rank, and no rank waits for
+    another's lock (their ranges differ)."""
+    from pario.model import load_machine, predict_point
+    from pario.studies.io import IoPoint
+
+    def rate(options, sets):
+        base = ["network.link_rate=0", "network.latency=0s", "io_node.cache=0", "stripe.unit=1g",
+                "stripe.count=1", "io_node.count=1", "io_node.memory_rate=0",
+                "io_node.request_overhead=0s", "file.open_close_write=0s", "disk.write_overhead=0s",
+                "disk.write_rate=1000MB/s", "host.cores=0"]
+        p = IoPoint("t", "t", "partitioned", ["write"], 2, 1 << 20, 16 << 20, api="mpiio",
+                    iterations=1, options=options)
+        doc = predict_point(p, load_machine("ipsc860", base + sets))
+        return doc["phases"][0]["iterations"][0]["seconds"]
+
+    # the MPI-IO library's open and close: once per rank and phase, side by side
+    opened = rate(["--mpiio-impl", "romio"], ["client.mpiio_open_close=2ms"])
+    assert opened == pytest.approx(rate(["--mpiio-impl", "romio"], []) + 0.002, rel=1e-6)
+    relaxed = rate(["--mpiio-impl", "romio"], ["file.lock_overhead=1ms"])
+    atomic = rate(["--mpiio-impl", "romio", "--atomic"], ["file.lock_overhead=1ms"])
+    # 16 calls of 1 ms each at 1000 MB/s on one disk: 16 ms; each rank's 8
+    # locks add 1 ms before each of its calls, side by side with the other's
+    # disk time, so the phase grows by less than 16 locks' time
+    assert relaxed == pytest.approx(0.016, rel=0.01)
+    assert relaxed < atomic < relaxed + 0.016
+    assert rate(["--mpiio-impl", "romio", "--atomic"], ["file.lock_overhead=0s"]) == \
+        pytest.approx(relaxed, rel=1e-9)
 
 
 def _copy_db(runs, tmp_path):

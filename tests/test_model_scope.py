@@ -40,8 +40,10 @@ def test_each_ignored_parameter_is_named():
     assert set(unmodelled(_point(phases=["write"], extra=[]), m)) == set()
     # a described machine has no host page cache: fsync or not is its own cache's business
     assert unmodelled(_point(extra=["--no-fsync", "--evict"]), load_machine("ipsc860", [])) == {}
-    # atomic mode only as a munix machine's token
+    # atomic mode only as a munix machine's token or a byte-range lock per call
     assert set(unmodelled(_point(api="mpiio", options=["--atomic"]), m)) == {"--atomic"}
+    locking = load_machine("ipsc860", ["file.lock_overhead=2us"])
+    assert unmodelled(_point(api="mpiio", options=["--atomic"]), locking) == {}
 
 
 def test_a_parameter_nobody_taught_the_model_is_refused():

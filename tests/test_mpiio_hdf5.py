@@ -70,7 +70,7 @@ def hdf5_dataset_bytes(path):
         return d[:].tobytes(), d.id.get_offset()
 
 
-def test_hdf5_dataset_holds_the_posix_bytes(shm_dir, run_io):
+def test_hdf5_dataset_holds_the_posix_bytes(shm_dir, run_io, verify):
     write_kept(run_io, shm_dir, "posix")
     raw = (shm_dir / "posix").read_bytes()
     cases = [("independent", "interleaved", []), ("collective", "random", ["--collective"]),
@@ -81,8 +81,13 @@ def test_hdf5_dataset_holds_the_posix_bytes(shm_dir, run_io):
         b = r.result["params"]["api_options"]
         data, offset = hdf5_dataset_bytes(shm_dir / name)
         assert data == raw, label
+        # verify checks the dataset, not the file's HDF5 header
+        ok = verify(shm_dir / name, SEED)
+        assert ok.returncode == 0, ok.stderr
+        assert f"(its HDF5 dataset 'data'): {SIZE} bytes match seed {SEED}" in ok.stdout
         if label == "chunked":
             assert b["storage"] == "chunked" and b["data_offset"] is None and offset is None
+            assert b["chunk_bytes_asked"] == b["chunk_bytes"] == 192 * 1024
         else:
             # contiguous: the same bytes lie in the file at the recorded,
             # aligned offset
@@ -97,6 +102,29 @@ def test_hdf5_dataset_holds_the_posix_bytes(shm_dir, run_io):
             want = "contiguous collective" if label == "collective" else "chunk collective"
             assert b["actual_io_mode"] == want
             assert set(observed) == {4 if label == "collective" else 2}
+
+
+def test_verify_finds_a_wrong_byte_in_an_hdf5_dataset_and_refuses_a_foreign_hdf5_file(
+        shm_dir, run_io, verify):
+    """A chunk larger than the file is one chunk of the file's size, and the
+    result says so; a byte changed inside the dataset is named by its
+    offset in the dataset; an HDF5 file pario did not write is refused."""
+    r = write_kept(run_io, shm_dir, "big-chunk.h5", "--api", "hdf5", "--hdf5-chunk", "64m",
+                   layout="interleaved")
+    b = r.result["params"]["api_options"]
+    assert b["chunk_bytes_asked"] == 64 << 20 and b["chunk_bytes"] == SIZE
+    with h5py.File(shm_dir / "big-chunk.h5", "r") as f:
+        assert f["data"].chunks == (SIZE,)
+    with h5py.File(shm_dir / "big-chunk.h5", "r+") as f:
+        f["data"][SIZE - 5] ^= 0xFF
+    bad = verify(shm_dir / "big-chunk.h5", SEED)
+    assert bad.returncode == 3 and f"first wrong byte at offset {SIZE - 5} " in bad.stderr
+    with h5py.File(shm_dir / "foreign.h5", "w") as f:
+        f["x"] = np.arange(8, dtype=np.uint64)
+    foreign = verify(shm_dir / "foreign.h5", SEED, "--size", "64")
+    assert foreign.returncode == 2 and "Traceback" not in foreign.stderr
+    assert foreign.stderr.strip().count("\n") == 0
+    assert "without pario's one-byte dataset 'data'" in foreign.stderr
 
 
 def test_hdf5_write_read_verify_and_alignment(disk_dir, run_io):
@@ -152,6 +180,10 @@ def test_atomic_mode_takes_locks_where_honoured_and_says_so_where_not(shm_dir, r
     mode = ompio.result["params"]["api_options"]["atomic_mode"]
     assert mode["honoured"] is False and mode["evidence"].startswith("not honoured")
     assert lock_calls(ompio) == [0] * RANKS
+    # ...and says so where a user reads, not only inside the result
+    said = [w for w in ompio.result["warnings"] if w.startswith("--atomic was not honoured")]
+    assert len(said) == 1 and "--mpiio-impl romio" in said[0]
+    assert not [w for w in atomic.result["warnings"] if "atomic" in w]
 
 
 BAD = [

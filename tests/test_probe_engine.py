@@ -128,6 +128,11 @@ def test_magnitudes_on_one_host(probes):
         # open + a byte + close is a system call affair: well under 10 ms
         assert 0 < c["open_write_byte_close_seconds"]["best"] < 1e-2
         assert 0 < c["open_read_byte_close_seconds"]["best"] < 1e-2
+        # a byte-range lock and its unlock: two fcntl calls, microseconds
+        assert 0 < c["byte_range_lock_seconds"]["best"] < 1e-3, kind
+        # MPI_File_open and close of every rank: the library's own, under a second
+        assert 0 < c["collective_mpiio"]["open_close_seconds"]["best"] < 1, kind
+        assert len(c["byte_range_lock_seconds"]["values"]) == len(c["open_read_byte_close_seconds"]["values"])
         assert c["metadata"]["creates_per_s"]["best"] > 100
         assert c["request_reply"]["farthest"]["best_mib_per_s"] > 0
     disk = probes["disk"][2]["components"]

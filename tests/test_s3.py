@@ -62,6 +62,25 @@ def test_blocks_become_objects_with_the_files_bytes(s3_server, launcher, engine,
         assert sorted(int(k.rsplit("/", 1)[1], 16) for k in keys) == list(range(0, len(data), BLOCK))
 
 
+def test_dir_is_only_a_prefix_so_local_space_is_not_asked(s3_server, launcher, engine, small_tmpfs,
+                                                          tmp_path):
+    """--dir names the objects' prefix: a 1 MiB file system under it does
+    not refuse 4 MiB of objects (it did: "has 1.0 MiB free but the run
+    needs 4 MiB"); write loaders, which do stream files into --dir, are
+    still counted against it."""
+    small = small_tmpfs("1m")
+    p, doc = run(launcher, engine, 1, ["--dir", small, *s3_args(s3_server), "--block", "64k",
+                                       "--size", "4m", "--iterations", "1", "--name", "prefix"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert doc["params"]["size_bytes"] == 4 << 20 and os.listdir(small) == []
+    p, _ = run(launcher, engine, 1, ["--dir", small, *s3_args(s3_server), "--block", "64k",
+                                     "--size", "4m", "--iterations", "1", "--background", "1",
+                                     "--background-kind", "write"], tmp_path)
+    assert p.returncode == 2  # (mpirun adds its own banner below the engine's line)
+    assert "needs 64 MiB (with the write loaders' files): free space or lower --background" in \
+        p.stderr.splitlines()[0]
+
+
 def test_a_run_without_keep_leaves_no_object(s3_server, launcher, engine, shm_dir, tmp_path):
     p, doc = run(launcher, engine, 2, ["--dir", shm_dir, *s3_args(s3_server), "--layout", "interleaved",
                                        "--block", "64k", "--size", "1m", "--name", "gone"], tmp_path)

@@ -68,3 +68,32 @@ def test_stripe_targets_on_one_file_system_share_its_free_space(small_tmpfs, tmp
     assert p.returncode == 2 and len(lines) == 1, p.stderr
     assert "(one file system for 2 targets) has 3.0 MiB free but the run needs 4 MiB" in lines[0], lines[0]
     assert all(os.listdir(t) == [] for t in targets)
+
+
+def test_write_loaders_of_a_striped_run_count_against_its_first_target(small_tmpfs, tmp_path,
+                                                                       launcher, engine):
+    """The loaders stream their 64 MiB files into the striped run's first
+    directory: a plan (and the engine) that left them out ran on a full
+    disk, the loaders died, and the run still printed its load."""
+    disk = small_tmpfs("8m")
+    toml = tmp_path / "striped-load.toml"
+    toml.write_text(STRIPED.replace("iterations = 1", "iterations = 1\nbackground = [1]")
+                    .replace('stripe_unit = "64k"', 'stripe_unit = "64k"\nbackground_kind = "write"'))
+    db = tmp_path / "r.sqlite"
+    r = pario("run", toml, "--dir", disk, db=db)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1, r.stderr
+    assert "needs 66 MiB over 2 stripe targets on one file system" in lines[0], lines[0]
+    assert not db.exists() and os.listdir(disk) == []
+    targets = [disk / "s0", disk / "s1"]
+    for t in targets:
+        t.mkdir()
+    p = subprocess.run(launcher.command(1, [engine, "io", "--stripe-dirs", ",".join(map(str, targets)),
+                                            "--stripe-unit", "64k", "--block", "64k", "--size", "2m",
+                                            "--background", "1", "--background-kind", "write"]),
+                       capture_output=True, text=True, env=launcher.environment(), timeout=60)
+    lines = [l for l in p.stderr.splitlines() if l.startswith("pario-engine: error:")]
+    assert p.returncode == 2 and len(lines) == 1, p.stderr
+    assert "needs 66 MiB (with the write loaders' files): free space or lower --size or --background" \
+        in lines[0], lines[0]
+    assert all(os.listdir(t) == [] for t in targets)

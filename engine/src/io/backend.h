@@ -299,6 +299,12 @@ typedef struct backend_ops {
      * naming the fix; NULL (or no hook) for strerror's.  An errno alone
      * cannot say what an object store answered. */
     const char *(*why)(int e, const void *config);
+
+    /* Optional: what the run asked of the library that the library was
+     * seen not to do (atomic mode without one byte-range lock), as one
+     * warning line naming the fix; NULL when there is none.  Rank 0,
+     * after the last phase, beside the run's other warnings. */
+    const char *(*caveat)(const void *config);
 } backend_ops;
 
 /* Capabilities for a configuration. */

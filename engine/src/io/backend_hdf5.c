@@ -52,7 +52,8 @@ static const backend_option hdf5_options[] = {
                            "none)",
      OPT_ALIGN},
     {"hdf5-chunk", "SIZE", "chunked dataset with SIZE-byte chunks (default: contiguous;\n"
-                           "at least 2k and block/521: HDF5's chunk cache)",
+                           "at least 2k and block/521: HDF5's chunk cache; a SIZE\n"
+                           "above the file's makes one chunk of the file's size)",
      OPT_CHUNK},
     {"hint", "KEY=VALUE", "MPI-IO hint for the MPI-IO driver (repeatable)", OPT_HINT},
     {"aggregators", "N", "collective-buffering aggregators (as for mpiio)", OPT_AGGREGATORS},
@@ -85,6 +86,7 @@ static const char *io_mode_name(int m)
 static struct {
     bool have;
     uint64_t data_offset; /* UINT64_MAX when chunked */
+    uint64_t chunk;       /* the dataset's chunk in bytes, 0 contiguous */
     int io_mode;          /* last collective call, -1 none */
     uint32_t no_collective_cause;
 } h5ran = {.io_mode = -1};
@@ -322,6 +324,14 @@ static int hdf5_open(const backend_open_args *a, void **handle)
     if (!h5ran.have) {
         haddr_t at = H5Dget_offset(f->dset);
         h5ran.data_offset = at == HADDR_UNDEF ? UINT64_MAX : (uint64_t)at;
+        /* what the dataset has, not what was asked: a chunk larger than
+         * the file is made the file's size (create_dataset) */
+        hid_t dcpl = H5Dget_create_plist(f->dset);
+        hsize_t chunk[1] = {0};
+        if (dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, 1, chunk) == 1)
+            h5ran.chunk = chunk[0];
+        if (dcpl >= 0)
+            H5Pclose(dcpl);
         h5ran.have = true;
     }
     if (f->observed)
@@ -567,8 +577,11 @@ static void hdf5_describe(const void *cfg, json *j)
     json_string(j, "dataset", "data");
     json_string(j, "element", "uint8 (one element per byte of the raw file)");
     json_string(j, "storage", c->chunk ? "chunked" : "contiguous");
-    if (c->chunk)
-        json_uint(j, "chunk_bytes", c->chunk);
+    if (c->chunk) {
+        json_uint(j, "chunk_bytes_asked", c->chunk);
+        if (h5ran.have)
+            json_uint(j, "chunk_bytes", h5ran.chunk);
+    }
     json_uint(j, "align", c->align);
     if (h5ran.have && h5ran.data_offset != UINT64_MAX)
         json_uint(j, "data_offset", h5ran.data_offset);
@@ -581,6 +594,11 @@ static void hdf5_describe(const void *cfg, json *j)
     }
     json_bool(j, "atomic", c->atomic);
     mpiio_observe_describe(j, c->atomic);
+}
+
+static const char *hdf5_caveat(const void *cfg)
+{
+    return mpiio_observe_caveat(((const hdf5_config *)cfg)->atomic);
 }
 
 #endif /* PARIO_HAVE_PARALLEL_HDF5 */
@@ -608,5 +626,6 @@ const backend_ops backend_hdf5 = {
     .abandon = hdf5_abandon,
     .observed_names = hdf5_observed_names,
     .describe = hdf5_describe,
+    .caveat = hdf5_caveat,
 #endif
 };

@@ -352,6 +352,11 @@ static void mpiio_describe(const void *cfg, json *j)
     mpiio_observe_describe(j, c->atomic);
 }
 
+static const char *mpiio_caveat(const void *cfg)
+{
+    return mpiio_observe_caveat(((const mpiio_config *)cfg)->atomic);
+}
+
 const backend_ops backend_mpiio = {
     .name = "mpiio",
     .summary = "MPI-IO: independent or collective, atomic or relaxed, with hints",
@@ -375,4 +380,5 @@ const backend_ops backend_mpiio = {
     .abandon = mpiio_abandon,
     .observed_names = MPIIO_OBSERVED_NAMES,
     .describe = mpiio_describe,
+    .caveat = mpiio_caveat,
 };

@@ -62,15 +62,16 @@ static _Noreturn void loader_main(enum background_kind kind, int fd)
     }
     unsigned char *buf = malloc(LOADER_CHUNK);
     if (!buf)
-        _exit(1);
+        _exit(ENOMEM);
     memset(buf, 0xa5, LOADER_CHUNK);
     for (uint64_t off = 0;; off += LOADER_CHUNK) {
         if (off == BACKGROUND_FILE_BYTES) {
             fdatasync(fd);
             off = 0;
         }
+        /* the exit status carries the errno: background_pause names it */
         if (pwrite(fd, buf, LOADER_CHUNK, (off_t)off) < 0 && errno != EINTR)
-            _exit(1);
+            _exit(errno > 0 && errno < 126 ? errno : EIO);
     }
 }
 
@@ -136,19 +137,39 @@ double background_resume(background *b)
     if (!b->leader)
         return -1;
     for (int i = 0; i < b->started; i++)
-        kill(b->pids[i], SIGCONT);
+        if (b->pids[i] > 0)
+            kill(b->pids[i], SIGCONT);
     return known_task_median(3) / b->alone_seconds;
 }
 
-void background_pause(background *b)
+int background_pause(background *b, const char *dir, char *why, size_t len)
 {
+    int dead = 0;
     if (!b->leader)
-        return;
+        return 0;
     for (int i = 0; i < b->started; i++) {
         int st;
+        if (b->pids[i] <= 0)
+            continue;
         kill(b->pids[i], SIGSTOP);
-        waitpid(b->pids[i], &st, WUNTRACED);
+        if (waitpid(b->pids[i], &st, WUNTRACED) != b->pids[i] || WIFSTOPPED(st))
+            continue;
+        /* it ended during the phase: the phase ran with fewer loaders than
+         * the run says, so the run cannot stand */
+        b->pids[i] = 0;
+        if (dead++)
+            continue;
+        if (WIFEXITED(st))
+            snprintf(why, len,
+                     "%s loader %d stopped during the phase: %s in %s: free space there, or "
+                     "use --background-kind cpu",
+                     background_kind_name(b->kind), i, strerror(WEXITSTATUS(st)), dir);
+        else
+            snprintf(why, len, "%s loader %d was killed during the phase: %s",
+                     background_kind_name(b->kind), i,
+                     WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "unknown cause");
     }
+    return dead;
 }
 
 void background_stop(background *b)
@@ -156,6 +177,8 @@ void background_stop(background *b)
     if (!b->leader)
         return;
     for (int i = 0; i < b->started; i++) {
+        if (b->pids[i] <= 0)
+            continue; /* reaped by background_pause */
         kill(b->pids[i], SIGKILL);
         waitpid(b->pids[i], NULL, 0);
     }

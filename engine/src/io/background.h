@@ -44,8 +44,11 @@ int background_start(background *b, const char *dir, MPI_Comm comm, char *why, s
  * load / alone), elsewhere -1. */
 double background_resume(background *b);
 
-/* Stop them until the next phase. */
-void background_pause(background *b);
+/* Stop them until the next phase.  Returns how many loaders ended during
+ * the phase (a write loader whose disk filled, one killed from outside),
+ * with the first one's reason, naming `dir`, in `why`; they are reaped and
+ * not counted again. */
+int background_pause(background *b, const char *dir, char *why, size_t len);
 
 /* Kill and reap them (their files are already unlinked). */
 void background_stop(background *b);

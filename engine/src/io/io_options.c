@@ -288,6 +288,15 @@ static void parse_phases(io_options *o, const char *text)
         fail_usage("--phases is empty: use write, read or write,read");
 }
 
+/* Whether the run writes into --dir itself: not an object store's run,
+ * where --dir only names the objects' prefix, unless write loaders stream
+ * their files there. */
+static bool writes_into_dir(const io_options *o)
+{
+    return !(o->api_caps & BACKEND_CAP_OBJECTS) ||
+           (o->background && o->background_kind == BACKGROUND_WRITE);
+}
+
 static void check_dir(const io_options *o)
 {
     struct stat st;
@@ -300,7 +309,7 @@ static void check_dir(const io_options *o)
                    strerror(errno));
     if (!S_ISDIR(st.st_mode))
         fail_usage("--dir %s is not a directory: give a directory", o->dir);
-    if (access(o->dir, W_OK | X_OK) != 0)
+    if (writes_into_dir(o) && access(o->dir, W_OK | X_OK) != 0)
         fail_usage("--dir %s is not writable by this user: choose a writable directory", o->dir);
 }
 
@@ -423,21 +432,35 @@ static void check_capabilities(const io_options *o, const parse_state *s, bool w
 /* The bytes each file system must hold against its free space: stripe
  * targets on one file system (<dir>/stripe-0, stripe-1 on one disk) share
  * its free space, so their parts are summed per device, not each held
- * against the whole. */
-static void check_space(const io_options *o, uint64_t need)
+ * against the whole.  `need` is the data (0 for an object store's run),
+ * `loaders` the write loaders' files, which live in --dir whatever the
+ * data's targets. */
+static dev_t dir_dev(const char *dir)
+{
+    struct stat st;
+    return stat(dir, &st) == 0 ? st.st_dev : (dev_t)-1;
+}
+
+static void check_space(const io_options *o, uint64_t need, uint64_t loaders)
 {
     if (check_mode())
         return; /* the machine's part: checked when the run starts */
     const int targets = o->stripe.ntargets ? o->stripe.ntargets : 1;
     struct fs_need {
         dev_t dev;
-        uint64_t need;
-        int first, count; /* the first target on it, and how many */
-    } fs[STRIPE_MAX_TARGETS];
+        uint64_t need, data; /* all bytes, and the data's among them */
+        int first, count;    /* the first target on it, and how many */
+    } fs[STRIPE_MAX_TARGETS + 1];
     int nfs = 0;
-    for (int t = 0; t < targets; t++) {
-        const char *dir = o->stripe.ntargets ? o->stripe.dirs[t] : o->dir;
-        uint64_t here = o->stripe.ntargets ? stripe_part_bytes(&o->stripe, need, t) : need;
+    for (int t = 0; t <= targets; t++) {
+        /* the targets, then --dir for the loaders' files */
+        const bool loader_entry = t == targets;
+        if (loader_entry && !loaders)
+            break;
+        const char *dir = !loader_entry && o->stripe.ntargets ? o->stripe.dirs[t] : o->dir;
+        uint64_t here = loader_entry            ? loaders
+                        : o->stripe.ntargets    ? stripe_part_bytes(&o->stripe, need, t)
+                                                : need;
         struct stat st;
         if (stat(dir, &st) != 0)
             continue; /* refused by name elsewhere */
@@ -447,10 +470,12 @@ static void check_space(const io_options *o, uint64_t need)
         if (i == nfs)
             fs[nfs++] = (struct fs_need){.dev = st.st_dev, .first = t};
         fs[i].need += here;
-        fs[i].count++;
+        fs[i].data += loader_entry ? 0 : here;
+        fs[i].count += !loader_entry;
     }
     for (int i = 0; i < nfs; i++) {
-        const char *dir = o->stripe.ntargets ? o->stripe.dirs[fs[i].first] : o->dir;
+        const bool targets_there = fs[i].data > 0;
+        const char *dir = targets_there && o->stripe.ntargets ? o->stripe.dirs[fs[i].first] : o->dir;
         fs_facts facts;
         if (fs_facts_of(dir, &facts) != 0 || fs[i].need <= facts.free_bytes)
             continue;
@@ -459,8 +484,13 @@ static void check_space(const io_options *o, uint64_t need)
         size_approx(facts.free_bytes, f, sizeof f);
         if (fs[i].count > 1)
             snprintf(shared, sizeof shared, " (one file system for %d targets)", fs[i].count);
-        fail_usage("%s %s%s has %s free but the run needs %s: free space or lower --size",
-                   o->stripe.ntargets ? "--stripe-dirs" : "--dir", dir, shared, f, n);
+        const bool loaders_there = loaders && fs[i].dev == dir_dev(o->dir);
+        fail_usage("%s %s%s has %s free but the run needs %s%s: free space or lower %s",
+                   targets_there && o->stripe.ntargets ? "--stripe-dirs" : "--dir", dir, shared, f,
+                   n, loaders_there ? " (with the write loaders' files)" : "",
+                   !loaders_there  ? "--size"
+                   : targets_there ? "--size or --background"
+                                   : "--background");
     }
 }
 
@@ -632,9 +662,12 @@ void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o
     uint64_t need = o->layout->read_only
                         ? (o->per_rank_files ? o->size * (uint64_t)nranks : o->size)
                         : o->size;
-    if (o->background && o->background_kind == BACKGROUND_WRITE && !o->stripe.ntargets)
-        need += (uint64_t)o->background * BACKGROUND_FILE_BYTES; /* loaders' files, per node */
-    check_space(o, need);
+    if (o->api_caps & BACKEND_CAP_OBJECTS)
+        need = 0; /* the data goes to the object store, not --dir */
+    uint64_t loaders = o->background && o->background_kind == BACKGROUND_WRITE
+                           ? (uint64_t)o->background * BACKGROUND_FILE_BYTES /* per node */
+                           : 0;
+    check_space(o, need, loaders);
 }
 
 void io_options_free(io_options *o)

@@ -132,6 +132,9 @@ void io_result_warn(io_result *r)
     if (shortest >= 0 && shortest < 0.05)
         warn(r, "a phase lasted under 0.05 s: barrier and open/close costs weigh on the rate; "
                 "raise --size for a steadier figure");
+    const char *caveat = o->api->caveat ? o->api->caveat(o->api_config) : NULL;
+    if (caveat)
+        warn(r, "%s", caveat);
     if (o->direct && o->huge_pages && !r->huge_pages_granted)
         warn(r, "transparent huge pages were refused: direct I/O buffers are in 4 KiB pages");
 }

@@ -1065,7 +1065,9 @@ int io_command(int argc, char **argv)
             rank_record rec;
             double load = background_resume(&c.bg);
             timed_phase(&c, kind, &rec, trace);
-            background_pause(&c.bg);
+            char gone[PATH_MAX + 160];
+            if (background_pause(&c.bg, o.dir, gone, sizeof gone))
+                record_error(&c, ECHILD, "%s", gone);
             MPI_Reduce(&load, &it.background_load, 1, MPI_DOUBLE, MPI_MAX, 0, c.comm);
             if (kind == PHASE_WRITE)
                 note_own_file(&c);

@@ -85,6 +85,31 @@ void mpiio_observe_view(const char *shape)
              shape);
 }
 
+/* The verdict on atomic mode, for describe and the warning alike. */
+enum atomic_verdict { ATOMIC_UNCOUNTED, ATOMIC_HONOURED, ATOMIC_NOT_HONOURED };
+
+static enum atomic_verdict atomic_verdict(void)
+{
+    if (!lock_count_active())
+        return ATOMIC_UNCOUNTED;
+    return ran.atomic_locks > 0 ? ATOMIC_HONOURED : ATOMIC_NOT_HONOURED;
+}
+
+const char *mpiio_observe_caveat(bool atomic)
+{
+    static char line[256];
+    if (!atomic || ran.atomic_phases == 0 || atomic_verdict() != ATOMIC_NOT_HONOURED)
+        return NULL;
+    snprintf(line, sizeof line,
+             "--atomic was not honoured: %s took no byte-range lock in atomic mode, so this run "
+             "measured relaxed (MASYNC) I/O; %s",
+             ran.have_settings ? ran.settings.impl : "the MPI-IO library",
+             ran.have_settings && strcmp(ran.settings.impl, "ompio") == 0
+                 ? "use --mpiio-impl romio for locking atomic mode"
+                 : "use an MPI-IO implementation that locks (ROMIO)");
+    return line;
+}
+
 void mpiio_observe_describe(json *j, bool atomic)
 {
     if (ran.have_settings) {
@@ -104,10 +129,10 @@ void mpiio_observe_describe(json *j, bool atomic)
         json_object_begin(j, "atomic_mode");
         json_uint(j, "lock_requests", ran.atomic_locks);
         json_uint(j, "files_opened", ran.atomic_phases);
-        if (!lock_count_active()) {
+        if (atomic_verdict() == ATOMIC_UNCOUNTED) {
             json_null(j, "honoured");
             json_string(j, "evidence", "lock requests could not be counted in this build");
-        } else if (ran.atomic_locks > 0) {
+        } else if (atomic_verdict() == ATOMIC_HONOURED) {
             json_bool(j, "honoured", true);
             json_string(j, "evidence",
                         "the MPI library took byte-range locks around accesses in atomic mode");

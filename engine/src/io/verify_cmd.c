@@ -1,7 +1,8 @@
 /* `pario-engine verify`: check a file written by `io` alone, on one
  * process, without MPI.  Every byte is compared with the pattern; the
  * first wrong byte is named by its offset, and a short file is reported as
- * truncated. */
+ * truncated.  A file of the hdf5 backend is checked through its dataset,
+ * whose bytes are the raw file's (verify_hdf5.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -17,6 +18,7 @@
 #include "../util/pattern.h"
 #include "../util/sizes.h"
 #include "stripe.h"
+#include "verify_hdf5.h"
 
 #define VERIFY_CHUNK (1u << 20)
 #define VERIFY_MAX_ITERATION_GUESS 100000u
@@ -26,7 +28,8 @@ static void verify_usage(void)
     printf("usage: pario-engine verify --file FILE --seed S [--iteration I] [--stream N] "
            "[--size SIZE]\n"
            "\n"
-           "  --file FILE    a file written by pario-engine io (e.g. kept with --keep)\n"
+           "  --file FILE    a file written by pario-engine io (e.g. kept with --keep);\n"
+           "                 an HDF5 file (--api hdf5) is checked through its dataset\n"
            "  --seed S       the run's --seed\n"
            "  --iteration I  whose data (default: found from the file's first stamp)\n"
            "  --stream N     per-rank files: the rank that wrote it (default 0)\n"
@@ -38,10 +41,11 @@ static void verify_usage(void)
            "                 its parts DIR/NAME are reassembled in this order\n");
 }
 
-/* The file being checked: one file, or the parts of a striped one read
- * as the logical file they make. */
+/* The file being checked: one file, the parts of a striped one read as the
+ * logical file they make, or the dataset of an HDF5 file. */
 typedef struct logical_file {
     const stripe_spec *spec; /* NULL: one file */
+    verify_hdf5 *h5;         /* non-NULL: the bytes are this dataset's */
     int n;
     int fds[STRIPE_MAX_TARGETS];
     uint64_t sizes[STRIPE_MAX_TARGETS];
@@ -52,6 +56,7 @@ typedef struct logical_file {
 static void logical_open(logical_file *lf, const char *file, const stripe_spec *spec)
 {
     lf->spec = spec && spec->ntargets ? spec : NULL;
+    lf->h5 = NULL;
     lf->n = stripe_parts(lf->spec, file, lf->paths);
     lf->length = 0;
     for (int t = 0; t < lf->n; t++) {
@@ -63,6 +68,14 @@ static void logical_open(logical_file *lf, const char *file, const stripe_spec *
                        input_file_reason(-lf->fds[t]));
         lf->sizes[t] = (uint64_t)st.st_size;
         lf->length += lf->sizes[t];
+    }
+    unsigned char first[8];
+    if (!lf->spec && pread(lf->fds[0], first, sizeof first, 0) == (ssize_t)sizeof first &&
+        verify_hdf5_signature(first)) {
+        char why[256];
+        lf->h5 = verify_hdf5_open(lf->paths[0], &lf->length, why, sizeof why);
+        if (!lf->h5)
+            fail_usage("--file %s %s", file, why);
     }
 }
 
@@ -89,6 +102,10 @@ static int logical_parts_fit(const logical_file *lf, uint64_t length)
 static int logical_pread(const logical_file *lf, unsigned char *buf, size_t len, uint64_t off,
                          const char **where)
 {
+    if (lf->h5) {
+        *where = lf->paths[0];
+        return verify_hdf5_read(lf->h5, buf, len, off);
+    }
     while (len > 0) {
         int t = 0;
         uint64_t local = off, left = len;
@@ -280,11 +297,12 @@ int verify_command(int argc, char **argv)
         status = EXIT_RUN_FAILED;
     }
     if (status == 0)
-        printf("verified %s: %llu bytes match seed %llu, iteration %llu, stream %llu\n", file,
-               (unsigned long long)length, (unsigned long long)seed,
+        printf("verified %s%s: %llu bytes match seed %llu, iteration %llu, stream %llu\n", file,
+               lf.h5 ? " (its HDF5 dataset 'data')" : "", (unsigned long long)length, (unsigned long long)seed,
                (unsigned long long)iteration, (unsigned long long)stream);
     pattern_source_free(&src);
     free(buf);
+    verify_hdf5_close(lf.h5);
     for (int t = 0; t < lf.n; t++)
         close(lf.fds[t]);
     return status;

@@ -25,6 +25,15 @@ _PLAIN = {"disk": "disks", "io_node": "I/O node processors", "io_link": "I/O nod
           "file_token": "shared-file token", "cpu": "CPU cores"}
 
 
+def _buffers(b):
+    """The two-phase aggregators' transfers behind a busy disk."""
+    size = b["largest_bytes"] / (1 << 20)
+    how = (f"at the probe's {b['rate'] / (1 << 20):.0f} MiB/s for calls that size" if b["rate"]
+           else "at the disk's rates")
+    return (f"; {b['aggregators']} collective aggregator(s), {b['transfers']} buffer transfer(s) "
+            f"of up to {size:.3g} MiB {how}")
+
+
 def explain(counters, op, block_bytes=None):
     util = {k: v for k, v in counters["utilisation"].items() if v}
     kind, top = max(((k, min(v["max"], 1.0)) for k, v in util.items()), key=lambda kv: kv[1])
@@ -64,5 +73,7 @@ def explain(counters, op, block_bytes=None):
     if pc and pc["hits"]:
         text += (f"; {pc['hits']} of {pc['hits'] + pc['misses']} calls served from the page cache "
                  "another rank's read filled")
+    if kind == "disk" and counters.get("collective_buffers"):
+        text += _buffers(counters["collective_buffers"])
     out["text"] = text
     return out

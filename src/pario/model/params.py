@@ -50,10 +50,20 @@ PARAMS = {p.name: p for p in [
           "each other)"),
     Param("client.collective_write_overhead", "time", "s",
           "the same for one collective write call"),
+    Param("client.mpiio_open_close", "time", "s",
+          "time of the MPI-IO library's open and close of a file by every rank (MPI_File_open and "
+          "MPI_File_close, collective), which an MPI-IO or HDF5 phase pays on each rank beside "
+          "file.open_close_* (0 = none)"),
     Param("file.open_close_read", "time", "s",
           "time one rank spends opening and closing the file around a read phase"),
     Param("file.open_close_write", "time", "s",
           "time one rank spends opening and closing the file around a write phase"),
+    Param("file.lock_overhead", "time", "s",
+          "time of one byte-range lock and its unlock (MPI-IO's atomic mode as ROMIO does it on a "
+          "local file system: a blocking write lock of each call's range around the call); locks "
+          "of different ranges do not wait for each other, so atomic mode adds this to every call "
+          "on the rank's core (0 = no byte-range locks: atomic mode is then modelled only as a "
+          "munix machine's token, agent.mode)"),
     # How a file is laid over the disks.
     Param("stripe.unit", "size", "B",
           "bytes of a file stored on one disk before the next disk (round robin)"),
@@ -120,6 +130,21 @@ PARAMS = {p.name: p for p in [
           "(0 = no difference)"),
     Param("disk.alloc_write_overhead", "time", "s",
           "disk.write_overhead for such a write (used when disk.alloc_write_rate is set)"),
+    Param("disk.buffer_write_rate", "rate", "B/s",
+          "rate of one writer moving a new file in calls of a collective buffer (agent.cb_buffer), "
+          "space allocated as it goes and fsync included: a two-phase aggregator's buffer write "
+          "holds its disk for extent / this rate (0 = the disk's write rates, as for any call); "
+          "such calls are far above the stream's and need not follow its line"),
+    Param("disk.shared_buffer_write_rate", "rate", "B/s",
+          "disk.buffer_write_rate while two or more aggregators write at once "
+          "(0 = disk.buffer_write_rate)"),
+    Param("disk.buffer_read_rate", "rate", "B/s",
+          "rate of one reader reading a file from storage in calls of a collective buffer, a read "
+          "phase's fixed start (disk.read_latency) apart: a two-phase aggregator's buffer read "
+          "holds its disk for extent / this rate (0 = the disk's read rates, as for any call)"),
+    Param("disk.shared_buffer_read_rate", "rate", "B/s",
+          "disk.buffer_read_rate while two or more aggregators read at once "
+          "(0 = disk.buffer_read_rate)"),
     # Service agents (ASCI Red's fyods).
     Param("agent.ranks_per_agent", "count", "ranks",
           "ranks served by one service agent when agent.count is 0 (0 = no agents: ranks talk "

@@ -54,6 +54,19 @@ its source says which.  The model of a local file system:
   costs each rank the probe's collective MPI-IO call of 1 byte
   (client.collective_overhead, client.collective_write_overhead);
 * a call is a system call, not a message (network.latency 0).
+* ROMIO's aggregators read and write their file domains in calls of a
+  collective buffer (16 MiB), far above the stream's call sizes, where
+  this host's storage does not follow the stream's line (its page cache
+  takes such calls in large folios, its read-ahead serves them otherwise):
+  the probe writes (new file, fsync) and reads the stream in such calls,
+  one rank alone and two at once, and the aggregators' buffer transfers
+  cost their bytes at those rates (disk.buffer_write_rate,
+  disk.shared_buffer_write_rate, disk.buffer_read_rate,
+  disk.shared_buffer_read_rate);
+* MPI-IO's atomic mode (ROMIO on a local file system) locks each call's
+  byte range and unlocks it after: file.lock_overhead is the probe's
+  lock-and-unlock pair (Table 3), added to every call of an atomic point;
+  ranks' ranges differ, so their locks do not wait for each other.
 
 `describe()` of the machine (stored with every predicted run) keeps each
 value with its source."""
@@ -204,6 +217,34 @@ def _message_fit(run_id, docs):
     return per_msg, intercept / size, rows, size
 
 
+def _buffer_rates(put, run_id, rows, oc_write, oc_read, table2, where):
+    """disk.buffer_* from the probe's streams in collective-buffer calls:
+    each stream's best time, less open/close (and a read's fixed start, which
+    an aggregator pays apart), over its bytes."""
+    keys = (("write_seconds", "disk.buffer_write_rate", oc_write, "one writer, new file (fsync)"),
+            ("two_writers_seconds", "disk.shared_buffer_write_rate", oc_write,
+             "two writers at once (ranks 0, 1)"),
+            ("read_seconds", "disk.buffer_read_rate", oc_read, "one reader (cache kept out)"),
+            ("two_readers_seconds", "disk.shared_buffer_read_rate", oc_read,
+             "two readers at once (ranks 0, 1)"))
+    for key, name, fixed, label in keys:
+        if not rows or key not in rows:
+            why = ("an older probe, without streams in collective-buffer calls" if not rows
+                   else "one rank: no two ranks at once measured")
+            put(name, "0", f"{where}: {why}; the disk's rates for every call")
+            continue
+        best = rows[key]["best"]
+        per_byte = (best - fixed) / rows["bytes"] if best else 0.0
+        if per_byte <= 0:
+            raise UsageError(f"probe run {run_id}: its stream in collective-buffer calls ({key}) took "
+                             f"{best} s, no more than opening the file: {NEWER_PROBE}")
+        put(name, _rate(1 / per_byte),
+            f"{table2} 'storage, collective-buffer calls, {label}': {format_size(rows['bytes'])} in "
+            f"{format_size(rows['call_bytes'])} calls, best {best * 1e3:.2f} ms, less open/close"
+            + (" and disk.read_latency" if "read" in key and fixed > oc_write else "")
+            + " over its bytes")
+
+
 def _time(seconds):
     return f"{seconds * 1e6:.4g}us"
 
@@ -275,8 +316,25 @@ def machine_from_probe(store, run_id, overrides=()):
             f"{table3} 'collective MPI-IO {label} call, 1 byte per rank': best time per call "
             f"({coll['implementation']}, {coll['aggregators']} aggregators, {coll['calls']} calls); "
             "its own 1-byte transfer is a few microseconds of it")
+    library = coll.get("open_close_seconds")
+    if library and library.get("best") and library["best"] > 0:
+        put("client.mpiio_open_close", _time(library["best"]),
+            f"{table3} 'collective MPI-IO open and close, every rank': best time per pair "
+            f"({coll['implementation']}, {coll['aggregators']} ranks, the preset's hints)")
+    else:
+        put("client.mpiio_open_close", "0s",
+            f"{where}: no collective MPI-IO open and close row (an older probe): none beside "
+            "file.open_close_*")
     put("file.open_close_read", _time(oc_read), f"{table3} 'open / read a byte / close', best")
     put("file.open_close_write", _time(oc_write), f"{table3} 'open / write a byte / close', best")
+    lock = c.get("byte_range_lock_seconds")
+    if lock and lock.get("best") and lock["best"] > 0:
+        put("file.lock_overhead", _time(lock["best"]),
+            f"{table3} 'byte-range lock and unlock (fcntl)': best time per pair, rank 0 on ranges "
+            "no one else holds, as ROMIO's atomic mode locks each call's range")
+    else:
+        put("file.lock_overhead", "0s",
+            f"{where}: no byte-range lock row (an older probe): atomic points are left out")
     put("stripe.unit", "1g", "a local file is not striped: one call is one transfer (the engine's "
                              "calls are at most 1 GiB)")
     put("stripe.count", servers, f"{where}: --servers {servers}, the storage units behind the directory")
@@ -368,6 +426,7 @@ def machine_from_probe(store, run_id, overrides=()):
                    f"time against the number of calls gives {per_call * 1e6:.3g} us per call")
             put(over_key, _time(max(per_call, 0.0)),
                 fit + ("; a negative slope is noise: no cost per call" if per_call < 0 else ""))
+    _buffer_rates(put, run_id, c.get("buffer_streams"), oc_write, oc_read + latency, table2, where)
     cb = c["collective_mpiio"].get("cb_buffer_size")
     if cb:
         put("agent.cb_buffer", str(cb),

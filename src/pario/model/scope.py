@@ -50,8 +50,10 @@ _OPTION_FLAGS = {
     "--collective": (0, lambda m: None),
     # one MPI-IO model whichever implementation the run chose (docs/model.md)
     "--mpiio-impl": (1, lambda m: None),
-    "--atomic": (0, lambda m: None if m["agent.mode"] == "munix" else
-                 "atomic mode is modelled only as a munix machine's token (agent.mode)"),
+    # a munix machine's token between agents, or a byte-range lock per call
+    "--atomic": (0, lambda m: None if m["agent.mode"] == "munix" or m["file.lock_overhead"] else
+                 "atomic mode is modelled only as a munix machine's token (agent.mode) or a "
+                 "byte-range lock per call (file.lock_overhead, which this machine does not set)"),
 }
 
 

@@ -21,6 +21,7 @@ import math
 from ..errors import UsageError
 from .cache import BlockCache
 from .core import Environment, Resource, Server, ServerPool, reserve_together
+from .exchange import BufferCosts
 from .page_cache import READY, PageCache
 from .params import API_KIND
 from .two_phase import plan as two_phase_plan
@@ -101,15 +102,21 @@ class Simulation:
         self.agent_copy = m["agent.copy_rate"]
         self.message_rate = m["agent.message_rate"]
         self.message_overhead = m["agent.message_overhead"]
+        # The MPI-IO library's own open and close (HDF5 opens through it).
+        self.library_open = m["client.mpiio_open_close"] if point.api in ("mpiio", "hdf5") else 0.0
         # A collective call's own cost (every rank, on a core), per phase.
         self.collective_cost = ({"read": m["client.collective_overhead"],
                                  "write": m["client.collective_write_overhead"]}
                                 if "--collective" in options else None)
-        # With a collective buffer (agent.cb_buffer) a collective point is
-        # ROMIO's two-phase I/O over the whole access list (two_phase.py):
-        # one call per rank and phase, the aggregators moving the file.
+        # With a collective buffer (agent.cb_buffer) a collective point on
+        # a shared file is ROMIO's two-phase I/O over the whole access list
+        # (two_phase.py), one rank as well (ROMIO's single aggregator then
+        # works through its own list a buffer at a time): one call per rank
+        # and phase, the aggregators moving the file; exchange.py prices
+        # each buffer.
         self.two_phase = (two_phase_plan(self.offsets, point.block, self.n_agents, m["agent.cb_buffer"])
-                          if self.aggregating and self.sharers > 1 and m["agent.cb_buffer"] else None)
+                          if self.aggregating and not per_rank_files and m["agent.cb_buffer"] else None)
+        self.buffers = BufferCosts(self) if self.two_phase is not None else None
         # Several streams of different bytes at once take the disk's rates
         # for several (the probe's two at once): the aggregators of a
         # two-phase point, one rank per group, every rank otherwise; a
@@ -148,6 +155,10 @@ class Simulation:
         # report, section 2.6); with one agent there is no one to serialise.
         self.munix = m["agent.mode"] == "munix"
         self.file_token_needed = (self.munix and self.n_agents > 1 and self.sharers > 1)
+        # MPI-IO's atomic mode as ROMIO keeps it on a local file system: a
+        # byte-range lock of each call's range, dropped after the call, on
+        # the rank's core; the ranks' ranges differ, so no lock waits.
+        self.lock_cost = m["file.lock_overhead"] if "--atomic" in options else 0.0
         # The engine's --group-unit: the token moves after every call
         # (default) or after a rank's whole share.
         extra = list(point.extra)
@@ -275,35 +286,21 @@ class Simulation:
             env.process(one(g))
         yield done
 
-    # -- two-phase collective I/O (two_phase.py) ----------------------------
-    def _exchange_work(self, a, buf):
-        """CPU seconds aggregator a spends on one buffer besides its disk
-        call: every byte copied through the buffer, each other rank's
-        bytes as an MPI message, and a buffer with holes read first (a
-        write) or its holes copied (a read) through the page cache."""
-        work = buf["data"] / self.agent_copy if self.agent_copy else 0.0
-        if self.message_rate:
-            for r, nbytes in buf["from"].items():
-                if r != a:
-                    work += self.message_overhead + nbytes / self.message_rate
-        holes = buf["extent"] - buf["data"]
-        if holes and self.cached_read_rate:
-            work += (buf["extent"] if self.op == "write" else holes) / self.cached_read_rate
-        return work
-
+    # -- two-phase collective I/O (two_phase.py, exchange.py) ----------------
     def _aggregator_proc(self, a, done):
         env = self.env
         write = self.op == "write"
         if not write and self.read_latency and self.two_phase[a]:
             yield env.timeout(self.read_latency)
+        costs = self.buffers
         for buf in self.two_phase[a]:
             disk = self.disk_of(0, buf["start"] // self.unit)
             if write:
-                yield env.timeout(self.cpu(env.now, self._exchange_work(a, buf)) - env.now)
-                yield env.timeout(self.disk_transfer(disk, buf["extent"], write=True) - env.now)
+                yield env.timeout(self.cpu(env.now, costs.work(a, buf, "write")) - env.now)
+                yield env.timeout(costs.transfer(disk, buf["extent"], True) - env.now)
             else:
-                yield env.timeout(self.disk_transfer(disk, buf["extent"]) - env.now)
-                yield env.timeout(self.cpu(env.now, self._exchange_work(a, buf)) - env.now)
+                yield env.timeout(costs.transfer(disk, buf["extent"], False) - env.now)
+                yield env.timeout(self.cpu(env.now, costs.work(a, buf, "read")) - env.now)
         done[0] -= 1
         if done[0] == 0:
             done[1].succeed()
@@ -312,7 +309,8 @@ class Simulation:
         """A rank's one collective call: open, the call's own cost, then
         the aggregators' work, which every rank's call waits for."""
         env = self.env
-        opened = self.machine["file.open_close_write" if op == "write" else "file.open_close_read"]
+        opened = (self.machine["file.open_close_write" if op == "write" else "file.open_close_read"]
+                  + self.library_open)
         yield env.timeout(opened)
         t_open = env.now
         if self.collective_cost and self.collective_cost[op]:
@@ -351,6 +349,8 @@ class Simulation:
         token = self.file_token if self.file_token_needed else None
         if token is not None:
             yield token.acquire()
+        if self.lock_cost:
+            yield env.timeout(self.cpu(env.now, self.lock_cost) - env.now)
         cache = self.page_cache if self.op == "read" else None
         key = None
         if cache is not None:
@@ -397,7 +397,8 @@ class Simulation:
         env = self.env
         piece = self._write_piece if op == "write" else self._read_piece
         block = self.point.block
-        opened = self.machine["file.open_close_write" if op == "write" else "file.open_close_read"]
+        opened = (self.machine["file.open_close_write" if op == "write" else "file.open_close_read"]
+                  + self.library_open)
         yield env.timeout(opened)
         t_open = env.now
         first = {m: None for m in members}
@@ -519,6 +520,8 @@ class Simulation:
             "agents": self.n_agents,
             "disk_transfers": sum(d.jobs for d in self.disks),
         }
+        if self.two_phase is not None:
+            out["collective_buffers"] = self.buffers.counters(self.two_phase, self.op)
         caches = [ion.cache for ion in self.io_nodes if ion.cache is not None]
         if caches:
             total = {}

@@ -100,13 +100,14 @@ class IoPoint:
         broadcast's per-rank files; the loaders' files; a striped file's
         part on each target (round-robin in stripe units)."""
         need = self.size * self.ranks if self.layout == "broadcast" and self.files == "per-rank" else self.size
+        loaders = self.background * BACKGROUND_FILE_BYTES if self.background_kind == "write" else 0
         if not self.stripe_targets:
-            loaders = self.background * BACKGROUND_FILE_BYTES if self.background_kind == "write" else 0
             return [(directory, need + loaders)]
         n, unit = self.stripe_targets, self.stripe_unit
         full, tail = divmod(need, unit)
         parts = [(full // n + (1 if t < full % n else 0)) * unit + (tail if tail and full % n == t else 0)
                  for t in range(n)]
+        parts[0] += loaders  # the engine's loaders write into its first directory
         return [(directory / d, b) for d, b in zip(self.subdirs(), parts)]
 
     def takes_name(self):

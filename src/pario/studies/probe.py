@@ -76,6 +76,13 @@ def _two(key):
     return get
 
 
+def _buffer(key):
+    def get(c):
+        b = c.get("buffer_streams")
+        return [b["bytes"] / 1048576 / t for t in b[key]["values"]] if b and key in b else []
+    return get
+
+
 def _messages(c):
     m = c.get("messages")
     return [m["bytes"] / 1048576 / t for t in m["seconds"]["values"]] if m else []
@@ -117,10 +124,22 @@ COMPONENTS = [
      lambda c: (c.get("collective_mpiio") or {}).get("write_seconds", {}).get("values", [])),
     ("collective_read", 3, "collective MPI-IO read call, 1 byte per rank", "s", "min",
      lambda c: (c.get("collective_mpiio") or {}).get("read_seconds", {}).get("values", [])),
+    ("collective_open", 3, "collective MPI-IO open and close, every rank", "s", "min",
+     lambda c: (c.get("collective_mpiio") or {}).get("open_close_seconds", {}).get("values", [])),
+    ("buffer_write", 2, "storage, collective-buffer calls, one writer (new file, fsync)", "MiB/s", "max",
+     _buffer("write_seconds")),
+    ("buffer_read", 2, "storage, collective-buffer calls, one reader (cache kept out)", "MiB/s", "max",
+     _buffer("read_seconds")),
+    ("buffer_writers", 2, "storage, collective-buffer calls, two writers at once (ranks 0, 1)", "MiB/s",
+     "max", _buffer("two_writers_seconds")),
+    ("buffer_readers", 2, "storage, collective-buffer calls, two readers at once (ranks 0, 1)", "MiB/s",
+     "max", _buffer("two_readers_seconds")),
     ("open_read", 3, "open / read a byte / close", "s", "min",
      lambda c: c["open_read_byte_close_seconds"]["values"]),
     ("open_write", 3, "open / write a byte / close", "s", "min",
      lambda c: c["open_write_byte_close_seconds"]["values"]),
+    ("lock", 3, "byte-range lock and unlock (fcntl)", "s", "min",
+     lambda c: (c.get("byte_range_lock_seconds") or {}).get("values", [])),
     ("creates", 4, "creates (all ranks at once)", "1/s", "max",
      lambda c: c["metadata"]["creates_per_s"]["values"]),
     ("stats", 4, "stats (all ranks at once)", "1/s", "max",

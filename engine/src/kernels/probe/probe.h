@@ -10,6 +10,9 @@
  *                     nearest (rank 1) and farthest (the last rank on
  *                     another host, else the last rank)
  *   open/1 byte/close read and write, rank 0, mean of --ops
+ *   byte-range lock   rank 0 takes and drops a write lock on one 4 KiB range
+ *                     of an open file (fcntl F_SETLKW, F_UNLCK), mean of
+ *                     --ops pairs: what ROMIO's atomic mode adds to a call
  *   one stream        rank 0 writes --size bytes into a preallocated
  *                     file (open, write, fsync, close) and reads them back with the page cache
  *                     emptied first (fadvise, else O_DIRECT; residency
@@ -34,6 +37,10 @@
  *   collective call   every rank makes --ops collective MPI-IO writes, then
  *                     reads, of 1 byte (ROMIO, every rank an aggregator): the
  *                     fixed cost of one collective call
+ *   buffer streams    the stream in calls of a collective buffer (16 MiB, at
+ *                     most half of --size) into a new file (fsync), then read
+ *                     with the cache emptied: rank 0 alone, then ranks 0 and
+ *                     1 a half each at once (ROMIO's aggregators' transfers)
  *   metadata          every rank creates, stats and removes --ops files
  *
  * Every file is created exclusively (O_EXCL, never through a symlink)
@@ -54,6 +61,7 @@
 #define PROBE_MAX_ITERATIONS 100
 #define PROBE_REQUEST_BYTES 4096
 #define PROBE_MAX_WARNINGS 8
+#define PROBE_BUFFER_CALL (16ULL << 20) /* ROMIO's default cb_buffer_size */
 
 typedef struct probe_options {
     char dir[PATH_MAX];
@@ -106,6 +114,7 @@ typedef struct probe_result {
     bool have_pairs;
     pair_timing nearest, farthest;
     samples open_read_close, open_write_close; /* seconds per open+byte+close */
+    samples lock_pair;                         /* seconds per byte-range lock + unlock */
     samples stream_write, stream_read;          /* MiB/s */
     samples stream_write_seconds, stream_read_seconds;
     bool stream_preallocated;                    /* the write went into reserved space */
@@ -137,6 +146,13 @@ typedef struct probe_result {
     samples collective_write, collective_read;
     char collective_impl[32];
     long long cb_buffer_size;                    /* as MPI_File_get_info said; 0 unknown */
+    samples collective_open_close;               /* seconds per MPI_File_open + close, all ranks */
+    /* The stream in calls of a collective buffer (buffer_call bytes, a new
+     * file, fsync; then read with the cache emptied): rank 0 alone, then
+     * ranks 0 and 1 a half each at once (two ranks or more). */
+    uint64_t buffer_call, buffer_bytes;
+    samples buffer_write_seconds, buffer_read_seconds;
+    samples buffer_writers_seconds, buffer_readers_seconds;
 
     char *warnings[PROBE_MAX_WARNINGS];
     int nwarnings;

@@ -289,6 +289,26 @@ static void measure_one_byte(probe_ctx *c, probe_result *r)
                     record_error(c, errno, "close %s: %s", p, strerror(errno));
             }
             add(&r->open_write_close, (clock_now() - t0) / (double)c->o->ops);
+            /* ROMIO's atomic mode (MPI_File_set_atomicity) wraps every
+             * access in a blocking write lock of its byte range and drops it
+             * after: the pair's cost, on ranges no one else holds. */
+            fd = open(p, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+            if (fd < 0)
+                record_error(c, errno, "open %s for the byte-range locks: %s", p, strerror(errno));
+            t0 = clock_now();
+            for (uint64_t i = 0; fd >= 0 && i < c->o->ops && !c->err; i++) {
+                struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET,
+                                   .l_start = (off_t)(i * 4096), .l_len = 4096};
+                if (fcntl(fd, F_SETLKW, &lk) != 0)
+                    record_error(c, errno, "lock a byte range of %s: %s", p, strerror(errno));
+                lk.l_type = F_UNLCK;
+                if (fcntl(fd, F_SETLK, &lk) != 0)
+                    record_error(c, errno, "unlock a byte range of %s: %s", p, strerror(errno));
+            }
+            if (fd >= 0) {
+                add(&r->lock_pair, (clock_now() - t0) / (double)c->o->ops);
+                close(fd);
+            }
         }
         const int e = c->err ? 0 : owned_file_check(p, &c->one_byte); /* as io between phases */
         if (e)
@@ -784,12 +804,133 @@ static void measure_collective(probe_ctx *c, probe_result *r)
         }
     }
     MPI_File_close(&fh);
+    /* The library's own open and close of the file by every rank (what an
+     * MPI-IO or HDF5 phase pays beside the system calls' open and close):
+     * --ops / 10 pairs (at least one) per sample, the slowest rank's mean. */
+    const uint64_t pairs = c->o->ops / 10 ? c->o->ops / 10 : 1;
+    for (uint64_t it = 0; it < c->o->iterations && !c->err; it++) {
+        MPI_Info again = mpiio_info_create(&s);
+        MPI_Barrier(c->comm);
+        double t0 = clock_now();
+        for (uint64_t i = 0; i < pairs && !c->err; i++) {
+            e = MPI_File_open(c->comm, p, MPI_MODE_RDWR, again, &fh);
+            if (e != MPI_SUCCESS) {
+                record_error(c, mpiio_errno(e), "MPI_File_open %s (open/close pairs) failed", p);
+                break;
+            }
+            MPI_File_close(&fh);
+        }
+        MPI_Info_free(&again);
+        double mine = (clock_now() - t0) / (double)pairs, slowest;
+        MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
+        if (c->rank == 0)
+            add(&r->collective_open_close, slowest);
+    }
     if (c->rank == 0) {
         const int own = c->err ? 0 : owned_file_check(p, &c->collective);
         if (own)
             record_error(c, own, "%s %s", p, owned_file_reason(own));
         remove_if_ours(p, &c->collective);
     }
+    quiet_barrier(c);
+    agree_or_fail(c);
+}
+
+/* ---- streams in calls of a collective buffer ----------------------------- */
+/* ROMIO's aggregators move a file in calls of cb_buffer_size (16 MiB unless
+ * a hint says otherwise), far above the stream's --block: the storage's
+ * rate for calls that size, written into a new file with no space reserved
+ * (fsync; as the collective presets write) and read back with the page cache
+ * emptied, by rank 0 alone and then by ranks 0 and 1 a half each at once.
+ * Each iteration makes the file anew. */
+/* Ranks below `ranks` each move their `part` bytes of the file (rank r
+ * from r x part) in `call`-byte calls, at once (a write ends with fsync);
+ * the later one's time. */
+static double buffer_pass(probe_ctx *c, const char *p, const owned_file *who, bool writing,
+                          pattern_source *src, unsigned char *buf, uint64_t call, int ranks,
+                          uint64_t part)
+{
+    MPI_Barrier(c->comm);
+    double t0 = clock_now();
+    if (c->rank < ranks) {
+        int fd = open_ours(p, writing ? O_WRONLY : O_RDONLY, who);
+        if (fd < 0)
+            record_error(c, -fd, "open %s: %s", p, owned_file_reason(-fd));
+        const uint64_t first = (uint64_t)c->rank * part;
+        for (uint64_t off = first; fd >= 0 && off < first + part && !c->err; off += call) {
+            ssize_t n = writing ? pwrite(fd, pattern_source_at(src, off, call), call, (off_t)off)
+                                : pread(fd, buf, call, (off_t)off);
+            if (n != (ssize_t)call)
+                record_error(c, n < 0 ? errno : EIO, "%s %s at offset %llu: %s",
+                             writing ? "write" : "read", p, (unsigned long long)off,
+                             n < 0 ? strerror(errno) : "short transfer");
+        }
+        if (fd >= 0 && writing && !c->err && fsync(fd) != 0)
+            record_error(c, errno, "fsync %s: %s", p, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+    }
+    double mine = c->rank < ranks ? clock_now() - t0 : 0, slowest;
+    MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
+    return slowest;
+}
+
+static void measure_buffer_streams(probe_ctx *c, probe_result *r)
+{
+    uint64_t call = PROBE_BUFFER_CALL;
+    if (call > c->o->stream_bytes / 2)
+        call = c->o->stream_bytes / 2; /* two calls at least: one per half */
+    call = call / 4096 * 4096;
+    if (call == 0)
+        return;
+    const uint64_t whole = c->o->stream_bytes / (2 * call) * (2 * call);
+    r->buffer_call = call;
+    r->buffer_bytes = whole;
+    char p[PATH_MAX];
+    file_path(c, FILE_STREAM, p);
+    unsigned char *buf = NULL;
+    pattern_source src;
+    bool src_ok = false;
+    const int ranks = c->nranks < 2 ? 1 : 2;
+    if (c->rank < ranks) {
+        src_ok = pattern_source_init(&src, call, false) == 0;
+        if (src_ok)
+            pattern_source_fill(&src, pattern_key_make(1, 0, 0));
+        buf = malloc(call);
+        if (!src_ok || !buf)
+            record_error(c, ENOMEM, "cannot allocate the buffer streams' %llu-byte buffers",
+                         (unsigned long long)call);
+    }
+    agree_or_fail(c);
+    for (uint64_t it = 0; it < c->o->iterations && !c->err; it++) {
+        for (int n = 1; n <= ranks && !c->err; n++) {
+            if (c->rank == 0) {
+                remove_if_ours(p, &c->stream); /* ours: a fresh file, no space reserved */
+                int fd = create_new(c, p, &c->stream);
+                if (fd >= 0)
+                    close(fd);
+            }
+            agree_or_fail(c);
+            owned_file who = c->stream;
+            MPI_Bcast(&who, sizeof who, MPI_BYTE, 0, c->comm);
+            double t = buffer_pass(c, p, &who, true, &src, buf, call, n, whole / n);
+            agree_or_fail(c);
+            if (c->rank == 0) {
+                add(n == 1 ? &r->buffer_write_seconds : &r->buffer_writers_seconds, t);
+                if (!r->fs.memory_backed)
+                    page_cache_evict(p);
+            }
+            t = buffer_pass(c, p, &who, false, &src, buf, call, n, whole / n);
+            agree_or_fail(c);
+            if (c->rank == 0)
+                add(n == 1 ? &r->buffer_read_seconds : &r->buffer_readers_seconds, t);
+        }
+    }
+    if (c->rank == 0)
+        remove_if_ours(p, &c->stream);
+    if (src_ok)
+        pattern_source_free(&src);
+    free(buf);
     quiet_barrier(c);
     agree_or_fail(c);
 }
@@ -857,6 +998,7 @@ int probe_command(int argc, char **argv)
     measure_stream(&c, &r);
     measure_two_streams(&c, &r);
     measure_collective(&c, &r);
+    measure_buffer_streams(&c, &r);
     measure_metadata(&c, &r);
     utc_now(r.finished_utc, sizeof r.finished_utc);
 

@@ -182,12 +182,29 @@ void probe_result_print(const probe_result *r)
         printf("  %-56s %12.1f\n", what,
                (double)r->message_bytes / (1 << 20) / samples_best(&r->message_seconds, false));
     }
+    if (r->buffer_write_seconds.n) {
+        char cb[32];
+        size_format(r->buffer_call, cb, sizeof cb);
+        const double mib = (double)r->buffer_bytes / (1 << 20);
+        snprintf(what, sizeof what, "storage, %s calls: write, new file (fsync)", cb);
+        printf("  %-56s %12.1f\n", what, mib / samples_best(&r->buffer_write_seconds, false));
+        snprintf(what, sizeof what, "storage, %s calls: read (cache kept out)", cb);
+        printf("  %-56s %12.1f\n", what, mib / samples_best(&r->buffer_read_seconds, false));
+        if (r->buffer_writers_seconds.n) {
+            snprintf(what, sizeof what, "storage, %s calls: two writers at once", cb);
+            printf("  %-56s %12.1f\n", what, mib / samples_best(&r->buffer_writers_seconds, false));
+            snprintf(what, sizeof what, "storage, %s calls: two readers at once", cb);
+            printf("  %-56s %12.1f\n", what, mib / samples_best(&r->buffer_readers_seconds, false));
+        }
+    }
     printf("Overheads (CFS Table 3)\n");
     printf("  %-56s %12s\n", "operation", "seconds");
     printf("  %-56s %12.7f\n", "MPI barrier", samples_best(&r->barrier, false));
     printf("  %-56s %12.7f\n", "open / read a byte / close", samples_best(&r->open_read_close, false));
     printf("  %-56s %12.7f\n", "open / write a byte / close",
            samples_best(&r->open_write_close, false));
+    if (r->lock_pair.n)
+        printf("  %-56s %12.7f\n", "byte-range lock and unlock (fcntl)", samples_best(&r->lock_pair, false));
     if (r->token_pass.n) {
         printf("  %-56s %12.7f\n", "token hand-over (ring of all ranks)", samples_best(&r->token_pass, false));
         printf("  %-56s %12.7f\n", "token hand-over, a yielding thread beside each rank",
@@ -197,6 +214,8 @@ void probe_result_print(const probe_result *r)
     printf("  %-56s %12.7f\n", what, samples_best(&r->collective_write, false));
     snprintf(what, sizeof what, "collective MPI-IO read call, 1 byte per rank (%s)", r->collective_impl);
     printf("  %-56s %12.7f\n", what, samples_best(&r->collective_read, false));
+    snprintf(what, sizeof what, "collective MPI-IO open and close (%s)", r->collective_impl);
+    printf("  %-56s %12.7f\n", what, samples_best(&r->collective_open_close, false));
     printf("Metadata (%llu files per rank, %d rank(s) at once)\n", (unsigned long long)o->ops,
            r->nranks);
     printf("  creates %.0f/s, stats %.0f/s, removes %.0f/s\n", samples_best(&r->creates, true),
@@ -314,6 +333,7 @@ int probe_result_save_json(const probe_result *r, const char *path)
     }
     write_samples(&j, "open_read_byte_close_seconds", &r->open_read_close, false);
     write_samples(&j, "open_write_byte_close_seconds", &r->open_write_close, false);
+    write_samples(&j, "byte_range_lock_seconds", &r->lock_pair, false);
 
     json_object_begin(&j, "stream_write");
     json_uint(&j, "bytes", o->stream_bytes);
@@ -410,8 +430,25 @@ int probe_result_save_json(const probe_result *r, const char *path)
         json_null(&j, "cb_buffer_size");
     write_samples(&j, "write_seconds", &r->collective_write, false);
     write_samples(&j, "read_seconds", &r->collective_read, false);
+    write_samples(&j, "open_close_seconds", &r->collective_open_close, false);
     json_object_end(&j);
 
+    if (r->buffer_write_seconds.n) {
+        json_object_begin(&j, "buffer_streams");
+        json_uint(&j, "bytes", r->buffer_bytes);
+        json_uint(&j, "call_bytes", r->buffer_call);
+        json_bool(&j, "fsync", true);
+        json_bool(&j, "preallocated", false);
+        write_samples(&j, "write_seconds", &r->buffer_write_seconds, false);
+        write_samples(&j, "read_seconds", &r->buffer_read_seconds, false);
+        if (r->buffer_writers_seconds.n) {
+            write_samples(&j, "two_writers_seconds", &r->buffer_writers_seconds, false);
+            write_samples(&j, "two_readers_seconds", &r->buffer_readers_seconds, false);
+        }
+        json_object_end(&j);
+    } else {
+        json_null(&j, "buffer_streams");
+    }
     json_object_begin(&j, "metadata");
     json_uint(&j, "files_per_rank", o->ops);
     json_int(&j, "ranks", r->nranks);

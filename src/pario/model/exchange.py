@@ -1,0 +1,76 @@
+"""What a two-phase aggregator (two_phase.py) spends on one collective
+buffer: its CPU work around the buffer and the buffer's one transfer to or
+from storage.
+
+ROMIO's two-phase I/O, as the engine's `--collective` drives it (the
+presets choose ROMIO; a run records it as api_options.implementation
+romio321): per buffer, the aggregator learns from every rank how much of
+it each one holds (an MPI_Alltoall), receives each other rank's bytes as an
+MPI message and its own through a message to itself (a copy), then writes
+the buffer with one system call of the buffer's extent; a read runs the
+other way (one read of the extent, then the messages out).  A buffer with
+holes is read first (a write) or has its holes copied (a read).
+
+On a host the ranks share (a probed machine), two things set the time:
+
+* the CPU work, on one of host.cores: the copy of every byte through the
+  buffer (agent.copy_rate), each other rank's message
+  (agent.message_overhead + bytes / agent.message_rate), the holes through
+  the page cache (host.cached_read_rate);
+* the transfer, on the storage: a call of a collective buffer (16 MiB) is
+  far above the probe's stream calls (4 KiB to 1 MiB), and this host's
+  storage does not follow the stream's line there (its page cache takes
+  such calls in large folios, its read-ahead serves them otherwise), so a
+  machine that measured streams in buffer-sized calls
+  (disk.buffer_write_rate, disk.buffer_read_rate, and for two or more
+  aggregators at once disk.shared_buffer_*) charges the buffer's extent at
+  those rates; one that did not (a described machine, an older probe)
+  charges it as any other disk transfer."""
+
+
+class BufferCosts:
+    def __init__(self, sim):
+        m = sim.machine
+        self.sim = sim
+        self.copy_rate = m["agent.copy_rate"]
+        self.message_rate = m["agent.message_rate"]
+        self.message_overhead = m["agent.message_overhead"]
+        self.cached_read_rate = m["host.cached_read_rate"]
+        several = sim.n_agents > 1
+        self.write_rate = ((several and m["disk.shared_buffer_write_rate"])
+                           or m["disk.buffer_write_rate"])
+        self.read_rate = ((several and m["disk.shared_buffer_read_rate"])
+                          or m["disk.buffer_read_rate"])
+
+    def work(self, a, buf, op):
+        """CPU seconds aggregator a spends on buffer `buf` besides its
+        transfer: every byte copied through the buffer, each other rank's
+        bytes as an MPI message, and a buffer with holes read first (a
+        write) or its holes copied (a read) through the page cache."""
+        work = buf["data"] / self.copy_rate if self.copy_rate else 0.0
+        if self.message_rate:
+            for r, nbytes in buf["from"].items():
+                if r != a:
+                    work += self.message_overhead + nbytes / self.message_rate
+        holes = buf["extent"] - buf["data"]
+        if holes and self.cached_read_rate:
+            work += (buf["extent"] if op == "write" else holes) / self.cached_read_rate
+        return work
+
+    def transfer(self, disk, nbytes, write):
+        """Completion time of the buffer's one call to storage, queued on
+        `disk` now: at the buffer-sized stream's rate where the machine
+        has one, else as any disk transfer."""
+        sim = self.sim
+        rate = self.write_rate if write else self.read_rate
+        if not rate:
+            return sim.disk_transfer(disk, nbytes, write=write)
+        return sim.disks[disk].reserve(sim.env.now, nbytes / rate)
+
+    def counters(self, plan, op):
+        """For the explanation: the aggregators' buffer transfers and the
+        rate they went at (0: the disk's own rates)."""
+        sizes = [b["extent"] for bufs in plan for b in bufs]
+        return {"aggregators": len(plan), "transfers": len(sizes),
+                "largest_bytes": max(sizes, default=0),
+                "rate": self.write_rate if op == "write" else self.read_rate}

@@ -1,0 +1,62 @@
+"""model/exchange.py: what a two-phase aggregator spends on a collective
+buffer.  A buffer's one call to storage goes at the machine's rate for
+buffer-sized calls (the probe's streams in 16 MiB calls) where it has one,
+the shared rate with several aggregators at once, else at the disk's rates
+(no engine: the model alone)."""
+
+import pytest
+
+from pario.model import load_machine, predict_point
+from pario.studies.io import IoPoint
+
+MIB = 1 << 20
+# one disk, no network, no fixed costs: only the buffers' transfers take time
+BASE = ["network.link_rate=0", "network.latency=0s", "io_node.cache=0", "stripe.unit=1g",
+        "stripe.count=1", "io_node.count=1", "io_node.memory_rate=0", "io_node.request_overhead=0s",
+        "file.open_close_write=0s", "file.open_close_read=0s", "disk.write_overhead=0s",
+        "disk.overhead=0s", "disk.write_rate=1000MB/s", "disk.rate=1000MB/s", "agent.cb_buffer=16m",
+        "host.cached_read_rate=5000MB/s", "disk.read_latency=0s",
+        "host.cores=0"]
+
+
+def _phase(ranks, aggregators, sets, op="write", size=32 * MIB):
+    point = IoPoint("t", "t", "partitioned", [op] if op == "write" else ["write", op], ranks, MIB,
+                    size, api="mpiio", iterations=1,
+                    options=["--collective", "--mpiio-impl", "romio"], aggregators=aggregators)
+    doc = predict_point(point, load_machine("ipsc860", BASE + sets))
+    return next(p for p in doc["phases"] if p["name"] == op)
+
+
+def test_buffer_transfers_go_at_the_buffer_rates():
+    rates = ["disk.buffer_write_rate=200MB/s", "disk.shared_buffer_write_rate=100MB/s",
+             "disk.buffer_read_rate=400MB/s", "disk.shared_buffer_read_rate=300MB/s"]
+    # four aggregators at once: 32 MiB at the shared rate on the one disk
+    four = _phase(4, 4, rates)
+    assert four["summary"]["best_mib_per_s"] == pytest.approx(100, rel=0.01)
+    why = four["explanation"]
+    assert why["bound"] == "disk"
+    assert "4 collective aggregator(s), 4 buffer transfer(s) of up to 8 MiB at the probe's 100 MiB/s" \
+        in why["text"]
+    # one aggregator: its two 16 MiB buffers at the one writer's rate
+    one = _phase(4, 1, rates)
+    assert one["summary"]["best_mib_per_s"] == pytest.approx(200, rel=0.01)
+    assert "2 buffer transfer(s) of up to 16 MiB" in one["explanation"]["text"]
+    assert _phase(4, 4, rates, "read")["summary"]["best_mib_per_s"] == pytest.approx(300, rel=0.01)
+    assert _phase(4, 1, rates, "read")["summary"]["best_mib_per_s"] == pytest.approx(400, rel=0.01)
+
+
+def test_one_rank_is_two_phase_as_romio_does_it():
+    """ROMIO's one aggregator works through a one-rank file a buffer at a
+    time too (the engine counts two 16 MiB writes for 32 MiB)."""
+    one = _phase(1, 1, ["disk.buffer_write_rate=200MB/s"])
+    assert one["summary"]["best_mib_per_s"] == pytest.approx(200, rel=0.01)
+    assert "2 buffer transfer(s) of up to 16 MiB" in one["explanation"]["text"]
+
+
+def test_without_buffer_rates_the_disk_rates_hold():
+    plain = _phase(4, 4, [])
+    assert plain["summary"]["best_mib_per_s"] == pytest.approx(1000, rel=0.01)
+    assert "at the disk's rates" in plain["explanation"]["text"]
+    # the shared rate falls back to the one writer's when the machine has none
+    assert _phase(4, 2, ["disk.buffer_write_rate=250MB/s"])["summary"]["best_mib_per_s"] == \
+        pytest.approx(250, rel=0.01)
