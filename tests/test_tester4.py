@@ -297,3 +297,25 @@ def test_a_stripe_target_removed_mid_run_is_named_as_pario_made_it(shm_dir, tmp_
     assert (f"{shm_dir}/stripe-1, a stripe target pario made or checked for this run, is gone or no longer "
             "a directory") in r.stdout + r.stderr
     assert "--stripe-dirs" not in r.stdout + r.stderr
+
+
+def test_a_split_figure_names_a_test_once_not_by_its_id_and_its_title():
+    from pario.figures import split_varying
+    from pario.studies.io import KIND
+    recs = [Record({"test": t, "title": title, "block": 65536, "phase": "read"}, {"rate": [1.0]})
+            for t, title in (("qd1", "uring QD 1"), ("qd64", "uring QD 64"))]
+    fig = Figure(id="f1", title="Reads by request size", x="block", series=None, y="rate")
+    assert [p.title for p in split_varying(fig, recs, KIND.params)] == [
+        "Reads by request size (test uring QD 1)", "Reads by request size (test uring QD 64)"]
+
+
+def test_runs_of_one_experiment_sharing_no_point_say_what_differs():
+    from types import SimpleNamespace
+    from pario.analysis.compare import differing
+    from pario.compare_runs import _values
+    from pario.studies.io import KIND
+    a = [SimpleNamespace(identity={"test": "large-posix", "size": 128 << 20, "extra": ["--evict"], "ranks": 1})]
+    b = [SimpleNamespace(identity={"test": "large-posix", "size": 16 << 20, "extra": ["--direct", "--evict"],
+                                   "ranks": 1})]
+    assert differing(a, b) == ["size", "extra"]
+    assert _values(a, "size", KIND.params) == "128 MiB" and _values(b, "extra", KIND.params) == "--direct --evict"

@@ -17,7 +17,7 @@ import sys
 import textwrap
 
 from .analysis.compare import (EQUAL, FASTER, NOISE_FLOOR, SAME, SLOWER, TOLERANCE, against_prediction,
-                               compare, regressions)
+                               compare, differing, identity, regressions)
 from .errors import UsageError
 from .runs import measured_points, stored_records
 
@@ -166,6 +166,14 @@ def setting_differences(store, run_a, run_b):
     return out
 
 
+def _values(points, key, params):
+    """A parameter's values over a run's points, as its kind prints them."""
+    fmt = params[key].fmt if key in params else str
+    seen = dict.fromkeys(" ".join(map(str, v)) if isinstance(v, (list, tuple)) else
+                         (fmt(v) if v is not None else "-") for v in (identity(p).get(key) for p in points))
+    return ", ".join(x or "none" for x in seen)
+
+
 def compare_command(store, run_a, run_b, fail_below=None, out=None):
     out = out or sys.stdout  # looked up now, so a redirected stdout is honoured
     if is_predicted(store.run(run_a)) != is_predicted(store.run(run_b)):
@@ -179,7 +187,11 @@ def compare_command(store, run_a, run_b, fail_below=None, out=None):
     params = {**kind_b.params, **kind_a.params}
     got, only_a, only_b = compare(pa, pb, params, predicted)
     if not got:
-        raise _no_shared_point(run_a, run_b, kind_a, kind_b, "compare runs of the same experiment")
+        apart = differing(pa, pb) if ra["preset"] == rb["preset"] else []
+        raise _no_shared_point(run_a, run_b, kind_a, kind_b,
+                               "every point differs in " + "; ".join(
+                                   f"{k} ({_values(pa, k, params)} against {_values(pb, k, params)})"
+                                   for k in apart) if apart else "compare runs of the same experiment")
     times = any(c.a.better == "min" for c in got)
     print(f"run {run_a} ({ra['preset']}, {ra['started_utc']}, {ra['dir']}) against "
           f"run {run_b} ({rb['preset']}, {rb['started_utc']}, {rb['dir']}): best of each, "

@@ -209,6 +209,15 @@ def compare(points_a, points_b, params=None, predicted=False):
     return out, [(p.test, _name(p)) for p in only_a], [(p.test, _name(p)) for p in only_b]
 
 
+def differing(points_a, points_b):
+    """The parameters no point of A shares a value of with any point of
+    B (their runs share no point: this says why), e.g. ["direct", "size"]."""
+    ids_a, ids_b = [identity(p) for p in points_a], [identity(p) for p in points_b]
+    keys = dict.fromkeys(k for i in ids_a + ids_b for k in i if k != "test")
+    return [k for k in keys
+            if not {frozen(i.get(k)) for i in ids_a} & {frozen(i.get(k)) for i in ids_b}]
+
+
 def regressions(compared, fail_below):
     """Points slower than the noise and below the ratio a site accepts."""
     return [c for c in compared if c.verdict == SLOWER and c.ratio < fail_below]
