@@ -35,13 +35,13 @@ class Parser(argparse.ArgumentParser):
     """argparse whose refusals are one line (no usage block) and exit 2."""
 
     def error(self, message):
-        fail(message, self.prog)
+        fail(message)
 
 
-def fail(message, prog=None):
-    """The bench's one line on stderr, exit code 2 (a usage error)."""
-    name = prog or Path(sys.argv[0]).name
-    print(f"{name}: {message}", file=sys.stderr)
+def fail(message):
+    """The bench's one line on stderr ("bench: ..."), exit code 2 (a usage
+    error)."""
+    print(f"bench: {message}", file=sys.stderr)
     sys.exit(2)
 
 
