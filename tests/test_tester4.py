@@ -210,6 +210,10 @@ def test_ascired_plans_say_which_figures_the_ranks_and_blocks_leave_out(tmp_path
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "plan: skipping agg-1 ranks=3" in r.stdout and "size is not a whole number of ranks x blocks" \
         in r.stdout, r.stdout
+    # every test outside the lists: the one line names each test's own ranks/blocks
+    r = pario("run", "ascired-servers", *base, "--ranks", "1,2", "--blocks", "64k,4m", db=db)
+    assert r.returncode == 2 and "the plan has no point: agg-1, agg-2, agg-4: its tests run at block 1 MiB " \
+        "only" in r.stderr and "--ranks 1,2 leaves them out (give --ranks with 4)" in r.stderr, r.stderr
     # --files would erase what ascired-shared compares (item 5)
     r = pario("run", "ascired-shared", *base, "--files", "per-rank", db=db)
     assert r.returncode == 2 and "--files does not apply: the tests of ascired-shared set their own files" \

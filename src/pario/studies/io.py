@@ -507,6 +507,14 @@ class IoKind(Kind):
                     skipped.append((p, why))
                 else:
                     points.append(p)
+        lost = self.absent(preset, options).get("test", {})
+        if not points and lost and not skipped:
+            # every chosen test runs only at ranks/blocks the user's lists leave out
+            whys = {}
+            for test_id, why in lost.items():
+                whys.setdefault(why, []).append(test_id)
+            raise NoRunnablePoint("the plan has no point: " + "; ".join(
+                f"{', '.join(ids)}: {why}" for why, ids in whys.items()))
         if not points:
             # Blame only what the user gave; the rest came from the experiment.
             given = [f"--{k}" for k in ("ranks", "blocks", "size") if options.get(k)]
