@@ -47,7 +47,7 @@ default, which is how an option's worth is measured.
           requests on the disk directory (writes without fsync, cached
           reads): the buffer sets how many system calls the bytes take.
 
-    python bench/backends.py [--disk /var/tmp/pario-bench] [--shm /dev/shm/pario-bench]
+    .venv/bin/python bench/backends.py [--disk /var/tmp/pario-bench] [--shm /dev/shm/pario-bench]
         [--pairs 8] [--only uring,memcpy,stdio] [--cases qd1,qd16,...]
         [--control fio,pario] [--pario-variant=OPTIONS] [--rand-size 64m] [--seq-size 512m]
         [--memcpy-size 1g] [--placement bound|unbound|irq]
@@ -59,7 +59,6 @@ import json
 import mmap
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -76,6 +75,7 @@ from pario.units import engine_size, format_size, parse_size  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from pairing import PairedTable  # noqa: E402  (bench/pairing.py: the paired turns)
+import _args  # noqa: E402  (bench/_args.py: argument checks and the bench's own directories)
 
 MiB = 2 ** 20
 
@@ -372,26 +372,19 @@ def bench_stdio(pario, disk, pairs, size):
         table.row(label, turn("1m"), turn("8k"))
 
 
-class OneLineParser(argparse.ArgumentParser):
-    """argparse's errors as the bench's one line, without the usage block."""
-
-    def error(self, message):
-        fail(f"{message}: see --help")
-
-
 def names_list(text, known, option):
     """'a,b' -> ['a', 'b'], each one of `known`, in the order given, no repeats."""
     words = [w for w in text.split(",") if w]
     unknown = [w for w in words if w not in known]
     if unknown or not words:
-        fail(f"{option} takes a comma-separated list of {', '.join(known)}, not '{text}'")
+        _args.fail(f"{option} takes a comma-separated list of {', '.join(known)}, not '{text}'")
     if len(set(words)) != len(words):
-        fail(f"{option} '{text}' names one twice: give each once")
+        _args.fail(f"{option} '{text}' names one twice: give each once")
     return words
 
 
 def parse_args(argv=None):
-    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap = _args.parser(__doc__)
     ap.add_argument("--disk", default="/var/tmp/pario-bench")
     ap.add_argument("--shm", default="/dev/shm/pario-bench")
     ap.add_argument("--pairs", default="8",
@@ -417,13 +410,13 @@ def parse_args(argv=None):
                          "serving the disk's interrupts)")
     a = ap.parse_args(argv)
     if a.rounds is not None:
-        fail("--rounds is gone: the rows now run as --pairs N pairs of short turns (see --help)")
+        _args.fail("--rounds is gone: the rows now run as --pairs N pairs of short turns (see --help)")
     try:
         a.pairs = int(a.pairs)
     except ValueError:
-        fail(f"--pairs '{a.pairs}' is not a whole number: give an even number such as 8")
+        _args.fail(f"--pairs '{a.pairs}' is not a whole number: give an even number such as 8")
     if a.pairs < 2 or a.pairs % 2:
-        fail(f"--pairs {a.pairs}: give an even number of at least 2, so each side goes first as "
+        _args.fail(f"--pairs {a.pairs}: give an even number of at least 2, so each side goes first as "
              f"often (6 or more for a 95 % interval)")
     a.only = names_list(a.only, ("uring", "memcpy", "stdio"), "--only")
     a.cases = names_list(a.cases, tuple(URING_CASES), "--cases")
@@ -432,51 +425,42 @@ def parse_args(argv=None):
         try:
             a.pario_variant = shlex.split(a.pario_variant)
         except ValueError as e:
-            fail(f"--pario-variant cannot be split into words ({e}): close every quote")
+            _args.fail(f"--pario-variant cannot be split into words ({e}): close every quote")
         if not a.pario_variant or not a.pario_variant[0].startswith("--"):
-            fail(f"--pario-variant '{' '.join(a.pario_variant)}' names no engine option: give e.g. "
+            _args.fail(f"--pario-variant '{' '.join(a.pario_variant)}' names no engine option: give e.g. "
                  f"--pario-variant=--uring-register-buffers")
         if "uring" not in a.only:
-            fail("--pario-variant compares uring rows: add uring to --only")
+            _args.fail("--pario-variant compares uring rows: add uring to --only")
     if a.placement not in ("bound", "unbound", "irq"):
-        fail(f"--placement '{a.placement}' is unknown: use bound, unbound or irq")
+        _args.fail(f"--placement '{a.placement}' is unknown: use bound, unbound or irq")
     for name in ("rand_size", "seq_size", "memcpy_size", "stdio_size"):
         option = "--" + name.replace("_", "-")
         try:
             setattr(a, name, parse_size(getattr(a, name), option))
         except UsageError as e:
-            fail(str(e))
+            _args.fail(str(e))
     if a.rand_size % 4096:
-        fail(f"--rand-size {engine_size(a.rand_size)} is not a whole number of 4 KiB blocks: use a "
+        _args.fail(f"--rand-size {engine_size(a.rand_size)} is not a whole number of 4 KiB blocks: use a "
              f"multiple of 4k")
     for name, value in (("--seq-size", a.seq_size), ("--memcpy-size", a.memcpy_size)):
         if value % MiB:
-            fail(f"{name} {engine_size(value)} is not a whole number of 1 MiB blocks: use a multiple "
+            _args.fail(f"{name} {engine_size(value)} is not a whole number of 1 MiB blocks: use a multiple "
                  f"of 1m")
     if a.stdio_size % 4096:
-        fail(f"--stdio-size {engine_size(a.stdio_size)} is not a whole number of 4 KiB blocks")
-    if "uring" in a.only and not shutil.which("fio"):
-        fail("fio not found: run 'make deps'")
+        _args.fail(f"--stdio-size {engine_size(a.stdio_size)} is not a whole number of 4 KiB blocks")
+    if "uring" in a.only:
+        _args.tool("fio")
     for option, d in (("--disk", a.disk), ("--shm", a.shm)):
-        path = Path(d)
-        if path.exists() and not path.is_dir():
-            fail(f"{option} {d} is not a directory: give a directory (made if missing)")
-        if path.is_dir() and not os.access(path, os.W_OK | os.X_OK):
-            fail(f"{option} {d} is not writable: give a directory you can write")
+        _args.directory(d, option)
+    _args.engine()
     return a
 
 
 def main():
     a = parse_args()
-    made = []
-    for d in (Path(a.disk), Path(a.shm)):
-        if not d.exists():
-            try:
-                d.mkdir(parents=True)
-            except OSError as e:
-                fail(f"cannot make {d}: {e.strerror}: give a directory you can write")
-            made.append(d)
-    try:
+    # every file, fio's too, in fresh directories of this run's own, the only
+    # things removed afterwards (a user's or another bench's files stay)
+    with _args.fresh_dir(a.disk, "backends") as disk, _args.fresh_dir(a.shm, "backends") as shm:
         with tempfile.TemporaryDirectory() as scratch:
             try:
                 def pario_factory(unbound=False, pin=None):
@@ -487,16 +471,13 @@ def main():
             print("load average at the start: %.2f %.2f %.2f (2 cores here: read the ratios, not the absolute rates)"
                   % os.getloadavg())
             if "uring" in a.only:
-                bench_uring(pario_factory, Path(a.disk), a.pairs, a.cases, a.control, a.pario_variant or [],
+                bench_uring(pario_factory, disk, a.pairs, a.cases, a.control, a.pario_variant or [],
                             a.rand_size, a.seq_size, a.placement)
             if "memcpy" in a.only:
-                bench_memcpy(pario, Path(a.shm), a.pairs, a.memcpy_size)
+                bench_memcpy(pario, shm, a.pairs, a.memcpy_size)
             if "stdio" in a.only:
-                bench_stdio(pario, Path(a.disk), a.pairs, a.stdio_size)
+                bench_stdio(pario, disk, a.pairs, a.stdio_size)
             print("load average at the end: %.2f %.2f %.2f" % os.getloadavg())
-    finally:
-        for d in made:
-            shutil.rmtree(d, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -74,12 +74,10 @@ memory was handed back during each program's runs.
 
 usage: bench/bonnie_side_by_side.py [--dir DIR] [--size 1g] [--chunk 8k] [--rounds 4] [--char-mib 4] [--cached] [--settle 3]
 """
-import argparse
 import json
 import os
 import re
 import select
-import shutil
 import statistics
 import subprocess
 import sys
@@ -87,9 +85,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-ENGINE = ROOT / "build" / "engine" / "pario-engine"
-UNITS = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _args  # noqa: E402  (bench/_args.py: argument checks and the bench's own directory)
+from pario.units import format_size  # noqa: E402
 # bonnie++ CSV (format 1.98): field index of each rate (K/s) we compare
 BPP_FIELDS = {"putc": 9, "block_write": 11, "rewrite": 13, "getc": 15, "block_read": 17}
 # bonnie++ numbers its tests at each -y p prompt ("\n4:\n"): 0 putc, 1 block
@@ -173,14 +171,9 @@ def settle(d, size, seconds):
     time.sleep(seconds)
 
 
-def size_bytes(text):
-    t = text.strip().lower()
-    return int(t[:-1]) * UNITS[t[-1]] if t[-1] in UNITS else int(t)
-
-
-def run_pario(d, size, chunk, char_size, cached):
+def run_pario(engine, d, size, chunk, char_size, cached):
     out = Path(d) / "pario-bench.json"
-    p = subprocess.run([str(ENGINE), "bonnie", "--dir", d, "--size", str(size), "--chunk", str(chunk),
+    p = subprocess.run([str(engine), "bonnie", "--dir", d, "--size", str(size), "--chunk", str(chunk),
                         "--char-size", str(char_size), "--seeks", "8192", "--seek-procs", str(BPP_SEEK_PROCS),
                         "--order", "bonnie++", "--json", str(out), *([] if cached else ["--evict"])],
                        capture_output=True, text=True)
@@ -239,30 +232,29 @@ def run_bonnie_pp(d, size, chunk, char_mib, cached):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--dir", default=None, help="directory to measure (default: a new one in /var/tmp)")
-    ap.add_argument("--size", default="1g")
-    ap.add_argument("--chunk", default="8k")
-    ap.add_argument("--rounds", type=int, default=4, help="alternating rounds (even: each order as often)")
-    ap.add_argument("--char-mib", type=int, default=4, help="both programs' per-character size (MiB)")
+    ap = _args.parser(__doc__)
+    ap.add_argument("--dir", default="/var/tmp",
+                    help="parent of this run's own fresh directory, on the file system to measure")
+    ap.add_argument("--size", type=_args.size, default="1g")
+    ap.add_argument("--chunk", type=_args.size, default="8k")
+    ap.add_argument("--rounds", type=_args.count, default=4, help="alternating rounds (even: each order as often)")
+    ap.add_argument("--char-mib", type=_args.count, default=4, help="both programs' per-character size (MiB)")
     ap.add_argument("--cached", action="store_true",
                     help="leave both files in the page cache before reading tests (default: evict both)")
-    ap.add_argument("--hold-freed-memory", type=float, default=60.0, metavar="SECONDS",
+    ap.add_argument("--hold-freed-memory", type=_args.seconds, default=60.0, metavar="SECONDS",
                     help="raise the VM's free page reporting delay to this for the bench's duration (0: leave it)")
-    ap.add_argument("--settle", type=float, default=3.0,
+    ap.add_argument("--settle", type=_args.seconds, default=3.0,
                     help="seconds to wait between the settling file's deletion and each run (default 3)")
     a = ap.parse_args()
-    if a.rounds < 1 or a.settle < 0 or a.hold_freed_memory < 0:
-        sys.exit("bonnie_side_by_side: --rounds must be at least 1, --settle and --hold-freed-memory not negative")
-    if shutil.which("bonnie++") is None:
-        sys.exit("bonnie_side_by_side: bonnie++ is not installed: run make deps")
-    if not ENGINE.exists():
-        sys.exit("bonnie_side_by_side: build the engine first: make build")
-    size, chunk = size_bytes(a.size), size_bytes(a.chunk)
-    own = a.dir is None
-    d = a.dir or tempfile.mkdtemp(prefix="pario-bonnie-bench.", dir="/var/tmp")
-    char_file = max(2 * a.char_mib, 64) << 20  # the per-character runs' file: small
-    try:
+    if a.size % (1 << 20):
+        _args.fail(f"--size {a.size} B is not a whole number of MiB (bonnie++ -s takes MiB): give e.g. 1g")
+    _args.tool("bonnie++")
+    _args.directory(a.dir, "--dir")
+    engine = _args.engine()
+    size, chunk = a.size, a.chunk
+    with _args.fresh_dir(a.dir, "bonnie-side-by-side") as work:
+        d = str(work)
+        char_file = max(2 * a.char_mib, 64) << 20  # the per-character runs' file: small
         with HeldFreedMemory(a.hold_freed_memory):
             # per round: block tests without per-character tests, then the
             # per-character tests alone; each pair alternates who goes first
@@ -273,7 +265,7 @@ def main():
                     settle(d, size, a.settle)
                     before = reported_kib()
                     if which == 0:
-                        ours.append(run_pario(d, size, chunk, chunk, a.cached))
+                        ours.append(run_pario(engine, d, size, chunk, chunk, a.cached))
                     else:
                         theirs.append(run_bonnie_pp(d, size, chunk, None, a.cached))
                     after = reported_kib()
@@ -282,17 +274,14 @@ def main():
                 for which in ((1, 0) if first_ours else (0, 1)):
                     settle(d, char_file, a.settle)
                     if which == 0:
-                        ours_c.append(run_pario(d, char_file, chunk, a.char_mib << 20, a.cached))
+                        ours_c.append(run_pario(engine, d, char_file, chunk, a.char_mib << 20, a.cached))
                     else:
                         theirs_c.append(run_bonnie_pp(d, char_file, chunk, a.char_mib, a.cached))
                 for name in CHAR_TESTS:
                     for mine, peer in ((ours, ours_c), (theirs, theirs_c)):
                         mine[-1][name], mine[-1][f"{name}_cpu"] = peer[-1][name], peer[-1][f"{name}_cpu"]
                 print(f"round {r + 1}: pario {ours[-1]}\n         bonnie++ {theirs[-1]}", flush=True)
-    finally:
-        if own:
-            shutil.rmtree(d, ignore_errors=True)
-    print(f"\nfile {a.size}, chunk {a.chunk}, {a.rounds} alternating rounds, medians (KiB/s); block tests from "
+    print(f"\nfile {format_size(a.size)}, chunk {format_size(a.chunk)}, {a.rounds} alternating rounds, medians (KiB/s); block tests from "
           f"runs without per-character tests, putc/getc from runs of both on the first {a.char_mib} MiB of a "
           f"{char_file >> 20} MiB file; "
           f"{'both files left in the page cache' if a.cached else 'both files evicted before every reading test'}; "

@@ -7,21 +7,20 @@ PATH, an NPB BT binary you built yourself (e.g. NPB3.3-SER bt.A.x, gfortran
 multi-partition alternately (square counts) and prints multi-partition's
 time over the slabs'.  Nothing here builds or ships NPB.
 
-    python bench/bt_speed.py [--class A] [--ranks 1,4] [--rounds 2] [--npb /path/to/bt.A.x]
-    python bench/bt_speed.py --class A --ranks 4 --rounds 5 --decompositions
+    .venv/bin/python bench/bt_speed.py [--class A] [--ranks 1,4] [--rounds 2] [--npb /path/to/bt.A.x]
+    .venv/bin/python bench/bt_speed.py --class A --ranks 4 --rounds 5 --decompositions
 """
 
-import argparse
+import os
 import re
 import statistics
 import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _args  # noqa: E402  (bench/_args.py: argument checks, one line and exit 2)
 
-from pario.engine import engine_path  # noqa: E402
 from pario.launch import choose_launcher  # noqa: E402
 
 
@@ -43,20 +42,22 @@ def npb_bt(path):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--class", dest="cls", default="A")
-    ap.add_argument("--ranks", default="1,4")
-    ap.add_argument("--rounds", type=int, default=2)
+    ap = _args.parser(__doc__)
+    ap.add_argument("--class", dest="cls", default="A", choices=list("SWABC"))
+    ap.add_argument("--ranks", type=_args.counts, default="1,4")
+    ap.add_argument("--rounds", type=_args.count, default=2)
     ap.add_argument("--npb", help="an NPB BT binary of the same class, built by you")
     ap.add_argument("--decompositions", action="store_true",
                     help="slabs against multi-partition, alternating, at each (square) rank count")
     a = ap.parse_args()
-    launcher, engine = choose_launcher(), engine_path()
+    if a.npb and not os.access(a.npb, os.X_OK):
+        _args.fail(f"--npb {a.npb} is not an executable: give the NPB BT binary you built")
+    launcher, engine = choose_launcher(), _args.engine()
     if a.decompositions:
         return compare_decompositions(launcher, engine, a)
     print(f"BT class {a.cls}: seconds (median of {a.rounds}), Mop/s total and per rank; all verified")
     npb_times = []
-    for ranks in (int(r) for r in a.ranks.split(",")):
+    for ranks in a.ranks:
         runs = []
         for _ in range(a.rounds):
             runs.append(pario_bt(launcher, engine, ranks, a.cls))
@@ -75,7 +76,7 @@ def main():
 def compare_decompositions(launcher, engine, a):
     print(f"BT class {a.cls}: z slabs against NPB's multi-partition, alternating, {a.rounds} rounds; "
           "seconds are medians, all runs verified")
-    for ranks in (int(r) for r in a.ranks.split(",")):
+    for ranks in a.ranks:
         if round(ranks ** 0.5) ** 2 != ranks:
             print(f"  {ranks} ranks: not a square count, multi-partition cannot run")
             continue

@@ -2,20 +2,19 @@
 """NHT-1 balance: T_C (no I/O), then T_T and zeta = T_T/T_C - 1 for an I/O
 mode with and without --overlap, alternating in one run.
 
-    python bench/bt_zeta.py [--class W] [--ranks 1] [--interval 1] [--dir /var/tmp] [--rounds 3]
+    .venv/bin/python bench/bt_zeta.py [--class W] [--ranks 1] [--interval 1] [--dir /var/tmp] [--rounds 3]
 """
 
-import argparse
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _args  # noqa: E402  (bench/_args.py: argument checks, one line and exit 2)
 
-from pario.engine import engine_path, take_result  # noqa: E402
+from pario.engine import take_result  # noqa: E402
 from pario.launch import choose_launcher  # noqa: E402
 
 
@@ -27,16 +26,18 @@ def bt(launcher, engine, ranks, args, scratch):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--class", dest="cls", default="W")
-    ap.add_argument("--ranks", type=int, default=1)
+    ap = _args.parser(__doc__)
+    ap.add_argument("--class", dest="cls", default="W", choices=list("SWABC"))
+    ap.add_argument("--ranks", type=_args.count, default=1)
     ap.add_argument("--io", default="posix")
-    ap.add_argument("--interval", type=int, default=1)
-    ap.add_argument("--dir", default="/var/tmp")
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--interval", type=_args.count, default=1)
+    ap.add_argument("--dir", default="/var/tmp", help="parent of this run's own fresh directory")
+    ap.add_argument("--rounds", type=_args.count, default=3)
     a = ap.parse_args()
-    launcher, engine = choose_launcher(), engine_path()
-    with tempfile.TemporaryDirectory(dir=a.dir) as target, tempfile.TemporaryDirectory() as scratch:
+    _args.directory(a.dir, "--dir")
+    launcher, engine = choose_launcher(), _args.engine()
+    with _args.fresh_dir(a.dir, "bt-zeta") as target, tempfile.TemporaryDirectory() as scratch:
+        target = str(target)
         tc, plain, over = [], [], []
         for _ in range(a.rounds):
             tc.append(bt(launcher, engine, a.ranks, ["--class", a.cls], scratch)["t_t_seconds"])

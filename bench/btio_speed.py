@@ -18,11 +18,10 @@ equal to 1e-10 relative, 1e-14 absolute near zero).
 Between runs, untimed, the page cache is written back (sync), so one
 program's dirty file is not flushed to the disk while the other is timed.
 
-    python bench/btio_speed.py --npb /path/to/bt.A.x.mpi_io_full [--class A] [--ranks 4]
+    .venv/bin/python bench/btio_speed.py --npb /path/to/bt.A.x.mpi_io_full [--class A] [--ranks 4]
                                [--rounds 3] [--dir /var/tmp]
 """
 
-import argparse
 import os
 import re
 import shutil
@@ -36,8 +35,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _args  # noqa: E402  (bench/_args.py: argument checks, one line and exit 2)
 
-from pario.engine import engine_path  # noqa: E402
 from pario.launch import choose_launcher  # noqa: E402
 
 NPB_FILE = "btio.full.out"        # NPB's fixed name, in its working directory
@@ -93,16 +93,17 @@ def compare_files(npb, pario, rel=1e-10, near_zero=1e-14):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = _args.parser(__doc__)
     ap.add_argument("--npb", required=True, help="NPB 3.4 BTIO full binary of the same class, built by you")
-    ap.add_argument("--class", dest="cls", default="A")
-    ap.add_argument("--ranks", type=int, default=4)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--class", dest="cls", default="A", choices=list("SWABC"))
+    ap.add_argument("--ranks", type=_args.count, default=4)
+    ap.add_argument("--rounds", type=_args.count, default=3)
     ap.add_argument("--dir", default="/var/tmp", help="where both files go (a fresh directory inside)")
     a = ap.parse_args()
     if not os.access(a.npb, os.X_OK):
-        sys.exit(f"bench: --npb {a.npb} is not an executable: build NPB3.4-MPI's bt with SUBTYPE=full")
-    launcher, engine = choose_launcher(), engine_path()
+        _args.fail(f"--npb {a.npb} is not an executable: build NPB3.4-MPI's bt with SUBTYPE=full")
+    _args.directory(a.dir, "--dir")
+    launcher, engine = choose_launcher(), _args.engine()
     scratch = Path(tempfile.mkdtemp(prefix="pario-btio-bench-", dir=a.dir))
     npb_dir, pario_dir = scratch / "npb", scratch / "pario"
     npb_dir.mkdir()

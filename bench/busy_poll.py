@@ -5,30 +5,29 @@ idle ranks busy-polling (mpi_yield_when_idle 0, its default) and yielding
 (1).  pario's token wait yields by itself, so both should be close; an
 engine whose waiting ranks spin falls to a few MiB/s here.
 
-    python bench/busy_poll.py [--ranks 4] [--rounds 2]
+    .venv/bin/python bench/busy_poll.py [--ranks 4] [--rounds 2]
 """
 
-import argparse
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _args  # noqa: E402  (bench/_args.py: argument checks, one line and exit 2)
 
-from pario.engine import engine_path, take_result  # noqa: E402
+from pario.engine import take_result  # noqa: E402
 from pario.launch import choose_launcher, cores  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--ranks", type=int, default=2 * cores())
-    ap.add_argument("--rounds", type=int, default=2)
+    ap = _args.parser(__doc__)
+    ap.add_argument("--ranks", type=_args.count, default=2 * cores())
+    ap.add_argument("--rounds", type=_args.count, default=2)
     a = ap.parse_args()
-    launcher, engine = choose_launcher(), engine_path()
+    launcher, engine = choose_launcher(), _args.engine()
     if launcher.flavour != "openmpi":
-        sys.exit("bench: this measurement uses Open MPI's mpi_yield_when_idle")
+        _args.fail("this measurement uses Open MPI's mpi_yield_when_idle: run it under Open MPI")
     print(f"{a.ranks} ranks on {cores()} cores, interleaved 4 KiB, 64 MiB, best of 3, MiB/s")
     with tempfile.TemporaryDirectory(dir="/dev/shm") as d:
         for _ in range(a.rounds):

@@ -20,13 +20,16 @@ of each timed read, per round, and the medians' ratio.
 
 usage: bench/freed_memory_age.py [--dir /var/tmp] [--size 1g] [--pause 3] [--rounds 5]
 """
-import argparse
 import os
 import resource
 import statistics
 import sys
 import tempfile
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _args  # noqa: E402  (bench/_args.py: argument checks, one line and exit 2)
 
 from bonnie_side_by_side import evict  # the same eviction as the bonnie bench (bench/ is the script's path)
 
@@ -63,22 +66,17 @@ def timed(path, pause, aged):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = _args.parser(__doc__)
     ap.add_argument("--dir", default="/var/tmp")
-    ap.add_argument("--size", default="1g", help="file size, e.g. 512m or 1g")
-    ap.add_argument("--pause", type=float, default=3.0, help="seconds (free page reporting waits 2)")
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--size", type=_args.size, default="1g", help="file size, e.g. 512m or 1g")
+    ap.add_argument("--pause", type=_args.seconds, default=3.0, help="seconds (free page reporting waits 2)")
+    ap.add_argument("--rounds", type=_args.count, default=5)
     a = ap.parse_args()
-    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
-    t = a.size.strip().lower()
-    try:
-        size = int(t[:-1]) * units[t[-1]] if t[-1] in units else int(t)
-    except (ValueError, IndexError):
-        sys.exit(f"freed_memory_age: --size '{a.size}' is not a size: give e.g. 512m or 1g")
-    if size < CALL or a.pause < 0 or a.rounds < 1:
-        sys.exit("freed_memory_age: give --size of at least 1m, --pause >= 0 and --rounds >= 1")
+    size = a.size
+    if size < CALL:
+        _args.fail("--size must be at least 1m")
     if not os.path.isdir(a.dir):
-        sys.exit(f"freed_memory_age: --dir {a.dir} is not a directory: give an existing one")
+        _args.fail(f"--dir {a.dir} is not a directory: give an existing one")
     fd, path = tempfile.mkstemp(prefix="pario-freed-age.", dir=a.dir)
     try:
         block = os.urandom(CALL)

@@ -32,7 +32,6 @@ a probe added since to a copy of it:
   .venv/bin/python -m pario probe --db new.sqlite --dir /var/tmp --quick --stream-blocks 4k,64k,1m
   .venv/bin/python bench/model_local.py --remodel new.sqlite --probe N"""
 
-import argparse
 import os
 import re
 import shutil
@@ -44,6 +43,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _args  # noqa: E402  (bench/_args.py: argument checks, one line and exit 2)
 
 from pario.analysis.compare import TOLERANCE, against_prediction  # noqa: E402
 from pario.runs import measured_points  # noqa: E402
@@ -70,15 +71,15 @@ def load():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rounds", type=int, default=3)
+    ap = _args.parser(__doc__.split("\n\n")[0].replace("\n", " "))
+    ap.add_argument("--rounds", type=_args.count, default=3)
     ap.add_argument("--dir", default="/var/tmp", help="a directory on the disk (default /var/tmp)")
     ap.add_argument("--presets", default=",".join(PRESETS))
     ap.add_argument("--keep-db", help="keep the results database here (a new file)")
     ap.add_argument("--remodel", metavar="DB",
                     help="measure nothing: predict the rounds a --keep-db database holds again "
                          "with this pario's model (a copy of DB is used; DB is not changed)")
-    ap.add_argument("--probe", type=int, metavar="RUN",
+    ap.add_argument("--probe", type=_args.count, metavar="RUN",
                     help="with --remodel: predict every round from this probe run of DB instead of "
                          "the round's own (a probe made since, with rows the older ones lack)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -87,7 +88,8 @@ def main():
     args = ap.parse_args()
     presets = args.presets.split(",")
     if (args.probe is not None or args.set) and not args.remodel:
-        sys.exit("model_local: --probe and --set go with --remodel DB: give it")
+        _args.fail("--probe and --set go with --remodel DB: give it")
+    _args.directory(args.dir, "--dir")
     if args.remodel:
         return remodel(Path(args.remodel), presets, args.probe, args.set)
     work = Path(tempfile.mkdtemp(prefix="pario-model-local-", dir=args.dir))

@@ -8,13 +8,14 @@ and the ratio.  Also shows that both cores predict the same rate.
     .venv/bin/python bench/model_speed.py [--rounds 3] [--ranks 1024]
 """
 
-import argparse
 import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _args  # noqa: E402  (bench/_args.py: argument checks, one line and exit 2)
 
 from pario.model.core import Environment  # noqa: E402
 from pario.model.machine import load_machine  # noqa: E402
@@ -42,9 +43,9 @@ def timed(point, machine, env_factory):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--ranks", type=int, default=1024)
+    ap = _args.parser(__doc__)
+    ap.add_argument("--rounds", type=_args.count, default=3)
+    ap.add_argument("--ranks", type=_args.count, default=1024)
     args = ap.parse_args()
     try:
         import simpy

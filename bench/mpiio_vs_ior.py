@@ -36,7 +36,7 @@ memory the host took back, at about half the rate).
 IOR is not built here: build it yourself (configure --with-mpiio) and pass
 its path.
 
-    python bench/mpiio_vs_ior.py --ior /path/to/ior [--disk /var/tmp/pario-bench]
+    .venv/bin/python bench/mpiio_vs_ior.py --ior /path/to/ior [--disk /var/tmp/pario-bench]
         [--shm /dev/shm/pario-bench] [--size 4g] [--block 1m] [--pairs 6]
         [--iterations 3] [--impl ompio|romio] [--only independent,collective,per-call,hdf5]
         [--where shm,disk] [--read-only] [--null pario|peer] [--yield-when-idle 0|1]
@@ -51,9 +51,11 @@ read lasts about 170 ms.
 --read-only times the read phase alone (each tool writes its file untimed
 first), which separates the read path from what a write phase just before
 leaves behind.
+
+Every file (pario's and IOR's) goes in a fresh directory made under --disk
+and --shm for this run; only those directories are removed at the end.
 """
 
-import argparse
 import contextlib
 import os
 import re
@@ -64,12 +66,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-
-from pario.engine import engine_path, take_result  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _args  # noqa: E402  (bench/_args.py: argument checks and the bench's own directories)
+from pario.engine import take_result  # noqa: E402
 from pario.launch import choose_launcher  # noqa: E402
-from pario.units import engine_size, format_size, parse_size  # noqa: E402
+from pario.units import engine_size, format_size  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bonnie_side_by_side import HeldFreedMemory, reported_kib  # noqa: E402
@@ -82,7 +83,7 @@ COMPONENT = {"ompio": "ompio", "romio": "romio321"}
 class Tools:
     def __init__(self, ior, impl, size, block, iterations, scratch, mpirun_args=(), env=None):
         """mpirun_args and env go to both tools' launches alike."""
-        self.launcher, self.engine = choose_launcher(), engine_path()
+        self.launcher, self.engine = choose_launcher(), _args.engine()
         self.ior, self.impl, self.size, self.block = ior, impl, size, block
         self.iterations, self.scratch = iterations, Path(scratch)
         self.phases = "write,read"
@@ -215,15 +216,17 @@ def bench_dir(tools, directory, kind, pairs, only, null=None):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = _args.parser(__doc__)
     ap.add_argument("--ior", required=True, help="path of an IOR binary built with MPIIO")
-    ap.add_argument("--disk", default="/var/tmp/pario-bench")
-    ap.add_argument("--shm", default="/dev/shm/pario-bench")
-    ap.add_argument("--size", default="4g", help="the shared file (aggregate over 4 ranks)")
-    ap.add_argument("--block", default="1m", help="bytes per transfer (IOR -t)")
-    ap.add_argument("--pairs", type=int, default=6,
+    ap.add_argument("--disk", default="/var/tmp/pario-bench",
+                    help="parent of this run's own fresh directory on the disk (made if missing)")
+    ap.add_argument("--shm", default="/dev/shm/pario-bench",
+                    help="parent of this run's own fresh directory on tmpfs (made if missing)")
+    ap.add_argument("--size", type=_args.size, default="4g", help="the shared file (aggregate over 4 ranks)")
+    ap.add_argument("--block", type=_args.size, default="1m", help="bytes per transfer (IOR -t)")
+    ap.add_argument("--pairs", type=_args.count, default=6,
                     help="pairs of runs per case, ABBA order (6 is the fewest with a 95 %% interval)")
-    ap.add_argument("--iterations", type=int, default=3)
+    ap.add_argument("--iterations", type=_args.count, default=3)
     ap.add_argument("--impl", default="ompio", choices=sorted(COMPONENT))
     ap.add_argument("--only", default="independent,collective,per-call,hdf5")
     ap.add_argument("--where", default="shm,disk")
@@ -240,53 +243,48 @@ def main():
                     help="free page reporting's min_free_ms for the bench's duration (root; 0: "
                          "leave it)")
     a = ap.parse_args()
-    if a.pairs < 1:
-        sys.exit("bench: --pairs must be at least 1")
     ior = shutil.which(a.ior) or a.ior
     if not (os.path.isfile(ior) and os.access(ior, os.X_OK)):
-        sys.exit(f"bench: --ior {a.ior} is not an executable: build IOR (configure --with-mpiio) "
-                 "and give its path")
+        _args.fail(f"--ior {a.ior} is not an executable: build IOR (configure --with-mpiio) "
+                   "and give its path")
     only = set(a.only.split(","))
     if only - set(CASES) - {"hdf5"}:
-        sys.exit(f"bench: --only takes {','.join(CASES)},hdf5")
-    size, block = parse_size(a.size), parse_size(a.block)
+        _args.fail(f"--only takes {','.join(CASES)},hdf5")
+    where = a.where.split(",")
+    if set(where) - {"shm", "disk"}:
+        _args.fail(f"--where takes shm,disk, not {a.where}")
+    size, block = a.size, a.block
     if size % (RANKS * block):
-        sys.exit(f"bench: --size must be a multiple of {RANKS} x --block")
-    made = []
-    try:
-        with contextlib.ExitStack() as stack:
-            scratch = stack.enter_context(tempfile.TemporaryDirectory())
-            mpirun_args = []
-            if a.yield_when_idle is not None:
-                mpirun_args += ["--mca", "mpi_yield_when_idle", a.yield_when_idle]
-            if a.bind_to:
-                mpirun_args += ["--bind-to", a.bind_to]
-            tools = Tools(ior, a.impl, size, block, a.iterations, scratch, mpirun_args)
-            if a.read_only:
-                if "hdf5" in only:
-                    sys.exit("bench: --read-only compares with IOR: leave hdf5 out of --only")
-                tools.read_only()
-            print("load average at the start: %.2f %.2f %.2f (2 cores here: read the ratios, not the absolute rates)"
-                  % os.getloadavg())
-            print(f"mpirun settings for both tools: {' '.join(mpirun_args) or 'Open MPI defaults'}")
-            held = stack.enter_context(HeldFreedMemory(a.hold_freed_memory))
-            before = reported_kib()
-            for kind, d in (("tmpfs", a.shm), ("disk", a.disk)):
-                if kind.replace("tmpfs", "shm") not in a.where.split(","):
-                    continue
-                d = Path(d)
-                if not d.exists():
-                    d.mkdir(parents=True)
-                    made.append(d)
+        _args.fail(f"--size must be a multiple of {RANKS} x --block")
+    if a.read_only and "hdf5" in only:
+        _args.fail("--read-only compares with IOR: leave hdf5 out of --only")
+    for option, d in (("--shm", a.shm), ("--disk", a.disk)):
+        _args.directory(d, option)
+    with contextlib.ExitStack() as stack:
+        scratch = stack.enter_context(tempfile.TemporaryDirectory())
+        mpirun_args = []
+        if a.yield_when_idle is not None:
+            mpirun_args += ["--mca", "mpi_yield_when_idle", a.yield_when_idle]
+        if a.bind_to:
+            mpirun_args += ["--bind-to", a.bind_to]
+        tools = Tools(ior, a.impl, size, block, a.iterations, scratch, mpirun_args)
+        if a.read_only:
+            tools.read_only()
+        print("load average at the start: %.2f %.2f %.2f (2 cores here: read the ratios, not the absolute rates)"
+              % os.getloadavg())
+        print(f"mpirun settings for both tools: {' '.join(mpirun_args) or 'Open MPI defaults'}")
+        held = stack.enter_context(HeldFreedMemory(a.hold_freed_memory))
+        before = reported_kib()
+        for kind, parent in (("tmpfs", a.shm), ("disk", a.disk)):
+            if kind.replace("tmpfs", "shm") not in where:
+                continue
+            with _args.fresh_dir(parent, "mpiio-vs-ior") as d:
                 bench_dir(tools, d, kind, a.pairs, only, a.null)
-            after = reported_kib()
-            if before is not None and after is not None:
-                print(f"\nfree memory handed back to the host during the bench: "
-                      f"{(after - before) / 1024:.0f} MiB" + ("" if held.old is not None else
-                                                               " (reporting left as it was)"))
-    finally:
-        for d in made:
-            shutil.rmtree(d, ignore_errors=True)
+        after = reported_kib()
+        if before is not None and after is not None:
+            print(f"\nfree memory handed back to the host during the bench: "
+                  f"{(after - before) / 1024:.0f} MiB" + ("" if held.old is not None else
+                                                           " (reporting left as it was)"))
 
 
 if __name__ == "__main__":

@@ -15,20 +15,19 @@ gives it a fresh name each round and removes it.  pario checks what it read
 (untimed) and removes its own file.  The machine may be shared: read the
 ratios with the spread of the rounds beside them.
 """
-import argparse
 import json
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ENGINE = ROOT / "build" / "engine" / "pario-engine"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _args  # noqa: E402  (bench/_args.py: argument checks, one line and exit 2)
+from pario.units import engine_size  # noqa: E402
 LINES = {"write, no sync": "Write bandwidth without file sync",
          "read, no sync": "Read bandwidth without prior file sync",
          "write with sync": "Write bandwidth including file sync",
@@ -46,7 +45,7 @@ def mpirun(ranks, argv):
 
 def run_pario(d, ranks, size):
     out = Path(d) / f"pario-{uuid.uuid4().hex[:8]}.json"
-    mpirun(ranks, [str(ENGINE), "perf", "--dir", d, "--size", size, "--json", str(out)])
+    mpirun(ranks, [_args.engine(), "perf", "--dir", d, "--size", size, "--json", str(out)])
     doc = json.loads(out.read_text())
     out.unlink()
     rates = {}
@@ -70,23 +69,25 @@ def run_peer(d, ranks, peer):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = _args.parser(__doc__)
     ap.add_argument("--peer", required=True, help="ROMIO's perf, built by hand outside the repository")
-    ap.add_argument("--size", default="4m", help="the SIZE the peer was built with (default 4m)")
-    ap.add_argument("--ranks", default="1,2,4")
+    ap.add_argument("--size", type=_args.size, default="4m", help="the SIZE the peer was built with (default 4m)")
+    ap.add_argument("--ranks", type=_args.counts, default="1,2,4")
     ap.add_argument("--dirs", default="/dev/shm,/var/tmp", help="parents of the directories to measure")
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--rounds", type=_args.count, default=5)
     a = ap.parse_args()
     if not Path(a.peer).exists():
-        sys.exit(f"perf_side_by_side: --peer {a.peer} does not exist: build ROMIO's test/perf.c by hand")
-    if not ENGINE.exists():
-        sys.exit("perf_side_by_side: build the engine first: make build")
+        _args.fail(f"--peer {a.peer} does not exist: build ROMIO's test/perf.c by hand")
+    for parent in a.dirs.split(","):
+        _args.directory(parent, "--dirs")
+    _args.engine()
+    a.size = engine_size(a.size)
     print(f"pario perf beside ROMIO perf ({a.peer}), {a.size} per rank, {a.rounds} alternating rounds; "
           "medians in MiB/s, ratio pario/perf [range of per-round ratios]; machine shared with other work")
     for parent in a.dirs.split(","):
-        d = tempfile.mkdtemp(prefix="pario-perf-bench.", dir=parent)
-        try:
-            for ranks in [int(r) for r in a.ranks.split(",")]:
+        with _args.fresh_dir(parent, "perf-side-by-side") as work:
+            d = str(work)
+            for ranks in a.ranks:
                 ours, theirs = [], []
                 for r in range(a.rounds):
                     if r % 2 == 0:
@@ -102,8 +103,6 @@ def main():
                     t = statistics.median(x[key] for x in theirs)
                     per = [o[key] / x[key] for o, x in zip(ours, theirs)]
                     print(f"{key:18} {p:10.1f} {t:10.1f} {p / t:7.2f}  [{min(per):.2f}-{max(per):.2f}]")
-        finally:
-            shutil.rmtree(d, ignore_errors=True)
     return 0
 
 

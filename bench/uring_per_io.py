@@ -17,14 +17,13 @@ happens once per run (mpirun, pario's untimed preparation of its file,
 fio's start-up) cancels.  The two tools alternate which goes first; the
 median over rounds is printed with the range.
 
-    python bench/uring_per_io.py [--disk /var/tmp/pario-bench] [--depths 1,16,64]
+    .venv/bin/python bench/uring_per_io.py [--disk /var/tmp/pario-bench] [--depths 1,16,64]
         [--size 512m] [--passes 3] [--rounds 3] [--pario-args "..."]
 
 Needs perf (Debian: linux-perf) and permission to count tracepoints
 (root, or kernel.perf_event_paranoid = -1).
 """
 
-import argparse
 import csv
 import json
 import os
@@ -37,12 +36,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from backends import Pario  # noqa: E402  (bench/backends.py: the launcher and where a rank runs)
+import _args  # noqa: E402  (bench/_args.py: argument checks, one line and exit 2)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 from pario.engine import take_result  # noqa: E402
-from pario.errors import UsageError  # noqa: E402
-from pario.units import engine_size, format_size, parse_size  # noqa: E402
+from pario.units import engine_size, format_size  # noqa: E402
 
 # (perf event, column title, scale applied to the per-request difference)
 EVENTS = [("task-clock", "CPU us", 1000.0),  # perf reports msec
@@ -105,35 +104,25 @@ def check_tools():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--disk", default="/var/tmp/pario-bench")
-    ap.add_argument("--depths", default="1,16,64")
-    ap.add_argument("--size", default="512m",
+    ap = _args.parser(__doc__)
+    ap.add_argument("--disk", default="/var/tmp/pario-bench",
+                    help="parent of this run's own fresh directory (made if missing)")
+    ap.add_argument("--depths", type=_args.counts, default="1,16,64")
+    ap.add_argument("--size", type=_args.size, default="512m",
                     help="file read once per pass (the size of bench/backends.py's random rows)")
-    ap.add_argument("--passes", type=int, default=3, help="passes in the long run (the short run has one)")
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--passes", type=lambda t: _args.count(t, 2), default=3, help="passes in the long run (the short run has one)")
+    ap.add_argument("--rounds", type=_args.count, default=3)
     ap.add_argument("--pario-args", default="", help="extra engine options, e.g. '--uring-register-files'")
     a = ap.parse_args()
-    try:
-        depths = [int(d) for d in a.depths.split(",")]
-    except ValueError:
-        sys.exit(f"bench: --depths takes numbers separated by commas, not {a.depths}")
-    if a.passes < 2 or a.rounds < 1 or min(depths) < 1:
-        sys.exit("bench: --passes must be at least 2, --rounds and every depth at least 1")
-    try:
-        size = parse_size(a.size)
-    except UsageError as e:
-        sys.exit(f"bench: --size: {e}")
+    depths, size = a.depths, a.size
     if size % 4096:
-        sys.exit("bench: --size must be a multiple of 4 KiB")
+        _args.fail("--size must be a multiple of 4 KiB")
     check_tools()
-    disk = Path(a.disk)
-    made = not disk.exists()
-    disk.mkdir(parents=True, exist_ok=True)
-    fio_file = disk / f"fio-per-io.{os.getpid()}.dat"
+    _args.directory(a.disk, "--disk")
     requests = size // 4096
     extra_requests = requests * (a.passes - 1)
-    try:
+    with _args.fresh_dir(a.disk, "uring-per-io") as disk:
+        fio_file = disk / "fio-per-io.dat"
         with tempfile.TemporaryDirectory() as scratch:
             pario = Pario(scratch)
             cpus = pario.rank_cpus()
@@ -170,10 +159,6 @@ def main():
                                     for v in per[tool].values())
                     print(f"{tool:<16}{cells}{statistics.median(rates[tool]):>18.0f}", flush=True)
             print(f"\nload average at end {os.getloadavg()[0]:.1f}")
-    finally:
-        fio_file.unlink(missing_ok=True)
-        if made:
-            shutil.rmtree(disk, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -12,11 +12,12 @@ different table: per point the measured rate, the predicted one, their
 ratio, whether it lies within the model's tolerance, and the resource the
 model says bounded the point; every heading says which side is predicted."""
 
+import json
 import sys
 import textwrap
 
 from .analysis.compare import (EQUAL, FASTER, NOISE_FLOOR, SAME, SLOWER, TOLERANCE, against_prediction,
-                               compare, regressions)
+                               compare, differing, identity, regressions)
 from .errors import UsageError
 from .runs import measured_points, stored_records
 
@@ -137,6 +138,42 @@ def _noise(c, predicted):
     return f"±{100 * c.band:.0f}%"
 
 
+def _setting(store, run_id):
+    """What a run ran on, beyond its points' parameters: {fact: values}
+    over its successful results (file system, MPI library)."""
+    facts = {"file system": set(), "MPI library": set()}
+    for p in store.points(run_id):
+        if p["status"] != "ok" or not p["result_json"]:
+            continue
+        doc = json.loads(p["result_json"])
+        target, mpi = doc.get("target") or {}, doc.get("mpi") or {}
+        if target.get("fs_type"):
+            facts["file system"].add(target["fs_type"] + (" (in memory)" if target.get("memory_backed") else ""))
+        if mpi.get("library"):
+            facts["MPI library"].add(mpi["library"].split(",")[0].strip())
+    return facts
+
+
+def setting_differences(store, run_a, run_b):
+    """A warning per fact the two runs differ in: a "faster" between a
+    disk and tmpfs, or Open MPI and MPICH, is that difference, not pario's."""
+    a, b = _setting(store, run_a), _setting(store, run_b)
+    out = []
+    for fact in a:
+        if a[fact] and b[fact] and a[fact] != b[fact]:
+            out.append(f"warning: the runs differ in {fact}: run {run_a} {', '.join(sorted(a[fact]))}; "
+                       f"run {run_b} {', '.join(sorted(b[fact]))}: the verdicts below include that difference")
+    return out
+
+
+def _values(points, key, params):
+    """A parameter's values over a run's points, as its kind prints them."""
+    fmt = params[key].fmt if key in params else str
+    seen = dict.fromkeys(" ".join(map(str, v)) if isinstance(v, (list, tuple)) else
+                         (fmt(v) if v is not None else "-") for v in (identity(p).get(key) for p in points))
+    return ", ".join(x or "none" for x in seen)
+
+
 def compare_command(store, run_a, run_b, fail_below=None, out=None):
     out = out or sys.stdout  # looked up now, so a redirected stdout is honoured
     if is_predicted(store.run(run_a)) != is_predicted(store.run(run_b)):
@@ -150,11 +187,17 @@ def compare_command(store, run_a, run_b, fail_below=None, out=None):
     params = {**kind_b.params, **kind_a.params}
     got, only_a, only_b = compare(pa, pb, params, predicted)
     if not got:
-        raise _no_shared_point(run_a, run_b, kind_a, kind_b, "compare runs of the same experiment")
+        apart = differing(pa, pb) if ra["preset"] == rb["preset"] else []
+        raise _no_shared_point(run_a, run_b, kind_a, kind_b,
+                               "every point differs in " + "; ".join(
+                                   f"{k} ({_values(pa, k, params)} against {_values(pb, k, params)})"
+                                   for k in apart) if apart else "compare runs of the same experiment")
     times = any(c.a.better == "min" for c in got)
     print(f"run {run_a} ({ra['preset']}, {ra['started_utc']}, {ra['dir']}) against "
           f"run {run_b} ({rb['preset']}, {rb['started_utc']}, {rb['dir']}): best of each, "
           f"ratio B/A{' (A/B for times)' if times else ''}: above 1, B is better", file=out)
+    for line in setting_differences(store, run_a, run_b):
+        _print_wrapped(line, out)
     head = ["point", "unit", "A", "B", "B vs A", "noise", "verdict"]
     rows = [[c.label, c.a.quantity.unit if c.a.quantity else "MiB/s", _value(c.a, c.a.best),
              _value(c.b, c.b.best), f"{c.ratio:.2f}", _noise(c, predicted), c.verdict] for c in got]

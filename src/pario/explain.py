@@ -116,7 +116,7 @@ def figure_points(data, results):
         if not fig.selects(r.record) or not r.record.values.get("rate"):
             continue
         key = _series_key(r.record, fig.series)
-        series = data.series_labels.get(key, "")
+        series = data.series_names.get(key, "")
         x = data.x_labels.get(r.record.params.get(fig.x), "")
         label = f"{data.x_param.label} {x}" + (f", {series}" if series else "")
         if fig.x == "ranks":

@@ -121,8 +121,13 @@ class Figure:
     normalise: dict = field(default_factory=dict)  # param -> value of each series' baseline
     annotate: str = ""           # a quantity shown beside each cell (its median)
 
-    def selects(self, record):
+    def selects(self, record, planned=False):
+        """Whether the figure shows this record.  planned: the record is a
+        point of a plan, whose parameters that only a result gives (the
+        file system, the MPI-IO mode) are not known yet and select all."""
         for k, want in self.where.items():
+            if planned and k not in record.params:
+                continue
             have = record.params.get(k)
             if isinstance(want, (list, tuple)):
                 if have not in want:
@@ -166,6 +171,9 @@ class FigureData:
     # the ideal curve of the CFS report's Figure 3 (pario.explain).
     curves: list = field(default_factory=list)
     annotations: dict = field(default_factory=dict)   # (x, series key) -> "load 1.93"
+    # Series labels that name every value, for text that quotes one cell
+    # away from its column head (a finding: "aggregators 1, ranks 2").
+    series_names: dict = field(default_factory=dict)
     # The model's numbers, not trials of a measurement: no "best of N".
     predicted: bool = False
 
@@ -206,12 +214,26 @@ def _key(record, names):
     return tuple(record.params.get(n) for n in names)
 
 
-def _label(key, names, params):
+def _label(key, names, params, name_all=False):
+    """A series' label: its values, each as its parameter prints it.  In a
+    label of several values a number is named ("ranks 2, shared, atomic"):
+    a bare "2" says nothing.  A single value is named by its column head,
+    unless name_all (a label read alone, as a finding's)."""
     if names is None:
         return ""
     if isinstance(names, str):
-        return params.get(names, Param(names)).fmt(key) if key is not None else "-"
-    return ", ".join(params.get(n, Param(n)).fmt(v) for n, v in zip(names, key) if v is not None)
+        if key is None:
+            return "-"
+        names, key = (names,), (key,)
+        if not name_all:
+            return params.get(names[0], Param(names[0])).fmt(key[0])
+    return ", ".join(_named(params.get(n, Param(n)), v) for n, v in zip(names, key) if v is not None)
+
+
+def _named(param, value):
+    text = param.fmt(value)
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return f"{param.label} {text}" if param.named and number and param.label not in text else text
 
 
 def _sort_key(v):
@@ -281,6 +303,7 @@ def build(figure, records, params, quantities, predicted=""):
         series_label=series_label, xs=xs, series=order, cells=cells, trials=trials,
         x_labels={x: x_param.fmt(x) for x in xs},
         series_labels={s: _label(s, figure.series, params) for s in order},
+        series_names={s: _label(s, figure.series, params, name_all=True) for s in order},
         palette_order=[_label(v, figure.series, params) for v in known],
         annotations=_annotations(figure, extra, quantities), predicted=bool(predicted))
 
@@ -317,6 +340,9 @@ def split_varying(figure, records, params):
     parts = []
     for combo in combos:
         named = [(k, v) for k, v in zip(split, combo) if "{" + k + "}" not in figure.title]
+        # one name per label: a test's id and its title both say "test"; the title, in words, is kept
+        labels = [params.get(k, Param(k)).label for k, _ in named]
+        named = [(k, v) for i, (k, v) in enumerate(named) if labels[i] not in labels[i + 1:]]
         title = figure.title
         if named:
             title += " (" + ", ".join(f"{params.get(k, Param(k)).label} "
@@ -331,13 +357,51 @@ def _file_safe(text):
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
 
 
-def why_left_out(figure, records):
-    """Why `build` gave nothing for a figure whose records exist, or None
-    (a figure with no records of its own is simply not part of this run)."""
-    if figure.normalise and any(figure.selects(r) and r.values.get(figure.y) for r in records):
-        at = ", ".join(f"{k} = {v}" for k, v in figure.normalise.items())
-        return f"no point has {at} to normalise by"
+def why_left_out(figure, records, params=None, absent=None, planned=False):
+    """Why a figure shows nothing of these records, or None when it shows
+    something or is simply not part of this run (--tests left its tests
+    out).  records: a run's, or with `planned` a plan's points (one record
+    per phase, no values).  absent: {parameter: {value: why}} from the kind,
+    why values of a parameter the figure selects have no point (a test
+    that runs at one block size only, which --blocks left out)."""
+    params, absent = params or {}, absent or {}
+    mine = [r for r in records if figure.selects(r, planned) and (planned or r.values.get(figure.y))]
+    if mine:
+        if figure.normalise and not planned:
+            at = ", ".join(f"{k} = {v}" for k, v in figure.normalise.items())
+            return f"no point has {at} to normalise by"
+        return None
+    for k, want in figure.where.items():
+        wants = list(want) if isinstance(want, (list, tuple)) else [want]
+        whys = list(dict.fromkeys(absent[k][w] for w in wants if w in absent.get(k, {})))
+        if whys:
+            return "; ".join(whys)
+    for k, want in figure.where.items():
+        if k == "test":
+            continue  # tests chosen out (--tests): not part of this run
+        others = replace(figure, where={j: w for j, w in figure.where.items() if j != k})
+        near = [r for r in records if others.selects(r, planned) and (planned or r.values.get(figure.y))]
+        if near:
+            p = params.get(k, Param(k))
+            wants = list(want) if isinstance(want, (list, tuple)) else [want]
+            have = sorted({r.params.get(k) for r in near if r.params.get(k) is not None}, key=_sort_key)
+            return (f"no point has {p.label} {' or '.join(p.fmt(w) for w in wants)} (this run: "
+                    f"{', '.join(p.fmt(h) for h in have)}): give --{_option(k)} with "
+                    f"{' or '.join(_given(p, w) for w in wants)}")
     return None
+
+
+def _option(key):
+    return {"block": "blocks"}.get(key, key)
+
+
+def _given(param, value):
+    """A value as the command line takes it: 2m, not 2 MiB."""
+    if param.unit == "bytes" and isinstance(value, int):
+        for suffix, shift in (("g", 30), ("m", 20), ("k", 10)):
+            if value % (1 << shift) == 0:
+                return f"{value >> shift}{suffix}"
+    return str(value)
 
 
 def _normalised(figure, quantity, records, cells, order, params):
@@ -381,12 +445,18 @@ class _Missing(dict):
         return "{" + key + "}"
 
 
+def quantity_text(data):
+    """What a figure's values are: "MiB/s", "per-target (scaled) in MiB/s",
+    or a unitless label alone ("rate / rate at loaders per node 0")."""
+    q = data.quantity
+    return f"{q.label} in {data.unit}" if q.label and data.unit else (data.unit or q.label)
+
+
 def format_table(data):
     """x down the side, one column per series; best of N, and with
     `spread` the min-median range of the trials after it."""
     fig, q = data.figure, data.quantity
-    what = f"{q.label} in {data.unit}" if q.label and data.unit else (data.unit or q.label)
-    head = f"{data.heading}: {what}, {data.trials_text}"
+    head = f"{data.heading}: {quantity_text(data)}, {data.trials_text}"
     if fig.note:
         head += f"; {fig.note}"
     lines = [head]

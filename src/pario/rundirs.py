@@ -53,15 +53,20 @@ class RunDirs:
 
     def remove(self, on_remove=None):
         """rmdir what pario created (rmdir removes only an empty directory,
-        and never what a link points to)."""
+        and never what a link points to).  Returns the lines for what it
+        made and had to leave (another run's files inside): never silently."""
+        left = []
         for path in reversed(self.created):
             try:
                 os.rmdir(path)
-            except OSError:
+            except OSError as exc:
+                left.append(f"left {path}, which this run made: {exc.strerror} (another run sharing "
+                            "--dir may be using it): remove it once that run is done")
                 continue
             if on_remove:
                 on_remove(path)
         self.created = []
+        return left
 
 
 def _try_creating(path):

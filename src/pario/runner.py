@@ -17,7 +17,7 @@ from .engine_check import check_plan
 from .dir_fs import dir_fs, moved_away
 from .errors import NoRunnablePoint, UsageError
 from .explain import explain_run
-from .figures import build, split_varying, why_left_out
+from .figures import Param, Record, build, split_varying, why_left_out
 from .launch import choose_launcher
 from .version import describe as describe_version
 from .model.command import bound_lines, predicted_label
@@ -86,7 +86,15 @@ def run_experiment(args, out=None):
         print(line, file=out)
     for line in skip_lines(skipped, points, options):
         print(f"plan: {line}", file=out)
+    points, unshown = _shown_points(preset, points)
+    for p, why in unshown:
+        print(f"plan: skipping {p.label()}: {why}", file=out)
+    if not points:
+        raise UsageError(f"no point of the plan is shown by a figure of {preset['name']}: "
+                         "give --ranks/--blocks among the figures' (see the skips above)")
     for line in kind.plan_notes(preset, points, options):
+        print(f"plan: {line}", file=out)
+    for line in _figures_left_out(kind, preset, points, options):
         print(f"plan: {line}", file=out)
     _check_normalise(preset, points)
     dirs = RunDirs(directory, [d for p in points for d in _subdirs(p)])
@@ -145,6 +153,13 @@ def run_experiment(args, out=None):
                     engine_argv += ["--name", name]
                 command = launcher.command(p.ranks, engine_argv)
                 progress.start(p.label())
+                gone = _gone_subdirs(directory, subdirs)
+                if gone:  # said as pario's, not as the engine's --stripe-dirs the user never gave
+                    failures += 1
+                    store.add_point(run_id, p, "failed", command, 0.0, error=gone)
+                    progress.note(f"point failed: {p.label()}: {gone}")
+                    progress.finish("failed")
+                    continue
                 # the engine lists each file it makes here, so only those are removed
                 ledger = Path(scratch) / f"point{i}.owned"
                 outcome = launcher.run(p.ranks, engine_argv, args.timeout, env=new_ledger(ledger),
@@ -191,7 +206,8 @@ def run_experiment(args, out=None):
         return 130
     finally:
         progress.close()
-        dirs.remove(on_remove=watchdog.unmade)
+        for line in dirs.remove(on_remove=watchdog.unmade):
+            print(f"pario: warning: {line}", file=sys.stderr)
         watchdog.close()
         scratch_dir.cleanup()
         for s, h in old.items():
@@ -211,6 +227,17 @@ def run_experiment(args, out=None):
     if failures:
         return EXIT_POINTS_FAILED
     return 0 if plotted else EXIT_PLOTS_NOT_WRITTEN
+
+
+def _gone_subdirs(directory, subdirs):
+    """The error for a stripe target of this run that is no longer a
+    directory (another process removed it mid-run), or ""."""
+    for name in subdirs:
+        path = Path(directory) / name
+        if path.is_symlink() or not path.is_dir():
+            return (f"{path}, a stripe target pario made or checked for this run, is gone or no longer a "
+                    "directory (removed by another process?): keep other writers out of --dir")
+    return ""
 
 
 def _subdirs(point):
@@ -272,8 +299,68 @@ def describes_figures(store, run_id):
 
 
 def _figures(kind, experiment, records, options):
-    """The run's figure descriptions: its kind's and its experiment's own."""
-    return kind.figures(experiment.data, records, options) + preset_figures(experiment.data)
+    """The run's figure descriptions: its kind's and its experiment's own.
+    An experiment's figure gets the kind's heading note after its own, so
+    its heading says what ran (fsync or not, evicted or not, O_DIRECT), not
+    what the experiment meant to run: the command line may override it."""
+    own = []
+    for f in preset_figures(experiment.data):
+        ran = kind.heading_note([r for r in records if f.selects(r) and r.values.get(f.y)])
+        own.append(replace(f, note="; ".join(n for n in (f.note, ran) if n)))
+    return kind.figures(experiment.data, records, options) + own
+
+
+def _planned_records(point):
+    """A plan point as the records its result will give (one per phase,
+    no values yet), for the figures' `where` (Figure.selects, planned)."""
+    params = {k: v for k, v in point.params().items() if k != "phases"}
+    return [Record({**params, "phase": ph}, {}) for ph in (point.params().get("phases") or [None])]
+
+
+def _shown_points(preset, points):
+    """(points, unshown): an experiment that draws only its own figures
+    (kind_figures = false) runs no point that none of them shows; each
+    one left out says which figure needs what."""
+    figs = preset_figures(preset)
+    if preset.get("sweep", {}).get("kind_figures", True) or not figs:
+        return points, []
+    shown, unshown = [], []
+    for p in points:
+        records = _planned_records(p)
+        if any(f.selects(r, planned=True) for f in figs for r in records):
+            shown.append(p)
+            continue
+        needs = {}
+        for f in figs:
+            for k, want in f.where.items():
+                if k in ("test", "phase") or k not in records[0].params:
+                    continue
+                wants = list(want) if isinstance(want, (list, tuple)) else [want]
+                if records[0].params[k] not in wants:
+                    fmt = _param_text(preset, k)
+                    needs.setdefault(f"{k} {' or '.join(fmt(w) for w in wants)}", []).append(f.number or f.id)
+                    break
+        why = "; ".join(f"{', '.join(n)}: {w}" for w, n in needs.items())
+        unshown.append((p, f"no figure of {preset['name']} shows it ({why})" if why
+                        else f"no figure of {preset['name']} shows it"))
+    return shown, unshown
+
+
+def _param_text(preset, key):
+    return kind_of(preset).params.get(key, Param(key)).fmt
+
+
+def _figures_left_out(kind, preset, points, options):
+    """The plan's line for each experiment figure that will show nothing,
+    and why (figures.why_left_out on the planned points)."""
+    records = [r for p in points for r in _planned_records(p)]
+    absent = kind.absent(preset, options)
+    out = []
+    for f in preset_figures(preset):
+        why = why_left_out(f, records, kind.params, absent, planned=True)
+        if why:
+            out.append(f"{f.number or f.id} ({f.id}) left out: {why}")
+    return out
 
 
 def _check_normalise(preset, points):
@@ -319,9 +406,11 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     for test_id, text in store.warnings(run_id):
         warnings.setdefault(text, set()).add(test_id)
     notes = kind.notes(experiment.data, records, options)
-    notes += [f"figure {f.id} ({f.title}) left out: {why}"
+    absent = kind.absent(experiment.data, options)
+    notes += [f"{f.number or 'figure ' + f.id} ({f.title}) left out: {why}"
               for f in _figures(kind, experiment, records, options)
-              if f.id not in {d.figure.id for d in figures} and (why := why_left_out(f, records))]
+              if f.id not in {d.figure.id for d in figures}
+              and (why := why_left_out(f, records, kind.params, absent))]
     if warnings or notes:
         print("\nwarnings:", file=out)
         for text, tests in warnings.items():

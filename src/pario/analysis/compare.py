@@ -203,8 +203,19 @@ def compare(points_a, points_b, params=None, predicted=False):
     out = []
     for a, b in pairs:
         ratio, band, v = verdict(a.rates, b.rates, a.better, predicted)
-        out.append(ComparedPoint(_loose_key(a), _name(a), a, b, ratio, band, v))
+        # matched without the test's name: the row names B's test too
+        label = _name(a) if a.test == b.test else f"{_name(a)} (B: {b.test})"
+        out.append(ComparedPoint(_loose_key(a), label, a, b, ratio, band, v))
     return out, [(p.test, _name(p)) for p in only_a], [(p.test, _name(p)) for p in only_b]
+
+
+def differing(points_a, points_b):
+    """The parameters no point of A shares a value of with any point of
+    B (their runs share no point: this says why), e.g. ["direct", "size"]."""
+    ids_a, ids_b = [identity(p) for p in points_a], [identity(p) for p in points_b]
+    keys = dict.fromkeys(k for i in ids_a + ids_b for k in i if k != "test")
+    return [k for k in keys
+            if not {frozen(i.get(k)) for i in ids_a} & {frozen(i.get(k)) for i in ids_b}]
 
 
 def regressions(compared, fail_below):

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from ..errors import UsageError
 from ..explain import explain_run
 from ..model.command import predicted_label
-from ..figures import table_rows
+from ..figures import quantity_text, table_rows
 from ..plot import Palette, draw_figure
 from ..runner import run_views
 from ..studies.probe import probe_tables
@@ -121,8 +121,7 @@ def _run_section(page, store, run_id, counter, wanted_point):
     if predicted:
         page.add(H.paragraph(f"Every figure and table of run {run_id} is a prediction "
                              f"({predicted}), not a measurement."))
-    counter["table"] += 1
-    page.add(H.table(["", "value"], provenance_rows(run, docs), number=f"Table {counter['table']}",
+    page.add(H.table(["", "value"], provenance_rows(run, docs), number=_own_table(counter),
                      caption=f"Provenance of run {run_id}", text_columns=(0, 1), cls="provenance"))
     if kind.name == "probe":
         for caption, head, rows, notes in probe_tables(records):
@@ -131,8 +130,7 @@ def _run_section(page, store, run_id, counter, wanted_point):
                 page.add(H.items(notes))
     else:
         for text in kind.tables(experiment.data, records, options):
-            counter["table"] += 1
-            page.add(H.heading(3, f"Table {counter['table']}"))
+            page.add(H.heading(3, _own_table(counter)))
             page.add(H.preformatted(text.strip("\n")))
     if probe.run:
         page.add(H.paragraph(f"Ideal curves (dotted) from the probe of this host and file system: "
@@ -149,14 +147,18 @@ def _run_section(page, store, run_id, counter, wanted_point):
         title = data.heading.split(". ", 1)[1]
         trials = data.trials_text + ("; bars span the lowest trial to the median"
                                      if data.shows_ranges else "")
-        caption = (f"{title}: {data.quantity.label + ' in ' if data.quantity.label else ''}"
-                   f"{data.unit}, {trials}")
+        caption = f"{title}: {quantity_text(data)}, {trials}"
+        if data.figure.note:   # what ran (fsync, the page cache...), as show and the PNG say
+            caption += f"; {data.figure.note}"
         if e.ideal:
             caption += f"; dotted: ideal up to the predicted peak {e.ideal.peak:.0f} MiB/s"
+        # an experiment's "Table 2" is its table; the plot beside it is its plot
+        is_table = number.startswith("Table ")
         page.add(H.figure(svg_bytes(draw_figure(data, palette)), "image/svg+xml", caption,
-                          number=number, anchor=f"run{run_id}-{data.figure.id}"))
+                          number=f"Plot of {number}" if is_table else number,
+                          anchor=f"run{run_id}-{data.figure.id}"))
         head, rows = table_rows(data)
-        page.add(H.table(head, rows, number=f"Table for {number}", caption=title,
+        page.add(H.table(head, rows, number=number if is_table else f"Table for {number}", caption=title,
                          anchor=f"run{run_id}-{data.figure.id}-table"))
         if e.lines():
             page.add(H.findings([_Line(x) for x in e.lines()], cls="findings"))
@@ -176,20 +178,30 @@ def _run_section(page, store, run_id, counter, wanted_point):
     if pick:
         pid, row, d, phase, it = pick
         number = _unnumbered(run_id, counter)
-        label = (f"{row['test_id']} {phase}, {d['mpi']['ranks']} ranks, "
+        ranks = d["mpi"]["ranks"]
+        label = (f"{row['test_id']} {phase}, {ranks} rank{'s' if ranks != 1 else ''}, "
                  f"{format_size(d['params'].get('block_bytes') or 0)} calls, iteration {it['iteration']} "
                  f"({it['mib_per_s']:.1f} MiB/s)")
         if predicted:  # a modelled timeline looks exactly like a measured one
             label += f" [{predicted}]"
         page.add(H.heading(3, "Per-rank timeline"))
         page.add(H.figure(timeline_svg(it, label), "image/svg+xml",
-                          f"Per-rank timeline of point {pid}: {label}; open, I/O, fsync and close of "
+                          f"Per-rank timeline of point {pid}: {label}; open, I/O, "
+                          f"{'fsync and ' if phase == 'write' and d['params'].get('fsync') else ''}close of "
                           "every rank on one clock, then its wait in the closing barrier; the phase "
                           "time is the slowest rank's stop (the CFS report's Figure 2)",
                           number=number, anchor=f"run{run_id}-timeline"))
     page.add(H.heading(3, "Experiment definition"))
     page.add(H.preformatted(experiment.text))
     return pid if pick else None
+
+
+def _own_table(counter):
+    """The number of a table of pario's own (provenance, a kind's table, a
+    prediction): "Table P3", never read as an experiment's "Table 2" (the
+    ASCI Red report's) in the same document."""
+    counter["table"] += 1
+    return f"Table P{counter['table']}"
 
 
 def _unnumbered(run_id, counter):
@@ -225,8 +237,7 @@ def _prediction_sections(page, store, run_ids, counter):
                                  "parameter equal), so there is no measured-against-predicted table: "
                                  "each is shown on its own above."))
             continue
-        counter["table"] += 1
-        page.add(H.table(head, rows, number=f"Table {counter['table']}", caption=caption,
+        page.add(H.table(head, rows, number=_own_table(counter), caption=caption,
                          text_columns=(0, 4, 5), cls="data predicted"))
         page.add(H.items(summary))
 

@@ -200,6 +200,19 @@ class Kind:
     def figures(self, preset, records, options):
         return []
 
+    def absent(self, preset, options):
+        """{parameter: {value: why}}: values an experiment's figures select
+        that this plan gives no point, and why (figures.why_left_out)."""
+        return {}
+
+    def heading_note(self, records):
+        """What the measured values of these records mean, for the heading
+        of a figure drawn from them (fsync, the page cache, O_DIRECT): ""
+        when the kind has nothing to say.  Every figure of a run gets it,
+        the kind's own and the experiment's [[figure]]s alike, so that no
+        heading claims what did not run (pario.runner)."""
+        return ""
+
     def tables(self, preset, records, options):
         return []
 

@@ -14,7 +14,7 @@ import argparse
 from dataclasses import dataclass, field
 
 from .. import schema
-from ..errors import UsageError
+from ..errors import NoRunnablePoint, UsageError
 from ..figures import Figure, Param, Quantity, Record, size_param
 from ..units import engine_size, format_size, parse_size
 from . import SHARE_TOO_SMALL, Kind, Option, csv_list, positive_int, refuse_repeats
@@ -235,8 +235,18 @@ def _phase_flags(phases, prealloc, evict, fsync):
 
 
 def _heading_note(records, phase):
-    """What a figure's rates mean, for its heading: fsync on writes, the
-    page cache on reads."""
+    """What a figure's rates mean, for its heading: O_DIRECT, fsync on
+    writes, the page cache on reads, or a file in memory."""
+    note = _cache_note(records, phase)
+    directs = {bool(r.params.get("direct")) for r in records}
+    if directs == {True}:
+        return f"O_DIRECT; {note}"
+    return note if directs == {False} else f"O_DIRECT on some points only; {note}"
+
+
+def _cache_note(records, phase):
+    if {r.params.get("memory_backed") for r in records} == {True}:
+        return f"the file lives in memory: {phase} rates are memory rates"
     if phase == "write":
         syncs = {r.params.get("fsync") for r in records}
         note = ("fsync before close: rates to storage" if syncs == {True} else
@@ -244,13 +254,11 @@ def _heading_note(records, phase):
         if {r.params.get("prealloc") for r in records} == {True}:
             note = "preallocated, " + note
         return note
-    if {r.params.get("memory_backed") for r in records} == {True}:
-        return "the file lives in memory: read rates are memory rates"
     evicts = {bool(r.params.get("evict")) for r in records}
     if evicts == {True}:
         return "page cache evicted before each read"
     if evicts == {False}:
-        return "--cached: reads may come from the page cache"
+        return "not evicted (--cached, or the test's own choice): reads may come from the page cache"
     return "page cache evicted before some reads only"
 
 
@@ -278,6 +286,10 @@ def _api_facts(api_options):
             "aggregators": api_options.get("aggregators_asked") or 0,
             "mpiio_impl": api_options.get("implementation"),
             "stdio_buffer": api_options.get("buffer_bytes")}
+
+
+def _given_list(values):
+    return ",".join(map(str, values)) if isinstance(values, (list, tuple)) else str(values)
 
 
 def _phase_title(title, phase):
@@ -351,7 +363,7 @@ class IoKind(Kind):
         "atomic": Param("mode", lambda a: "-" if a is None else "atomic (MUNIX)" if a else "relaxed (MASYNC)",
                         named=False),
         "mpiio_impl": Param("MPI-IO"),
-        "stdio_buffer": Param("stdio buffer", lambda b: f"{format_size(b)} buffer", named=False),
+        "stdio_buffer": Param("stdio buffer", lambda b: f"{format_size(b)} buffer", named=False, unit="bytes"),
         "stripe_targets": Param("stripe targets", str, "log2"),
         "stripe_unit": size_param("stripe unit"),
         "background": Param("loaders per node", str, "linear"),
@@ -431,8 +443,11 @@ class IoKind(Kind):
             own = "".join(f", {'' if t[k] else 'no '}{k}" for k in PHASE_CHOICES if k in t)
             stripe = (f", striped over {t['stripe_targets']} targets" if t.get("stripe_targets") else "")
             load = f", {t['background_kind']} load" if t.get("background_kind") else ""
+            # which --ranks/--blocks keep the test (the rest leave it out)
+            only = "".join(f", {what} {','.join(map(str, t[key]))} only"
+                           for key, what in (("ranks", "ranks"), ("blocks", "blocks")) if t.get(key))
             lines.append(f"- {t['id']}: {t['layout']} {'/'.join(t['phases'])}{group}{api.rstrip()}{aggs}"
-                         f"{own}{stripe}{load}")
+                         f"{own}{stripe}{load}{only}")
         return lines
 
     def plan(self, preset, options):
@@ -492,13 +507,21 @@ class IoKind(Kind):
                     skipped.append((p, why))
                 else:
                     points.append(p)
+        lost = self.absent(preset, options).get("test", {})
+        if not points and lost and not skipped:
+            # every chosen test runs only at ranks/blocks the user's lists leave out
+            whys = {}
+            for test_id, why in lost.items():
+                whys.setdefault(why, []).append(test_id)
+            raise NoRunnablePoint("the plan has no point: " + "; ".join(
+                f"{', '.join(ids)}: {why}" for why, ids in whys.items()))
         if not points:
             # Blame only what the user gave; the rest came from the experiment.
             given = [f"--{k}" for k in ("ranks", "blocks", "size") if options.get(k)]
             table = "quick" if quick else "sweep"
             mine = [f"{table}.{k}" for k in ("ranks", "blocks", "size") if not options.get(k)]
-            raise UsageError("the plan has no runnable point (each rank needs at least one whole "
-                             f"block): check {' and '.join(given + mine)}")
+            raise NoRunnablePoint("the plan has no runnable point (each rank needs at least one whole "
+                                  f"block): check {' and '.join(given + mine)}", skipped)
         return points, skipped
 
     def plan_notes(self, preset, points, options):
@@ -564,7 +587,7 @@ class IoKind(Kind):
             out.append(Figure(id=f"{test}-{phase}", number=numbers.get(test, {}).get(phase, ""),
                               title=f"{_phase_title(title, phase)} ({{size}} file)",
                               where={"test": test, "phase": phase}, x="ranks", series="block",
-                              y="rate", note=_heading_note(mine, phase)))
+                              y="rate", note=self.heading_note(mine)))
         patterns = {}
         for r in records:
             key = (r.params["layout"], r.params["files"], r.params["api"], r.params["phase"])
@@ -585,8 +608,47 @@ class IoKind(Kind):
                 number=number, x="ranks", series="group", y="rate", where=where,
                 title=f"{layout.capitalize()} {phase.capitalize()}: grouped and ungrouped "
                       f"({{block}} blocks, {{size}} file)",
-                note=_heading_note(mine, phase)))
+                note=self.heading_note(mine)))
         return out
+
+    def unused_options(self, preset, options):
+        """--files over tests that set files themselves and differ in it
+        (ascired-shared: shared against per-rank) would erase what the
+        preset compares and leave its titles ("shared file") wrong."""
+        chosen = select_tests(preset, options.get("tests"))
+        own = sorted({t["files"] for t in chosen if "files" in t})
+        if options.get("files") and len(own) > 1:
+            return {"--files": f"the tests of {preset['name']} set their own files and compare them "
+                               f"({', '.join(own)}); choose among them with --tests instead"}
+        return {}
+
+    def absent(self, preset, options):
+        """{"test": {id: why}}: chosen tests with ranks or blocks of their
+        own (agg-1 at 1 MiB only) that the user's --ranks/--blocks leave
+        without any point."""
+        quick = bool(options.get("quick"))
+        chosen = select_tests(preset, options.get("tests"))
+        if not options.get("tests") and quick:
+            chosen = [t for t in chosen if t.get("quick", True)]
+        given = {}
+        if options.get("ranks"):
+            given["ranks"] = (set(int_list(options["ranks"], "--ranks")), str)
+        if options.get("blocks"):
+            given["blocks"] = ({parse_size(b, "--blocks entry") for b in options["blocks"]}, format_size)
+        out = {}
+        for t in chosen:
+            for key, (have, fmt) in given.items():
+                own = [parse_size(v) if key == "blocks" else int(v) for v in t.get(key) or []]
+                if own and not have & set(own):
+                    what = {"ranks": "ranks", "blocks": "block"}[key]
+                    out[t["id"]] = (f"its tests run at {what} {', '.join(fmt(v) for v in own)} only: "
+                                    f"--{key} {_given_list(options[key])} leaves them out (give --{key} "
+                                    f"with {', '.join(map(str, t[key]))})")
+        return {"test": out} if out else {}
+
+    def heading_note(self, records):
+        phases = {r.params.get("phase") for r in records}
+        return _heading_note(records, phases.pop()) if len(phases) == 1 else ""
 
     def notes(self, preset, records, options):
         """Eviction that did not take effect, and grouping that could not act."""
