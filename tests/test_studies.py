@@ -70,7 +70,7 @@ def test_figure_against_aggregators_with_a_display_unit_and_min_for_times():
     data = build(fig, _records(), PARAMS, QS)
     assert data.xs == [1, 2] and len(data.series) == 4
     assert data.best(2, ("posix", 4096)) == pytest.approx(500.0)   # min of 0.5 s, 1.0 s in ms
-    assert data.series_labels[("mpiio", 65536)] == "mpiio, block 64k"   # a number is named
+    assert data.series_labels[("mpiio", 65536)] == "mpiio, 64k"
     assert build(Figure(id="h", title="none", x="ranks", y="rate", where={"api": "hdf5"}),
                  _records(), PARAMS, QS) is None
 

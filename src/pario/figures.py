@@ -231,9 +231,11 @@ def _label(key, names, params, name_all=False):
 
 
 def _named(param, value):
+    """A value as a label part: named when it prints as a bare number ("2"
+    -> "ranks 2"); "64 KiB" or "shared" say what they are already."""
     text = param.fmt(value)
-    number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    return f"{param.label} {text}" if param.named and number and param.label not in text else text
+    bare = text.replace(".", "", 1).lstrip("-").isdigit()
+    return f"{param.label} {text}" if param.named and bare else text
 
 
 def _sort_key(v):
