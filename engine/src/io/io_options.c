@@ -149,7 +149,7 @@ static void set_background_kind(io_options *o, parse_state *s, const char *a)
 static void set_transfer_buffer(io_options *o, parse_state *s, const char *a)
 {
     o->transfer_buffer = option_size("--transfer-buffer", a);
-    s->transfer_given = o->transfer_buffer_given = true;
+    s->transfer_given = true;
 }
 static void set_prealloc(io_options *o, parse_state *s, const char *a) { o->prealloc = true; }
 /* A flag and its --no- form on one line: which one was meant is a guess,
@@ -219,8 +219,7 @@ static const core_option core_options[] = {
      set_background_kind},
     {"transfer-buffer", "SIZE",
      "APIs that move a rank's whole list per call (collective):\nat most SIZE per rank per call "
-     "(default: the rank's whole share\nwhen the node's ranks fit it in a quarter of the\n"
-     "available memory, else 256m)",
+     "(default 256m)",
      set_transfer_buffer},
     {"prealloc", NULL, "reserve the file's space before each write phase", set_prealloc},
     {"fsync", NULL, "fsync before close in write phases (default on)", set_fsync},

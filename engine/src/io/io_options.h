@@ -42,7 +42,6 @@ typedef struct io_options {
     int background;      /* loader processes per node during phases */
     enum background_kind background_kind;
     uint64_t transfer_buffer; /* transfer backends: bytes per rank per call */
-    bool transfer_buffer_given; /* else the loop may hold a rank's whole share (io_run.c) */
     bool prealloc;
     bool fsync;
     bool direct;

@@ -598,50 +598,19 @@ static void drive(io_ctx *c, void *h, pass *P)
 
 /* ---- setup ---- */
 
-/* The node's available memory (MemAvailable), 0 when unknown. */
-static uint64_t memory_available(void)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    unsigned long long kib = 0;
-    char line[256];
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return (uint64_t)kib * 1024;
-}
-
-/* Whether every rank of this node can hold `bytes` of transfer buffer
- * within a quarter of the node's available memory (the rest is left to
- * the page cache, the file itself on tmpfs, and everything else).
- * Collective over c->comm; the same answer on every rank of a node. */
-static bool whole_share_fits(io_ctx *c, uint64_t bytes)
-{
-    MPI_Comm node;
-    int local = 1;
-    MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &local);
-    uint64_t avail = memory_available(), least = avail;
-    MPI_Allreduce(&avail, &least, 1, MPI_UINT64_T, MPI_MIN, node);
-    MPI_Comm_free(&node);
-    return least > 0 && bytes <= least / 4 / (uint64_t)local;
-}
-
 static void alloc_buffers(io_ctx *c)
 {
     const io_options *o = c->o;
     unsigned caps = o->api_caps;
-    /* A timed phase's share beyond the first slice is packed inside the
-     * clock, a copy no peer makes (IOR writes from one buffer): left at
-     * its default, the slice holds the whole share when the node can
-     * spare the memory.  Every rank asks (collective), before anything can fail
-     * on it alone. */
+    /* A share beyond one slice is packed slice by slice inside the clock.
+     * Holding a rank's whole share in one slice by default removed that
+     * copy, but measured quietly it made ompio's collective write 4x
+     * slower at 4 GiB (one 1 GiB write_at_all per rank: the lead's bench
+     * run of 2026-11-23 03:40, tmpfs 0.22x IOR -c where 256 MiB slices
+     * gave 0.92x): the default stays 256 MiB, --transfer-buffer sets it. */
     uint64_t share = o->layout->block_count(&c->write_geom);
     if (o->layout->block_count(&c->read_geom) > share)
         share = o->layout->block_count(&c->read_geom);
-    const bool share_fits = (caps & BACKEND_CAP_TRANSFER) && !o->transfer_buffer_given &&
-                            whole_share_fits(c, share * o->block);
     c->nslots = (caps & BACKEND_CAP_ASYNC) && !(caps & BACKEND_CAP_TRANSFER)
                     ? o->api->queue_depth(o->api_config)
                     : 1;
@@ -684,8 +653,6 @@ static void alloc_buffers(io_ctx *c)
         c->xfer_blocks = o->transfer_buffer / o->block;
         if (c->xfer_blocks == 0)
             c->xfer_blocks = 1;
-        if (share_fits && share > c->xfer_blocks)
-            c->xfer_blocks = share;
         /* no larger than the largest list a rank moves */
         uint64_t most = share;
         uint64_t whole = c->write_geom.file_bytes / o->block; /* prepare/verify of a file */
