@@ -78,6 +78,16 @@ def explain(counters, op, block_bytes=None, before=None):
     return out
 
 
+
+def _page_cache_hits(counters):
+    """'; N of M calls served from the page cache ...' when a broadcast's
+    later readers found what an earlier one read, else ''."""
+    pc = counters.get("page_cache")
+    if not (pc and pc["hits"]):
+        return ""
+    return (f"; {pc['hits']} of {pc['hits'] + pc['misses']} calls served from the page cache "
+            "another rank's read filled")
+
 def _explain(counters, op):
     util = {k: v for k, v in counters["utilisation"].items() if v}
     kind, top = max(((k, min(v["max"], 1.0)) for k, v in util.items()), key=lambda kv: kv[1])
@@ -91,19 +101,12 @@ def _explain(counters, op):
         out["text"] = (f"read start: each rank waits {start * 1e3:.3g} ms for its first bytes (the "
                        f"kernel's first read-ahead, sized from the call), "
                        f"{start / counters['seconds']:.0%} of the phase; busiest resource "
-                       f"{_PLAIN[kind]} {top:.0%}")
-        pc = counters.get("page_cache")
-        if pc and pc["hits"]:
-            out["text"] += (f"; {pc['hits']} of {pc['hits'] + pc['misses']} calls served from the "
-                            "page cache another rank's read filled")
+                       f"{_PLAIN[kind]} {top:.0%}") + _page_cache_hits(counters)
         return out
     if top < BUSY:
         out["text"] = (f"latency: no resource above {BUSY:.0%} busy (busiest: {_PLAIN[kind]} "
-                       f"{top:.0%}); each rank waits for its own requests' round trips")
-        pc = counters.get("page_cache")
-        if pc and pc["hits"]:
-            out["text"] += (f"; {pc['hits']} of {pc['hits'] + pc['misses']} calls served from the "
-                            "page cache another rank's read filled")
+                       f"{top:.0%}); each rank waits for its own requests' round trips"
+                       ) + _page_cache_hits(counters)
         return out
     text = f"{_NAMES[kind]} ({top:.0%} busy)"
     if kind == "disk" and cache and op == "read":
