@@ -688,47 +688,39 @@ static void measure_two_streams(probe_ctx *c, probe_result *r)
         agree_or_fail(c);
         owned_file who = c->stream;
         MPI_Bcast(&who, sizeof who, MPI_BYTE, 0, c->comm);
-        double t = two_streams_pass(c, p, &who, true, &src, buf, buf2, half, TWO_HALVES);
-        agree_or_fail(c);
-        if (c->rank == 0) {
-            add(&r->two_writers_seconds, t);
-            if (!r->fs.memory_backed)
-                page_cache_evict(p);
-        }
-        t = two_streams_pass(c, p, &who, false, &src, buf, buf2, half, TWO_HALVES);
-        agree_or_fail(c);
-        if (c->rank == 0) {
-            add(&r->two_streams_seconds, t);
-            if (!r->fs.memory_backed)
-                page_cache_evict(p);
-        }
-        /* The same file read by both at once, every other block each (an
-         * interleaved layout): the kernel's read-ahead sees neither rank
-         * read on from where it stopped. */
-        t = two_streams_pass(c, p, &who, false, &src, buf, buf2, half, TWO_INTERLEAVED);
-        agree_or_fail(c);
-        if (c->rank == 0) {
-            add(&r->two_interleaved_seconds, t);
-            if (!r->fs.memory_backed)
-                page_cache_evict(p);
-        }
-        /* Four readers of a quarter each at once: on two cores, more
-         * readers than cores (four ranks on two cores). */
-        if (quarters) {
-            t = two_streams_pass(c, p, &who, false, &src, buf, buf2, half, FOUR_QUARTERS);
+        /* The passes over one fresh file, in order; each but the last
+         * evicts the file before the next reads it. */
+        const struct {
+            bool writes;
+            int mode;
+            samples *into;
+        } passes[] = {
+            {true, TWO_HALVES, &r->two_writers_seconds},
+            {false, TWO_HALVES, &r->two_streams_seconds},
+            /* the same file read by both at once, every other block each
+             * (an interleaved layout): the kernel's read-ahead sees neither
+             * rank read on from where it stopped */
+            {false, TWO_INTERLEAVED, &r->two_interleaved_seconds},
+            /* four readers of a quarter each at once: on two cores, more
+             * readers than cores (four ranks on two cores) */
+            {false, FOUR_QUARTERS, quarters ? &r->four_streams_seconds : NULL},
+            /* both read the whole file at once: a broadcast's two readers
+             * of the same bytes, each with its own read-ahead */
+            {false, TWO_WHOLE, &r->two_same_seconds},
+        };
+        const int npasses = (int)(sizeof passes / sizeof passes[0]);
+        for (int k = 0; k < npasses; k++) {
+            if (!passes[k].into)
+                continue;
+            double t = two_streams_pass(c, p, &who, passes[k].writes, &src, buf, buf2, half,
+                                        passes[k].mode);
             agree_or_fail(c);
             if (c->rank == 0) {
-                add(&r->four_streams_seconds, t);
-                if (!r->fs.memory_backed)
+                add(passes[k].into, t);
+                if (k + 1 < npasses && !r->fs.memory_backed)
                     page_cache_evict(p);
             }
         }
-        /* Both read the whole file at once: a broadcast's two readers of
-         * the same bytes, each with its own read-ahead. */
-        t = two_streams_pass(c, p, &who, false, &src, buf, buf2, half, TWO_WHOLE);
-        agree_or_fail(c);
-        if (c->rank == 0)
-            add(&r->two_same_seconds, t);
     }
     if (c->rank == 0)
         remove_if_ours(p, &c->stream);
