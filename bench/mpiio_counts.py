@@ -13,7 +13,7 @@ tools' ranks) samples the same points in both, so neither tool's own
 clock is trusted; the rate printed beside the counts is IOR's rule
 applied to both by the shim (bytes / (last close - first open)).
 
-    python bench/mpiio_counts.py --ior /path/to/ior [--where shm,disk]
+    .venv/bin/python bench/mpiio_counts.py --ior /path/to/ior [--where shm,disk]
         [--only independent,collective,per-call] [--runs 2] [--size 1g]
         [--iterations 2] [--yield-when-idle 0|1] [--bind-to none|core]
         [--keep-tsv DIR]

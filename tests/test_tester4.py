@@ -81,7 +81,7 @@ BAD = [
     ("backends.py", ["--only", "moon"], "--only takes a comma-separated list of uring, memcpy, stdio"),
     ("backends.py", ["--rounds", "0"], "--rounds is gone"),
     ("mpiio_vs_ior.py", ["--ior", "/bin/true", "--size", "abc"], "argument --size: size 'abc'"),
-    ("mpiio_vs_ior.py", ["--ior", "/bin/true", "--rounds", "0"], "argument --rounds"),
+    ("mpiio_vs_ior.py", ["--ior", "/bin/true", "--pairs", "0"], "argument --pairs"),
     ("mpiio_vs_ior.py", ["--ior", "/bin/true", "--where", "moon"], "--where takes shm,disk"),
     ("bonnie_side_by_side.py", ["--size", "abc"], "argument --size: size 'abc'"),
     ("bonnie_side_by_side.py", ["--settle", "-1"], "argument --settle"),
