@@ -22,7 +22,7 @@ from ..studies import add_kind_options, kind_of, refuse_foreign_options, skip_li
 from .machine import machine_by_spec, machine_names
 from .params import describe_parameters
 from .predict import predict_point
-from .scope import refusals
+from .scope import check_pieces, refusals
 
 PREDICTED = "predicted: model of "
 
@@ -94,6 +94,7 @@ def predict_preset(name, machine, **options):
     model leaves out is an error here (a figure must not go missing)."""
     points, skipped = model_points(load_experiment(name), options)
     points, refused = refusals(points, machine)
+    check_pieces(points, machine)
     if skipped or refused:
         raise UsageError(f"pario model {name} {options}: "
                          + "; ".join([f"{p.label()}: {why}" for p, why in skipped] + refused))
@@ -141,6 +142,9 @@ def run_model(args, out=None):
         raise UsageError(f"the model predicts no point of {experiment.origin} on machine {machine.name}: "
                          "every test has a parameter it does not model (listed above); measure it "
                          "with 'pario run'")
+    check_pieces(points, machine)
+    for line in machine.warnings:  # stored with every point too (predict.py)
+        print(f"plan: warning: {line}", file=out)
     # What the engine would refuse to run it would be wrong to predict:
     # the engine's own check of every point (engine_check), as 'pario run'.
     check_plan(engine_path(), points, Path.cwd())
@@ -163,6 +167,9 @@ def run_model(args, out=None):
             store.add_point(run_id, p, "ok", command, doc["model"]["simulation_seconds"], result=doc)
             progress.finish(p.summary(doc) + "; " + "; ".join(
                 f"{ph['name']}: {ph['explanation']['bound']}" for ph in doc["phases"]))
+    except UsageError:
+        store.finish_run(run_id, "incomplete")  # the points before it are kept
+        raise
     except KeyboardInterrupt:
         store.finish_run(run_id, "incomplete")
         print(f"\nrun {run_id} stopped: marked incomplete; finished points are kept", file=sys.stderr)
