@@ -149,3 +149,55 @@ def test_the_read_start_is_held_against_the_short_reads():
     text = _misses(1, docs, "stream_read", "one stream read", 0.0, 0.25e-9, 0.0,
                    lambda b: 0.01)
     assert "last eighth" in text and "4 KiB row" in text
+
+
+@pytest.mark.parametrize("name,text,value", [
+    ("network.backplane_rate", "1TB/s", float(1 << 40)),
+    ("io_node.cache", "1TB", 1 << 40),
+    ("io_node.cache", "1t", 1 << 40),
+    ("io_node.cache", "2p", 2 << 50),
+    ("network.latency", "0", 0.0),
+])
+def test_set_takes_the_units_size_takes(name, text, value):
+    """Item f: t and p as --size takes them, and a time of plain 0."""
+    assert parse_value(name, text) == value
+
+
+def test_a_plan_with_no_point_prints_its_skips_and_the_size_that_fits(tmp_path):
+    """Item m: as 'pario run' does, before the one error line."""
+    r = pario("model", "cfs", "--machine", "ipsc860", "--ranks", "1024", "--blocks", "1m",
+              "--tests", "partitioned", db=tmp_path / "r.sqlite")
+    assert r.returncode == 2
+    assert "plan: skipping partitioned ranks=1024 block=1 MiB" in r.stdout
+    assert "--size 1 GiB or more gives each of 1024 ranks a 1 MiB block" in r.stdout
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_predicted_rank_is_no_straggler():
+    """Item d: the same slow rank in a predicted document gets no straggler
+    line (a predicted rank has no host; the bound line says why it waits)."""
+    from pario.analysis.diagnose import diagnose
+    from test_analysis import point
+
+    measured = point(4, [100, 99, 98], io=[0.2, 0.21, 0.19, 0.9])
+    assert "straggler" in {x.rule for x in diagnose([measured])}
+    predicted = point(4, [100, 99, 98], io=[0.2, 0.21, 0.19, 0.9])
+    predicted.doc["predicted"] = True
+    assert "straggler" not in {x.rule for x in diagnose([predicted])}
+
+
+def test_export_of_a_prediction_has_no_measured_column(tmp_path):
+    """Item k: a predicted run's rows say what they hold in a `predicted`
+    column, not `measured`."""
+    import csv
+    import io
+
+    db = tmp_path / "r.sqlite"
+    r = pario("model", "cfs", "--quick", "--machine", "ipsc860", "--tests", "partitioned",
+              "--ranks", "2", "--blocks", "1m", "--size", "4m", db=db)
+    assert r.returncode == 0, r.stderr
+    e = pario("export", "1", "--csv", db=db)
+    assert e.returncode == 0, e.stderr
+    rows = list(csv.DictReader(io.StringIO(e.stdout)))
+    assert rows and "measured" not in rows[0]
+    assert {row["predicted"] for row in rows} == {"read", "write"}

@@ -13,7 +13,7 @@ from pathlib import Path
 from .. import __version__
 from ..engine import engine_path
 from ..engine_check import check_plan
-from ..errors import UsageError
+from ..errors import NoRunnablePoint, UsageError
 from ..presets import load_experiment
 from ..progress import Progress
 from ..store import Store, default_db_path
@@ -130,7 +130,12 @@ def run_model(args, out=None):
         if options.get(dest) is not None:  # kind options default to None: given
             raise UsageError(f"{flag} acts on real files and does not apply to pario model: drop it")
     refuse_foreign_options(kind, options, experiment.origin)
-    points, skipped = model_points(experiment, options)
+    try:
+        points, skipped = model_points(experiment, options)
+    except NoRunnablePoint as exc:  # the reasons and the size that fits, then the one error line
+        for line in skip_lines(exc.skipped, [], options):
+            print(f"plan: {line}", file=out)
+        raise
     for line in skip_lines(skipped, points, options):
         print(f"plan: {line}", file=out)
     # Before anything is stored: leave out the points whose parameters the

@@ -214,7 +214,9 @@ ATOMIC_APIS = ("mpiio", "hdf5")
 
 _NUMBER = r"(\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?"
 _SIZE_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20,
-               "mb": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
+               "mb": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30,
+               "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40, "p": 1 << 50, "pb": 1 << 50,
+               "pib": 1 << 50}
 _TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
 _QUANTITY = re.compile(r"^\s*(" + _NUMBER + r")\s*([a-z]*)\s*(/s)?\s*$", re.IGNORECASE)
 
@@ -294,6 +296,8 @@ def parse_value(name, text):
         return value
     if p.kind == "rate" and number == 0 and not unit:
         return 0.0
+    if p.kind == "time" and number == 0 and not unit and not per_second:
+        return 0.0  # no time needs no unit, as a rate of 0 needs none
     if p.kind == "time" and not per_second and unit in _TIME_UNITS:
         value = number * _TIME_UNITS[unit]
         if value > MAX_TIME:
