@@ -201,3 +201,75 @@ def test_export_of_a_prediction_has_no_measured_column(tmp_path):
     rows = list(csv.DictReader(io.StringIO(e.stdout)))
     assert rows and "measured" not in rows[0]
     assert {row["predicted"] for row in rows} == {"read", "write"}
+
+
+def test_the_host_page_cache_is_a_size_not_a_switch():
+    """Item o: a cache smaller than one call holds none of it, so a
+    broadcast's later readers read the disk as with no cache; one call's
+    worth is enough for them to share."""
+    def hits(size):
+        sets = [f"host.page_cache={size}", "host.cached_read_rate=100MB/s"]
+        (_, doc), = predict_preset("cfs", load_machine("ipsc860", sets), tests=["broadcast"],
+                                   ranks=["4"], blocks=["4k"], size="256k")
+        read = next(ph for ph in doc["phases"] if ph["name"] == "read")
+        pc = read["iterations"][0]["model"]["counters"].get("page_cache") or {"hits": 0}
+        return pc["hits"], read["summary"]["median_mib_per_s"]
+
+    none, tiny, one = hits(0), hits(1), hits("4k")
+    assert tiny == none and none[0] == 0
+    assert one[0] > 0
+
+
+def test_a_grouped_point_waiting_for_its_token_names_the_token():
+    """Item i: a latency-bound grouped read on a host with no network waits
+    for the token's hand-overs, not for round trips; the bound says so."""
+    from pario.model.explain import explain
+
+    counters = {"seconds": 0.02, "utilisation": {"disk": {"max": 0.34, "mean": 0.3}},
+                "token_handover_seconds": 0.0134}
+    text = explain(counters, "read")["text"]
+    assert "token hand-overs (network.token_latency) take 13.4 ms, 67% of the phase" in text
+    del counters["token_handover_seconds"]
+    assert "round trips" in explain(counters, "read")["text"]
+    # and the simulation counts them for a grouped point
+    (_, doc), = predict_preset("cfs", load_machine("ipsc860", []), tests=["partitioned-g2"],
+                               ranks=["4"], blocks=["4k"], size="256k")
+    counters = doc["phases"][0]["iterations"][0]["model"]["counters"]
+    assert counters["token_handover_seconds"] > 0
+
+
+class _Store:
+    """Runs as compare reads them: {id: (run, [result documents])}."""
+    def __init__(self, runs):
+        self.runs = runs
+
+    def run(self, run_id):
+        if run_id not in self.runs:
+            raise UsageError(f"no run {run_id}")
+        return self.runs[run_id][0]
+
+    def points(self, run_id):
+        import json
+        return [{"status": "ok", "result_json": json.dumps(d)} for d in self.runs[run_id][1]]
+
+
+def test_compare_says_when_the_prediction_is_of_another_machine():
+    """Item j: a measured run against a model of ipsc860, or of a probe of
+    another file system, gets one warning naming both; a probe of the same
+    directory none."""
+    from pario.compare_runs import _other_machine
+
+    def measured(d, fs):
+        return ({"dir": d}, [{"target": {"fs_type": fs, "memory_backed": fs == "tmpfs"}}])
+
+    def model_of(name):
+        return ({"dir": f"predicted: model of {name}"}, [{"model": {"machine": {"name": name}}}])
+
+    store = _Store({1: measured("/var/tmp/x", "ext4"), 2: measured("/dev/shm/x", "tmpfs"),
+                    3: measured("/var/tmp/x", "ext4"), 4: model_of("probe:1"),
+                    5: model_of("probe:2"), 6: model_of("ipsc860")})
+    m_run = store.run(3)
+    assert _other_machine(store, 3, m_run, 4) == ""
+    assert "models probe run 2 (/dev/shm/x, tmpfs (in memory)), not run 3's /var/tmp/x (ext4)" in \
+        _other_machine(store, 3, m_run, 5)
+    assert "models machine ipsc860, not run 3's /var/tmp/x (ext4)" in _other_machine(store, 3, m_run, 6)

@@ -112,6 +112,14 @@ def _explain(counters, op, storage=None):
                        f"{start / counters['seconds']:.0%} of the phase; busiest resource "
                        f"{plain[kind]} {top:.0%}") + _page_cache_hits(counters)
         return out
+    token = counters.get("token_handover_seconds", 0.0)
+    if top < BUSY and token >= START_SHARE * counters["seconds"]:
+        # a grouped run's ranks mostly wait for the token to come round
+        out["text"] = (f"latency: no resource above {BUSY:.0%} busy (busiest: {plain[kind]} "
+                       f"{top:.0%}); the group's token hand-overs (network.token_latency) take "
+                       f"{token * 1e3:.3g} ms, {token / counters['seconds']:.0%} of the phase"
+                       ) + _page_cache_hits(counters)
+        return out
     if top < BUSY:
         out["text"] = (f"latency: no resource above {BUSY:.0%} busy (busiest: {plain[kind]} "
                        f"{top:.0%}); each rank waits for its own requests' round trips"
