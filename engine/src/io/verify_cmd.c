@@ -25,8 +25,8 @@
 
 static void verify_usage(void)
 {
-    printf("usage: pario-engine verify --file FILE --seed S [--iteration I] [--stream N] "
-           "[--size SIZE]\n"
+    printf("usage: pario-engine verify --file FILE --seed S [--iteration I] [--stream N]\n"
+           "                           [--size SIZE]\n"
            "\n"
            "  --file FILE    a file written by pario-engine io (e.g. kept with --keep);\n"
            "                 an HDF5 file (--api hdf5) is checked through its dataset\n"

@@ -5,7 +5,7 @@ eviction, the engine says which), shown in bonnie's own table shape."""
 
 from .. import schema
 from ..figures import Param, Quantity, Record, size_param
-from ..units import parse_size
+from ..units import format_value, parse_size
 from .kernel import COMMON_PARAMS, RATE, KernelKind, KernelPoint
 
 ORDER = ("putc", "block_write", "rewrite", "getc", "block_read", "seeks")
@@ -39,7 +39,7 @@ class BonnieKind(KernelKind):
         if "seeks" in test:
             args += ["--seeks", str(test["seeks"])]
         return [KernelPoint(self.name, test["id"], test.get("title", test["id"]), 1, args, settings, trial,
-                            lambda r: f"block write {r['tests'][2]['mib_per_s']:.1f} MiB/s")
+                            lambda r: f"block write {format_value(r['tests'][2]['mib_per_s'])} MiB/s")
                 for trial in range(1, trials + 1)], []
 
     def records(self, point, result):
