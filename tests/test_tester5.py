@@ -137,3 +137,81 @@ def test_a_model_left_with_only_the_baselines_it_divides_by_is_refused(tmp_path)
     assert r.returncode == 2 and len(lines) == 1, r.stdout + r.stderr
     assert "predicts only the baselines of ascired-load's figures (background = 0)" in lines[0], lines[0]
     assert "plan: leaving out" in r.stdout and _runs(db) == []
+
+
+def test_a_plan_whose_write_loaders_do_not_fit_names_background_as_a_fix(tmp_path):
+    """Small item b: most of the space a loaded point needs is its write
+    loaders' files, which no --size lowers: the line says so."""
+    from types import SimpleNamespace
+
+    import pytest as _pytest
+    from pario.errors import UsageError
+    from pario.space import check_space
+    huge = 1 << 60
+    point = SimpleNamespace(background=1, background_kind="write", label=lambda: "striped ranks=1 loaders=1",
+                            space_needs=lambda d: [(d, huge)])
+    with _pytest.raises(UsageError) as e:
+        check_space([point], tmp_path)
+    assert "(with the write loaders' files)" in str(e.value) and str(e.value).endswith(
+        "or lower --size or --background"), str(e.value)
+    point.background_kind = "cpu"
+    with _pytest.raises(UsageError) as e:
+        check_space([point], tmp_path)
+    assert str(e.value).endswith("or lower --size") and "loaders' files" not in str(e.value)
+
+
+def test_a_bonnie_heading_on_tmpfs_never_claims_an_eviction():
+    """Small item l: '(evicted before reads)' on tmpfs, where nothing can be."""
+    from pario.studies.bonnie import _cache_note
+    assert _cache_note({"evict": True, "memory_backed": True}) == " (tmpfs: every byte in memory, nothing evicted)"
+    assert _cache_note({"evict": True, "memory_backed": False}) == " (evicted before reads)"
+    assert _cache_note({"evict": False}) == ""
+
+
+def test_verify_of_a_per_rank_file_names_the_stream_its_suffix_gives(engine, launcher, shm_dir):
+    """Small item n: a per-rank file verified without --stream failed at
+    offset 0 with no word of the fix, --stream and the rank in its name."""
+    import subprocess
+    p = subprocess.run(launcher.command(2, [engine, "io", "--dir", str(shm_dir), "--name", "pr", "--files", "per-rank",
+                                            "--block", "4k", "--size", "64k", "--iterations", "1", "--keep",
+                                            "--seed", "3", "--phases", "write"]),
+                       capture_output=True, text=True, env=launcher.environment(), timeout=120)
+    assert p.returncode == 0, p.stderr
+    second = shm_dir / "pr.00000001"
+    v = subprocess.run([engine, "verify", "--file", str(second), "--seed", "3"], capture_output=True, text=True,
+                       timeout=60)
+    assert v.returncode == 3 and "the suffix .00000001 names a per-rank file of rank 1: give --stream 1" in v.stderr, \
+        v.stderr
+    ok = subprocess.run([engine, "verify", "--file", str(second), "--seed", "3", "--stream", "1"],
+                        capture_output=True, text=True, timeout=60)
+    assert ok.returncode == 0, ok.stderr
+    for f in shm_dir.iterdir():
+        f.unlink()
+
+
+def test_verify_of_a_damaged_or_copied_hdf5_file(engine, shm_dir):
+    """Small item a: a kept HDF5 file truncated since is a failed check
+    (exit 3, named), not bad input; a copy, which has lost user.pario.size,
+    is checked to the length its dataset states."""
+    import os
+    import shutil
+    import subprocess
+    p = subprocess.run([engine, "io", "--dir", str(shm_dir), "--name", "h5", "--api", "hdf5", "--block", "64k",
+                        "--size", "1m", "--iterations", "1", "--keep", "--seed", "7", "--phases", "write"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    whole = shm_dir / "h5"
+    cut = shm_dir / "h5trunc"
+    cut.write_bytes(whole.read_bytes()[:600000])
+    os.setxattr(cut, "user.pario.size", os.getxattr(whole, "user.pario.size"))
+    v = subprocess.run([engine, "verify", "--file", str(cut), "--seed", "7"], capture_output=True, text=True,
+                       timeout=60)
+    assert v.returncode == 3 and "though pario-engine io wrote it (user.pario.size): it is truncated or damaged" \
+        in v.stderr, v.stderr
+    copy = shm_dir / "h5copy"
+    shutil.copyfile(whole, copy)   # no extended attributes
+    v = subprocess.run([engine, "verify", "--file", str(copy), "--seed", "7"], capture_output=True, text=True,
+                       timeout=60)
+    assert v.returncode == 0 and "1048576 bytes match" in v.stdout, v.stdout + v.stderr
+    for f in shm_dir.iterdir():
+        f.unlink()

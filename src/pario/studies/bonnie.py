@@ -12,6 +12,14 @@ ORDER = ("putc", "block_write", "rewrite", "getc", "block_read", "seeks")
 HEADS = ("Per Char", "Block", "Rewrite", "Per Char", "Block", "Seeks")
 
 
+def _cache_note(record):
+    """What the heading may say of the page cache: evicted before reads,
+    except on a file system in memory (tmpfs), where nothing can be."""
+    if record.get("memory_backed"):
+        return " (tmpfs: every byte in memory, nothing evicted)"
+    return " (evicted before reads)" if record.get("evict") else ""
+
+
 class BonnieKind(KernelKind):
     name = "bonnie"
     description = "bonnie/bigbonnie: per-character, block, rewrite and seek rates with %CPU, one node"
@@ -48,7 +56,8 @@ class BonnieKind(KernelKind):
         p = point["params"]
         base = {"study": self.name, "test": p["test"], "ranks": 1, "chunk": result["params"]["chunk_bytes"],
                 "size": result["params"]["size_bytes"], "figure": p.get("figure", ""),
-                "evict": result["params"]["evict"], "trial": p.get("trial", 1)}
+                "evict": result["params"]["evict"], "trial": p.get("trial", 1),
+                "memory_backed": (result.get("target") or {}).get("memory_backed")}
         out = []
         for t in result["tests"]:
             values = {"cpu": [t["cpu_percent"]]}
@@ -78,7 +87,7 @@ class BonnieKind(KernelKind):
                     best[m] = (v, max(r.values["cpu"]))
             number = f"{first['figure']}. " if first.get("figure") else ""
             lines = [f"\n{number}bonnie, chunk {first['chunk'] // 1024} KiB, file {first['size'] >> 20} MB"
-                     f"{' (evicted before reads)' if first['evict'] else ''}: {unit} and %CPU, best of "
+                     f"{_cache_note(first)}: {unit} and %CPU, best of "
                      f"{len(mine) // len(ORDER)}",
                      "        ---------Sequential Output-------- ---Sequential Input-- ----Random----",
                      "     MB " + " ".join(f"{h:>14}" for h in HEADS),
