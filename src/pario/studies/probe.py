@@ -260,6 +260,10 @@ def probe_tables(records):
                                   f" ({p.params['limited_by']})", ""])
         if "stream_read" in mine:
             notes.append(f"the stream read kept the page cache out with: {mine['stream_read'].params['method']}")
+            ahead = mine["stream_read"].params.get("read_ahead")
+            if ahead:
+                notes.append(f"the device's largest read-ahead window (read_ahead_kb): {format_size(ahead)}; "
+                             "a read's first window is sized from its call up to it")
         notes.append("predicted peak: the slowest component of the path times its parallelism, "
                      "min(one storage stream x servers, memory copy of all ranks), as the CFS "
                      "report's 10 disks x 0.82 MB/s"
@@ -399,6 +403,8 @@ class ProbeKind(Kind):
                 if key == "stream_read":
                     params["method"] = ", ".join(sorted({it["cache_method"] for it in
                                                          c["stream_read"].get("iterations", [])}))
+                    # the device's largest read-ahead window, where it has one
+                    params["read_ahead"] = (c.get("read_ahead") or {}).get("max_bytes")
                 out.append(Record(params, {"value": vals}))
         for phase in ("write", "read"):
             p = result["predicted_peak"][phase]

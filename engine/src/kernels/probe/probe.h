@@ -44,6 +44,8 @@
  *                     with the cache emptied: rank 0 alone, then ranks 0 and
  *                     1 a half each at once (ROMIO's aggregators' transfers)
  *   metadata          every rank creates, stats and removes --ops files
+ *   read-ahead        (a fact, not a timing) the largest read-ahead window
+ *                     of the device behind --dir (its read_ahead_kb)
  *
  * Every file is created exclusively (O_EXCL, never through a symlink)
  * under --dir with the run's name, its identity noted, and removed by the
@@ -109,6 +111,7 @@ typedef struct probe_result {
     char mpi_library[MPI_MAX_LIBRARY_VERSION_STRING];
     int mpi_version, mpi_subversion;
     fs_facts fs;
+    int64_t read_ahead_bytes;   /* the device's read_ahead_kb in bytes; -1 none (tmpfs, network) */
 
     double *memory_per_rank; /* best MiB/s of each rank, all ranks copying at once */
     samples memory_aggregate; /* MiB/s, all ranks */

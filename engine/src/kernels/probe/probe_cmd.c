@@ -1031,6 +1031,7 @@ static void gather_facts(probe_ctx *c, probe_result *r)
     r->host_of = malloc(sizeof(int) * (size_t)c->nranks);
     r->nhosts = hosts_place(r->hosts, c->nranks, r->host_of);
     fs_facts_of(c->o->dir, &r->fs);
+    r->read_ahead_bytes = r->fs.memory_backed ? -1 : read_ahead_bytes_of(c->o->dir);
     if (c->rank == 0)
         r->memory_per_rank = calloc((size_t)c->nranks, sizeof(double));
 }

@@ -395,6 +395,16 @@ int probe_result_save_json(const probe_result *r, const char *path)
     write_samples(&j, "seconds", &r->stream_read_cached_seconds, false);
     json_object_end(&j);
 
+    /* The kernel's largest read-ahead window on the target's device: the
+     * model sizes a read's first, synchronous read-ahead with it. */
+    if (r->read_ahead_bytes >= 0) {
+        json_object_begin(&j, "read_ahead");
+        json_uint(&j, "max_bytes", (uint64_t)r->read_ahead_bytes);
+        json_string(&j, "source", "read_ahead_kb of the block device behind --dir (/sys/dev/block)");
+        json_object_end(&j);
+    } else {
+        json_null(&j, "read_ahead");
+    }
     if (r->stream_read_short_seconds.n) {
         json_object_begin(&j, "stream_read_short");
         json_uint(&j, "bytes", r->short_bytes);
