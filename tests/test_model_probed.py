@@ -81,6 +81,9 @@ def test_probe_measures_the_stream_at_each_call_size(runs):
     ahead = (json.loads(con.execute("SELECT result_json FROM points WHERE run_id=1").fetchone()[0])
              ["components"].get("read_ahead") or {}).get("max_bytes")
     assert ("the device's largest read-ahead window (read_ahead_kb)" in table) == bool(ahead)
+    counted = (json.loads(con.execute("SELECT result_json FROM points WHERE run_id=1").fetchone()[0])
+               ["components"]["two_interleaved"].get("device_reads"))
+    assert ("device read requests at 4 KiB calls (median of trials): one stream" in table) == bool(counted)
     for row in ("token hand-over, ring of all ranks", "token hand-over, a yielding thread beside each rank",
                 "collective MPI-IO write call, 1 byte per rank", "collective MPI-IO read call, 1 byte per rank",
                 "byte-range lock and unlock (fcntl)"):
@@ -114,6 +117,11 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
         assert "probe run 1" in flat[key]["source"] and "mpi.hosts" in flat[key]["source"], key
     assert "probe run 1" in flat["agent.cb_buffer"]["source"]
     assert "4 KiB calls" in flat["disk.write_rate"]["source"]
+    # where the probe counted the device's requests, the readers' rates say how read-ahead cut them
+    counted = json.loads(sqlite3.connect(runs["db"]).execute(
+        "SELECT result_json FROM points WHERE run_id=1").fetchone()[0])["components"]["two_interleaved"]
+    assert ("the device's read requests over the pass" in flat["disk.interleaved_read_rate"]["source"]) == \
+        bool(counted.get("device_reads"))
     # the numbers are the probe's: the 1 MiB stream's time is rebuilt within the fit's scatter
     con = sqlite3.connect(runs["db"])
     docs = [json.loads(t) for (t,) in con.execute("SELECT result_json FROM points WHERE run_id=1")]
@@ -151,7 +159,7 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
     def start_at(b):
         if "was taken off every call size" in m.sources["disk.rate"]:  # a noisy short read
             return max(0.0, (s0 + s1) / 2)
-        x = at(b) if ra else min(b, 64 << 10)
+        x = at(min(b, 64 << 10))  # the probe's own fits stay within its starts' data
         return latency + (x / m["disk.read_start_rate"] if m["disk.read_start_rate"] else 0.0)
     for which, rate, over, oc, start in (
             ("stream_write", "disk.write_rate", "disk.write_overhead", "file.open_close_write", 0),

@@ -48,4 +48,10 @@ int page_cache_evict(const char *path);
  * the window up to this. */
 int64_t read_ahead_bytes_of(const char *path);
 
+/* The read requests the block device behind `path` has completed, and
+ * their bytes, since boot (/sys/dev/block/MAJ:MIN/stat: reads completed,
+ * sectors read x 512): around a read, how the kernel's read-ahead cut it
+ * into device requests.  0, or -1 when there is no device to ask. */
+int device_reads_of(const char *path, uint64_t *requests, uint64_t *bytes);
+
 #endif

@@ -162,6 +162,25 @@ def _stream_fit(run_id, docs, which, open_close, start=None):
     return per_call, per_byte, rows, size
 
 
+def _device_requests(docs, row):
+    """'; the device's read requests ...' of a read pass against the one
+    stream's at each call size (how the kernel's read-ahead cut them), or ''
+    where the probe did not count them."""
+    from ..studies.probe import device_request_bytes
+
+    sizes = []
+    for d in sorted(docs, key=lambda d: d["params"].get("block_bytes", 0)):
+        c = d["components"]
+        mine, one = device_request_bytes(c.get(row)), device_request_bytes(c.get("stream_read"))
+        if mine and one:
+            sizes.append(f"{format_size(c[row]['block_bytes'])} calls {mine / 1024:.0f} KiB "
+                         f"(one stream {one / 1024:.0f})")
+    if not sizes:
+        return ""
+    return ("; the device's read requests over the pass, median of trials (the kernel's read-ahead "
+            "windows): " + ", ".join(sizes))
+
+
 def _read_ahead(c, where, overrides):
     """(bytes, source) of disk.read_ahead: the probe's record of the
     device's read_ahead_kb, or a --set of it (an older probe did not record
@@ -431,7 +450,10 @@ def machine_from_probe(store, run_id, overrides=()):
                     "disk.read_start_limit": limit, "disk.read_ahead": read_ahead}
 
     def start(block):
-        return read_start.start_seconds(start_values, block)
+        # within the probe's own data: a call size whose start it did not
+        # measure (no whole call in the stream's last eighth) starts as the
+        # largest it did, window or not
+        return read_start.largest_call_start(start_values, block)
 
     def read_fit(row, open_close):
         """A read row's fit after each rank's start at each call size; where
@@ -535,7 +557,7 @@ def machine_from_probe(store, run_id, overrides=()):
                              "was too busy for a steady probe; run 'pario probe' again with a larger --size")
         put(key, _rate(1 / per_byte),
             f"{table2} {measured}: {rows} for {format_size(size)}; least squares as for the one "
-            f"stream gives {per_byte * 1e9:.4g} ns per byte"
+            f"stream gives {per_byte * 1e9:.4g} ns per byte" + _device_requests(docs, row)
             + (" (after the read's fixed start at each call size: the readers start side "
                "by side)" if row != "two_writers" and (latency or start_rate) else "") + fallback)
         if over_key:

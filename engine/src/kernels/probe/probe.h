@@ -100,6 +100,12 @@ typedef struct read_iteration {
 } read_iteration;
 
 
+/* The device's read requests over each trial of a read pass (rank 0's
+ * view of the whole device: on a quiet machine, the pass's own). */
+typedef struct device_reads {
+    samples requests, bytes;
+} device_reads;
+
 typedef struct probe_result {
     const probe_options *opts;
     int argc;
@@ -144,6 +150,9 @@ typedef struct probe_result {
      * then both reading all of it at once, every block each (the same
      * bytes: a broadcast). */
     samples two_interleaved_seconds, four_streams_seconds, two_same_seconds;
+    /* the device's read requests over the one stream's read and each read
+     * pass of two or four readers: how read-ahead cut them */
+    device_reads stream_read_dev, two_streams_dev, two_interleaved_dev, four_streams_dev, two_same_dev;
     /* MPI messages rank 1 -> rank 0 (two ranks or more). */
     bool have_messages;
     uint64_t message_bytes;                      /* in --block messages */
