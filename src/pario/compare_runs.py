@@ -20,6 +20,7 @@ from .analysis.compare import (EQUAL, FASTER, NOISE_FLOOR, SAME, SLOWER, TOLERAN
                                compare, differing, identity, regressions)
 from .errors import UsageError
 from .runs import measured_points, stored_records
+from .units import format_value
 
 # Points named in full on an "only in" line; beyond this, a count per test
 # and the first few.
@@ -76,7 +77,7 @@ def _print_wrapped(text, out):
 
 
 def _value(point, x):
-    return format(x, point.quantity.fmt if point.quantity else ".1f")
+    return format_value(x, point.quantity.fmt if point.quantity else ".1f")
 
 
 def prediction_table(store, run_a, run_b):

@@ -7,17 +7,19 @@ document of the engine's schema, marked predicted, stored as a run whose
 directory column reads "predicted: model of M" so `list`, `show` and
 `plot` say so."""
 
+import math
 import sys
 from pathlib import Path
 
 from .. import __version__
+from ..checks import check_out
 from ..engine import engine_path
 from ..engine_check import check_plan
 from ..errors import UsageError
-from ..presets import load_experiment
+from ..presets import load_experiment, preset_figures
 from ..progress import Progress
 from ..store import Store, default_db_path
-from ..units import format_size
+from ..units import engine_size, format_size
 from ..studies import add_kind_options, kind_of, refuse_foreign_options, skip_lines
 from .machine import machine_by_spec, machine_names
 from .params import describe_parameters
@@ -118,6 +120,7 @@ def run_model(args, out=None):
         return 0
     if not args.experiment:
         raise UsageError("pario model needs an experiment: e.g. 'pario model cfs --machine ipsc860'")
+    check_out(args.out)  # as 'pario run': before anything is stored
     experiment = load_experiment(args.experiment)
     preset = experiment.data
     kind = kind_of(preset)
@@ -141,13 +144,26 @@ def run_model(args, out=None):
         raise UsageError(f"the model predicts no point of {experiment.origin} on machine {machine.name}: "
                          "every test has a parameter it does not model (listed above); measure it "
                          "with 'pario run'")
+    _refuse_baselines_only(experiment, points)
     # What the engine would refuse to run it would be wrong to predict:
     # the engine's own check of every point (engine_check), as 'pario run'.
     check_plan(engine_path(), points, Path.cwd())
+    for line in machine.warnings:  # stored with every point too: show and report say it again
+        print(f"plan: warning: {line}", file=out)
     for line in getattr(kind, "plan_notes", lambda *a: [])(preset, points, options):
         print(f"plan: {line}", file=out)
 
-    label = PREDICTED + machine.name + "".join(f" --set {k}={v}" for k, v in machine.overrides.items())
+    label = PREDICTED + machine.name + _sets(machine)
+    _refuse_too_many_pieces(points, machine)
+    # A machine whose times overflow (an absurd --set: a rate of 1e-320,
+    # a latency of 1e308 s) predicts 0.0 MiB/s "nan% busy": refused before
+    # anything is stored, from its first point; a later point that still
+    # does is stored as failed, never as a prediction of zero.
+    first = predict_point(points[0], machine)
+    why = unphysical(first)
+    if why:
+        raise UsageError(f"the model of {machine.name}{_sets(machine)} predicts {why} for "
+                         f"{points[0].label()}: its times overflow; give --set values in a physical range")
     store = store or Store(args.db or default_db_path())
     run_id = store.start_run(preset["name"], preset.get("title", ""), label, sys.argv, options,
                              "model", __version__, kind=kind.name,
@@ -156,10 +172,17 @@ def run_model(args, out=None):
           f"results in {store.path}", file=out)
     progress = Progress(len(points))
     try:
-        for p in points:
+        for i, p in enumerate(points):
             progress.start(p.label())
-            doc = predict_point(p, machine)
+            doc = first if i == 0 else predict_point(p, machine)
             command = ["pario", *doc["argv"]]
+            why = unphysical(doc)
+            if why:
+                error = f"the model predicts {why}: its times overflow; give --set values in a physical range"
+                store.add_point(run_id, p, "failed", command, doc["model"]["simulation_seconds"], error=error)
+                progress.note(f"point failed: {p.label()}: {error}")
+                progress.finish("failed")
+                continue
             store.add_point(run_id, p, "ok", command, doc["model"]["simulation_seconds"], result=doc)
             progress.finish(p.summary(doc) + "; " + "; ".join(
                 f"{ph['name']}: {ph['explanation']['bound']}" for ph in doc["phases"]))
@@ -168,11 +191,65 @@ def run_model(args, out=None):
         print(f"\nrun {run_id} stopped: marked incomplete; finished points are kept", file=sys.stderr)
         return 130
     store.finish_run(run_id, "complete")
-    from ..runner import show_run
+    from ..runner import EXIT_PLOTS_NOT_WRITTEN, show_stored_run
 
-    show_run(store, run_id, out, plots_dir=args.out)
+    plotted = show_stored_run(store, run_id, out, args.out)
     store.close()
-    return 0
+    return 0 if plotted else EXIT_PLOTS_NOT_WRITTEN
+
+
+def _refuse_baselines_only(experiment, points):
+    """Every figure of the experiment divides by a baseline (ascired-load:
+    rate under load / rate alone) and the model left only baseline points
+    (it has no loaders): each figure would be a point divided by itself."""
+    figures = preset_figures(experiment.data)
+    if not figures or not all(f.normalise for f in figures):
+        return
+    if all(any(all(p.params().get(k) == v for k, v in f.normalise.items()) for f in figures) for p in points):
+        at = ", ".join(dict.fromkeys(f"{k} = {v}" for f in figures for k, v in f.normalise.items()))
+        raise UsageError(f"the model predicts only the baselines of {experiment.origin}'s figures ({at}), "
+                         "which every figure divides by: each would be one point divided by itself; "
+                         f"measure it with 'pario run {experiment.origin}'")
+
+
+# Stripe-unit pieces one phase of a point may cut into: the model simulates
+# each piece, and a full cfs point (1 GiB in 4 KiB units: 262144 pieces)
+# must still run; a --set stripe.unit of a few bytes cut a 32 MiB quick
+# point into 4 million pieces and ran for many minutes with no word.
+MAX_PIECES = 1 << 20
+
+
+def _refuse_too_many_pieces(points, machine):
+    """One line naming the smallest stripe.unit that keeps every point
+    within MAX_PIECES, before anything is stored."""
+    unit = machine["stripe.unit"]
+    for p in points:
+        moved = p.size * (p.ranks if p.layout == "broadcast" else 1)
+        pieces = -(-p.block // unit) * (moved // p.block)
+        if pieces > MAX_PIECES:
+            least = unit
+            while -(-p.block // least) * (moved // p.block) > MAX_PIECES:
+                least *= 2
+            raise UsageError(f"stripe.unit {format_size(unit)} cuts {p.label()} ({format_size(moved)} per "
+                             f"phase) into {pieces} pieces, more than the model simulates ({MAX_PIECES}): "
+                             f"use --set stripe.unit={engine_size(least)} or more")
+
+
+def unphysical(doc):
+    """What is wrong with a predicted document whose numbers are not a
+    measurement's ("a rate of 0.0 MiB/s", "a time of inf s"), or ""."""
+    for ph in doc["phases"]:
+        for it in ph["iterations"]:
+            seconds, rate = it["seconds"], it["mib_per_s"]
+            if not (math.isfinite(seconds) and seconds > 0):
+                return f"a {ph['name']} time of {seconds:g} s"
+            if it["bytes"] and not (math.isfinite(rate) and rate > 0):
+                return f"a {ph['name']} rate of {rate:g} MiB/s"
+    return ""
+
+
+def _sets(machine):
+    return "".join(f" --set {k}={v}" for k, v in machine.overrides.items())
 
 
 def bound_lines(store, run_id):

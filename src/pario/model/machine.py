@@ -41,6 +41,10 @@ class Machine:
     # cached regimes (reads that may hit the cache, writes without fsync)
     # are not predicted (model/scope.py refuses them).
     host_page_cache: bool = False
+    # What the user must hear about the values (a probe's fitted line that
+    # misses the probe's own rows): printed by the plan, stored with every
+    # predicted point, shown under the run's tables.
+    warnings: list = field(default_factory=list)
 
     def __getitem__(self, key):
         return self.values[key]

@@ -100,5 +100,5 @@ def predict_point(point, machine, env_factory=Environment):
         "kept_files": [],
         "warnings": [f"predicted by the model of machine {machine.name}, not measured"
                      + (f" (with --set {', '.join(f'{k}={v}' for k, v in machine.overrides.items())})"
-                        if machine.overrides else "")],
+                        if machine.overrides else "")] + list(machine.warnings),
     }

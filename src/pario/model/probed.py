@@ -201,6 +201,27 @@ def _read_ahead(c, where, overrides):
     return 0, f"{where}: {why}: the read's start grows with the call, up to disk.read_start_limit"
 
 
+# A fitted stream line must give back the probe's own rows within the
+# model's own tolerance (issue 12: predictions within 25 %).
+FIT_TOLERANCE = 0.25
+
+
+def _misfit(docs, which, open_close, per_call, per_byte, start=None):
+    """The probe's rows of a stream that its fitted line (open/close, a
+    cost per call and per byte, a read's start) misses by more than
+    FIT_TOLERANCE: "1 MiB calls 3.07x" (the line's time / the measured), or ""."""
+    out = []
+    for d in docs:
+        c = d["components"].get(which)
+        if not c:
+            continue
+        b, size, t = c["block_bytes"], c["bytes"], c["seconds"]["best"]
+        line = open_close + (size // b) * max(per_call, 0.0) + size * per_byte + (start(b) if start else 0.0)
+        if t > 0 and line > 0 and abs(line / t - 1) > FIT_TOLERANCE:
+            out.append((b, line / t))
+    return ", ".join(f"{format_size(b)} calls {r:.2f}x" for b, r in sorted(out))
+
+
 def _read_start(run_id, docs, open_close, table2, read_ahead=0):
     """(latency s, start rate B/s, source of each) of disk.read_latency and
     disk.read_start_rate (read_start.py): at each call size the probe read
@@ -337,7 +358,7 @@ def machine_from_probe(store, run_id, overrides=()):
     host = (main["mpi"].get("hosts") or [{}])[0].get("name", "?")
     where = f"probe run {run_id} ({t.get('dir')} {t.get('fs_type')} on {host}, {main['mpi']['ranks']} ranks)"
     table2, table3 = f"{where}, Table 2", f"{where}, Table 3"
-    v, src = {}, {}
+    v, src, warnings = {}, {}, []
 
     def put(key, text, source):
         v[key], src[key] = text, source
@@ -495,6 +516,15 @@ def machine_from_probe(store, run_id, overrides=()):
             put(over_key, "0s", fit + "; a negative slope is noise: no cost per call")
         else:
             put(over_key, _time(overhead), fit)
+        # what the model will predict for the probe's own rows (a read with
+        # its start at each call size), held to them
+        miss = disk_byte > 0 and which in ("stream_read", "stream_write") and _misfit(
+            docs, which, oc, per_call, per_byte, start if which == "stream_read" else None)
+        if miss:
+            warnings.append(f"probe run {run_id}'s fitted '{label}' misses the probe's own rows (the "
+                            f"line's time at {miss} the measured): the machine was too busy for a steady "
+                            f"probe, so predictions from probe:{run_id} may miss as much; probe again on a "
+                            "quiet machine")
         if disk_byte <= 0:
             raise UsageError(f"probe run {run_id}: the storage stream ({which}) took less time at small "
                              "calls than at large ones, which leaves no time per byte: the machine was "
@@ -609,7 +639,7 @@ def machine_from_probe(store, run_id, overrides=()):
     values = {k: parse_value(k, v[k]) for k in PARAMS}
     machine = Machine(name=f"{PREFIX}{run_id}", title=f"this host as {where} measured it",
                       values=values, sources=dict(src), host_page_cache=True,
-                      file_name=f"{PREFIX}{run_id}", source=f"pario {where}")
+                      file_name=f"{PREFIX}{run_id}", source=f"pario {where}", warnings=warnings)
     machine.written = {k: v[k] for k in PARAMS}
     check_relations(values, f"machine {PREFIX}{run_id}")
     apply_overrides(machine, overrides)

@@ -14,7 +14,7 @@ from .. import schema
 from ..errors import UsageError
 from ..figures import Param, Quantity, Record, size_param
 from ..launch import cores
-from ..units import engine_size, format_size, parse_size
+from ..units import engine_size, format_size, format_value, parse_size
 from . import Kind, Measure, Option, csv_list, positive_int, refuse_repeats
 from .io import int_list, sweep_of
 
@@ -183,7 +183,7 @@ def device_request_bytes(component):
 def _fmt(v, unit):
     if unit == "s":
         return f"{v:.7f}"
-    return f"{v:.1f}" if v < 1e4 else f"{v:.0f}"
+    return format_value(v) if v < 1e4 else f"{v:.0f}"
 
 
 # Rows measured at the probe point's call size: one row per --stream-blocks size.
