@@ -107,8 +107,11 @@ def _explain(counters, op, storage=None):
     if top < BUSY and start >= START_SHARE * counters["seconds"]:
         # a local host's read is mostly each rank's fixed start (read_start.py)
         out["bound"] = "read_start"
+        window = counters.get("read_start_window")
+        sized = (f"a {window / (1 << 20):.3g} MiB window opened for its call, disk.read_ahead"
+                 if window else "sized from the call")
         out["text"] = (f"read start: each rank waits {start * 1e3:.3g} ms for its first bytes (the "
-                       f"kernel's first read-ahead, sized from the call), "
+                       f"kernel's first read-ahead, {sized}), "
                        f"{start / counters['seconds']:.0%} of the phase; busiest resource "
                        f"{plain[kind]} {top:.0%}") + _page_cache_hits(counters)
         return out

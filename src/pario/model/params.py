@@ -109,11 +109,18 @@ PARAMS = {p.name: p for p in [
     Param("disk.read_start_rate", "rate", "B/s",
           "growth of disk.read_latency with the call size: a rank whose read calls are b bytes "
           "pays disk.read_latency + b / read_start_rate (the kernel sizes its first read-ahead, "
-          "which the first call waits for whole, from the call; 0 = the same start for any call "
-          "size)"),
+          "which the first call waits for whole, from the call; with disk.read_ahead set, b is "
+          "that first window, not the call; 0 = the same start for any call size)"),
     Param("disk.read_start_limit", "size", "B",
           "the call size up to which disk.read_start_rate applies: a larger call starts as one of "
           "this size (the largest call the probe measured the start at; 0 = no limit)"),
+    Param("disk.read_ahead", "size", "B",
+          "the kernel's largest read-ahead window on the file's device (its read_ahead_kb): a "
+          "reader's first read-ahead, which its first call waits for whole, is sized from the "
+          "call as Linux does it (the call's pages rounded up to a power of two, times 4 up to a "
+          "32nd of this, times 2 up to a quarter, else this), and disk.read_latency grows with "
+          "that window at disk.read_start_rate; 0 = not known: the start grows with the call, up "
+          "to disk.read_start_limit"),
     Param("disk.shared_read_rate", "rate", "B/s",
           "disk.rate while two or more ranks read different bytes at once (several streams of "
           "one file, or several files; 0 = disk.rate)"),

@@ -169,7 +169,7 @@ class Simulation:
         # with the other ranks, not on the disk.  A two-phase point's
         # aggregators read ROMIO's buffers (agent.cb_buffer at most).
         self.read_latency = read_start.start_seconds(m, point.block)
-        self.aggregator_read_latency = read_start.start_seconds(m, m["agent.cb_buffer"] or point.block)
+        self.aggregator_read_latency = read_start.largest_call_start(m, m["agent.cb_buffer"] or point.block)
         # A shared file under munix is one token between agents (ASCI Red
         # report, section 2.6); with one agent there is no one to serialise.
         # An MPI-IO or HDF5 test states its own semantics: --atomic is
@@ -556,6 +556,9 @@ class Simulation:
             out["disk_read_rate"] = self.read_rate_key
             if self.two_phase is None and self.read_latency:
                 out["read_start_seconds"] = self.read_latency
+                if self.machine["disk.read_ahead"]:  # the first window the start waits for
+                    out["read_start_window"] = read_start.first_window(self.point.block,
+                                                                       self.machine["disk.read_ahead"])
         if self.two_phase is not None:
             out["collective_buffers"] = self.buffers.counters(self.two_phase, self.op)
         caches = [ion.cache for ion in self.io_nodes if ion.cache is not None]
