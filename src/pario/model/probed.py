@@ -341,6 +341,52 @@ def _buffer_rates(put, run_id, rows, oc_write, oc_read, table2, where):
             + " over its bytes")
 
 
+# How far a fitted line may miss the probe's own rows: within the model's
+# own 25 % it is quiet; beyond it every prediction carries a warning; past
+# MISS_REFUSED (an order of magnitude) the line predicts nothing of the rows
+# it came from and the machine is refused.
+MISS_WARNED = 1.25
+MISS_REFUSED = 10.0
+# Rows shorter than this the probe itself calls unsteady ("a stream lasted
+# under 0.05 s", the engine's probe_result.c): a miss there is warned, never
+# refused (a small --size probe on a shared machine misses them by several
+# times with nothing wrong but the size).
+STEADY_SECONDS = 0.05
+
+
+def _misses(run_id, docs, which, label, per_call, per_byte, open_close, start):
+    """The worst of the probe's own `which` rows against the fitted line
+    (and, for the read stream, its short reads against the line with the
+    read's fixed start): None within MISS_WARNED, else a warning line;
+    past MISS_REFUSED one line refusing the machine."""
+    misses = []
+    for d in docs:
+        for row, name in ((which, "stream"),
+                          ("stream_read_short" if which == "stream_read" else None, "last eighth")):
+            c = d["components"].get(row) if row else None
+            if not c or not c["seconds"]["best"] or c["seconds"]["best"] <= 0:
+                continue
+            b, size, measured = c["block_bytes"], c["bytes"], c["seconds"]["best"]
+            predicted = (-(-size // b)) * per_call + size * per_byte + open_close + start(b)
+            if predicted > 0:
+                misses.append((max(predicted / measured, measured / predicted), b, name, size,
+                               measured, predicted))
+
+    def text(miss, why):
+        factor, b, name, size, measured, predicted = miss
+        return (f"probe run {run_id}'s fitted '{label}' misses its own {format_size(b)} row "
+                f"({name}, {format_size(size)}) by {factor:.1f}x: {predicted * 1e3:.3g} ms predicted "
+                f"against {measured * 1e3:.3g} ms measured, beyond the model's 25 %; the machine was "
+                f"too busy for a steady probe, {why}: run 'pario probe' again on a quiet machine")
+
+    steady = [m for m in misses if m[4] >= STEADY_SECONDS and m[0] > MISS_REFUSED]
+    if steady:
+        raise UsageError(text(max(steady), f"and a line {MISS_REFUSED:.0f}x off predicts nothing"))
+    if not misses or max(misses)[0] <= MISS_WARNED:
+        return None
+    return text(max(misses), "so predictions from it are not this host's")
+
+
 def _time(seconds):
     return f"{seconds * 1e6:.4g}us"
 
@@ -362,6 +408,14 @@ def machine_from_probe(store, run_id, overrides=()):
 
     def put(key, text, source):
         v[key], src[key] = text, source
+
+    warnings = []
+    memory_storage = bool(t.get("memory_backed") or t.get("fs_type") == "tmpfs")
+    if memory_storage:
+        # the probe said so; every prediction from its machine must too
+        warnings.append(f"probe run {run_id}'s storage ({t.get('dir')}) was {t.get('fs_type')}, "
+                        "memory: its 'disks' and 'rates to storage' are memory rates, not a "
+                        "disk's; probe a directory on a disk for a disk's")
 
     _need(run_id, c, "stream_read_cached", "cached stream read")
     _need(run_id, c, "stream_write_new", "stream write into a new file")
@@ -506,6 +560,11 @@ def machine_from_probe(store, run_id, overrides=()):
             fallback = ""
         overhead = per_call
         disk_byte = per_byte
+        if disk_byte > 0:
+            miss = _misses(run_id, docs, which, label, max(per_call, 0.0), per_byte, oc,
+                           start if which == "stream_read" else (lambda b: 0.0))
+            if miss:
+                warnings.append(miss)
         fit = (f"{table2} '{label}': {rows} for {format_size(size)}; least squares of the time "
                f"against the number of calls gives {per_call * 1e6:.3g} us per call and "
                f"{per_byte * 1e9:.4g} ns per byte (after the open/close of Table 3"
@@ -639,7 +698,9 @@ def machine_from_probe(store, run_id, overrides=()):
     values = {k: parse_value(k, v[k]) for k in PARAMS}
     machine = Machine(name=f"{PREFIX}{run_id}", title=f"this host as {where} measured it",
                       values=values, sources=dict(src), host_page_cache=True,
-                      file_name=f"{PREFIX}{run_id}", source=f"pario {where}", warnings=warnings)
+                      file_name=f"{PREFIX}{run_id}", source=f"pario {where}",
+                      warnings=warnings,
+                      storage=(f"memory ({t.get('fs_type')} storage)" if memory_storage else ""))
     machine.written = {k: v[k] for k in PARAMS}
     check_relations(values, f"machine {PREFIX}{run_id}")
     apply_overrides(machine, overrides)
