@@ -51,16 +51,58 @@ def test_one_agent_has_no_token_but_masync_still_saves_munix_overhead():
     assert relaxed / atomic == pytest.approx(1 + overhead, rel=0.02)
 
 
+@pytest.mark.parametrize("name,text,phrase", [
+    ("disk.rate", "1e-320MB/s", "below any real rate"),
+    ("network.link_rate", "10/s", "below any real rate"),
+    ("network.latency", "1e308s", "longer than any one cost"),
+    ("disk.overhead", "1e300s", "longer than any one cost"),
+])
+def test_values_whose_times_overflow_are_refused(name, text, phrase):
+    """Item 8: finite values past any machine's (they made 0.0 MiB/s and
+    'nan% busy' predictions)."""
+    with pytest.raises(UsageError, match=phrase):
+        parse_value(name, text)
+    assert parse_value(name, "0" if "rate" in name else "0s") == 0  # 0 keeps its meaning
+
+
 def test_a_prefetch_larger_than_the_cache_is_refused():
     with pytest.raises(UsageError, match="io_node.prefetch at most 250"):
         load_machine("ipsc860", ["io_node.prefetch=65536"])
 
 
+def test_a_phase_with_no_rate_is_not_stored_as_a_prediction():
+    """Item 8's last guard: parameters each in range that together leave a
+    phase no time or rate raise one line rather than a 0.0 MiB/s point."""
+    m = load_machine("ipsc860", [])
+    m.values["disk.rate"] = m.values["disk.write_rate"] = math.inf  # past parse_value's ranges
+    m.values["disk.overhead"] = m.values["disk.write_overhead"] = 0.0
+    m.values["network.latency"] = m.values["client.call_overhead"] = 0.0
+    m.values["network.link_rate"] = m.values["io_node.memory_rate"] = 0.0
+    m.values["io_node.request_overhead"] = m.values["file.open_close_write"] = 0.0
+    m.values["file.open_close_read"] = 0.0
+    m.values["io_node.cache"] = 0
+    with pytest.raises(UsageError, match="no rate to predict"):
+        predict_preset("cfs", m, tests=["partitioned"], ranks=["1"], blocks=["1m"], size="1m")
+
+
 def test_a_stripe_unit_that_cuts_a_point_into_millions_is_refused():
     """Item 9: stripe.unit=8 ran a quick point for many minutes."""
-    with pytest.raises(UsageError, match=r"into 4194304 pieces, more than the model simulates"):
+    with pytest.raises(UsageError, match=r"into 4194304 pieces, .* use --set stripe.unit=32 or more"):
         predict_preset("cfs", load_machine("asci-red", ["stripe.unit=8"]), tests=["partitioned"],
                        ranks=["2"], blocks=["1m"], size="32m")
+
+
+def test_ascired_load_without_loaders_is_refused_and_nothing_stored(tmp_path):
+    """Item 6: every loaded point left out leaves the baseline over itself;
+    one line, exit 2, no database made."""
+    db = tmp_path / "r.sqlite"
+    r = pario("model", "ascired-load", "--machine", "ipsc860", db=db)
+    assert r.returncode == 2, r.stdout
+    assert "which is all test write-load varies" in r.stdout
+    assert "which is all test cpu-load varies" in r.stdout
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "measure it with 'pario run'" in lines[0], r.stderr
+    assert not db.exists()
 
 
 def _rows(which, rows):
@@ -129,6 +171,19 @@ def test_a_plan_with_no_point_prints_its_skips_and_the_size_that_fits(tmp_path):
     assert "plan: skipping partitioned ranks=1024 block=1 MiB" in r.stdout
     assert "--size 1 GiB or more gives each of 1024 ranks a 1 MiB block" in r.stdout
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_predicted_rank_is_no_straggler():
+    """Item d: the same slow rank in a predicted document gets no straggler
+    line (a predicted rank has no host; the bound line says why it waits)."""
+    from pario.analysis.diagnose import diagnose
+    from test_analysis import point
+
+    measured = point(4, [100, 99, 98], io=[0.2, 0.21, 0.19, 0.9])
+    assert "straggler" in {x.rule for x in diagnose([measured])}
+    predicted = point(4, [100, 99, 98], io=[0.2, 0.21, 0.19, 0.9])
+    predicted.doc["predicted"] = True
+    assert "straggler" not in {x.rule for x in diagnose([predicted])}
 
 
 def test_export_of_a_prediction_has_no_measured_column(tmp_path):

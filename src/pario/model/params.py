@@ -235,6 +235,12 @@ _EXAMPLES = {"size": "4k, 1000k or 5MB", "rate": "2.8MB/s", "time": "0.4ms or 0.
 # model simulates: every one is an object of the event core, and a
 # hundred million of them never finish (a run left incomplete).
 MAX_COUNT = 65536
+# Physical ranges of times and rates: no one cost of a machine takes an
+# hour, and no link or disk moves less than a KiB a second.  Values past
+# them (1e308s, 1e-320MB/s) overflow a phase's time to infinity or its
+# rate to 0.0 MiB/s with "nan% busy", which must not be stored.
+MAX_TIME = 3600.0
+MIN_RATE = 1024.0
 
 
 def _bad(name, text, kind, choices=()):
@@ -290,13 +296,21 @@ def parse_value(name, text):
             raise _bad(name, text, p.kind)
         return int(value)
     if p.kind == "rate" and per_second and unit in _SIZE_UNITS:
-        return number * _SIZE_UNITS[unit]
+        value = number * _SIZE_UNITS[unit]
+        if 0 < value < MIN_RATE:
+            raise UsageError(f"{name} = '{text}' is below any real rate: use at least 1k/s "
+                             "(or 0 where 0 has a meaning, see 'pario model --parameters')")
+        return value
     if p.kind == "rate" and number == 0 and not unit:
         return 0.0
     if p.kind == "time" and number == 0 and not unit and not per_second:
         return 0.0  # no time needs no unit, as a rate of 0 needs none
     if p.kind == "time" and not per_second and unit in _TIME_UNITS:
-        return number * _TIME_UNITS[unit]
+        value = number * _TIME_UNITS[unit]
+        if value > MAX_TIME:
+            raise UsageError(f"{name} = '{text}' is longer than any one cost of a machine: "
+                             f"use at most {MAX_TIME:.0f}s")
+        return value
     raise _bad(name, text, p.kind)
 
 

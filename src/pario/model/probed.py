@@ -383,7 +383,7 @@ def machine_from_probe(store, run_id, overrides=()):
     host = (main["mpi"].get("hosts") or [{}])[0].get("name", "?")
     where = f"probe run {run_id} ({t.get('dir')} {t.get('fs_type')} on {host}, {main['mpi']['ranks']} ranks)"
     table2, table3 = f"{where}, Table 2", f"{where}, Table 3"
-    v, src = {}, {}
+    v, src, warnings = {}, {}, []
 
     def put(key, text, source):
         v[key], src[key] = text, source
