@@ -25,7 +25,20 @@ On a host the ranks share (a probed machine), two things set the time:
   (disk.buffer_write_rate, disk.buffer_read_rate, and for two or more
   aggregators at once disk.shared_buffer_*) charges the buffer's extent at
   those rates; one that did not (a described machine, an older probe)
-  charges it as any other disk transfer."""
+  charges it as any other disk transfer;
+* on a host whose ranks outnumber its cores (host.cores), the waits:
+  Open MPI then waits by polling and yielding (mpi_yield_when_idle, set for
+  an oversubscribed node), and a rank that yields beside a rank computing
+  without yielding (an aggregator copying its buffer or writing it into the
+  page cache) runs again only after that one's share of the core.  Each
+  round of an aggregator's work ends in a step that needs every rank (the
+  next round's exchange, or the call's closing agreement), so each buffer
+  costs host.busy_handover after its work (the probe's hand-over between
+  yielding waiters while every core is busy).  Measured here (shared
+  machine, 2 cores): 2-7 ms per hand-over with threads; with 2 ranks run
+  under mpi_yield_when_idle 1 and a busy thread beside each, an MPI barrier
+  took 11 ms and a round trip 22-24 ms, against 0.2-0.3 ms without the
+  yielding."""
 
 
 class BufferCosts:
@@ -41,6 +54,9 @@ class BufferCosts:
                            or m["disk.buffer_write_rate"])
         self.read_rate = ((several and m["disk.shared_buffer_read_rate"])
                           or m["disk.buffer_read_rate"])
+        # ranks above the cores: each buffer's work ends in a wait for ranks
+        # yielding beside busy ones
+        self.handover = m["host.busy_handover"] if sim.crowded else 0.0
 
     def work(self, a, buf, op):
         """CPU seconds aggregator a spends on buffer `buf` besides its
@@ -71,6 +87,9 @@ class BufferCosts:
         """For the explanation: the aggregators' buffer transfers and the
         rate they went at (0: the disk's own rates)."""
         sizes = [b["extent"] for bufs in plan for b in bufs]
+        rounds = max((len(bufs) for bufs in plan), default=0)
         return {"aggregators": len(plan), "transfers": len(sizes),
                 "largest_bytes": max(sizes, default=0),
-                "rate": self.write_rate if op == "write" else self.read_rate}
+                "rate": self.write_rate if op == "write" else self.read_rate,
+                "handover_seconds": self.handover, "handover_rounds": rounds if self.handover else 0,
+                "ranks": self.sim.ranks, "cores": self.sim.machine["host.cores"]}

@@ -36,6 +36,12 @@
  *                     (the engine's own wait), then again with one thread per
  *                     rank yielding beside it (two runnable per core, as ranks
  *                     above the core count are)
+ *   busy hand-over    on rank 0 (the others asleep), two threads pass a token
+ *                     back and forth, each waiting by polling with
+ *                     sched_yield as Open MPI's idle loop does when ranks
+ *                     outnumber cores, while a thread per core copies memory
+ *                     without yielding: how long a waiting rank beside busy
+ *                     ranks takes to act once its turn has come
  *   collective call   every rank makes --ops collective MPI-IO writes, then
  *                     reads, of 1 byte (ROMIO, every rank an aggregator): the
  *                     fixed cost of one collective call
@@ -148,6 +154,10 @@ typedef struct probe_result {
     /* A grouped run's token round a ring of every rank (two ranks or more):
      * seconds per hand-over, alone and with a yielding thread per rank. */
     samples token_pass, token_pass_crowded;
+    /* Seconds per hand-over between two yield-polling threads beside one
+     * busy thread per core (rank 0; any rank count). */
+    samples busy_handover;
+    int busy_threads;
     /* Seconds per collective MPI-IO call of 1 byte per rank. */
     samples collective_write, collective_read;
     char collective_impl[32];

@@ -34,6 +34,8 @@
 #define MEMORY_COPIES_PER_SAMPLE 5
 #define TOKEN_CALLS_PER_SAMPLE 1000
 #define MESSAGE_BYTES_MAX (64ULL << 20)
+#define BUSY_HANDOVERS_PER_SAMPLE 25 /* each a few ms with every core busy */
+#define BUSY_THREADS_MAX 64
 
 /* File indices under the run's name: NAME.<8 digits>, so that the front
  * end's clean-up after a killed point recognises every one of them. */
@@ -822,6 +824,91 @@ static void measure_token(probe_ctx *c, probe_result *r)
     MPI_Barrier(c->comm);
 }
 
+/* ---- busy hand-over: waiters that yield beside busy ranks --------------- */
+/* With more ranks than cores Open MPI waits by polling and yielding
+ * (mpi_yield_when_idle, which it sets for an oversubscribed node).  A rank
+ * waiting so beside a rank that computes without yielding (a two-phase
+ * aggregator copying its buffer or writing it into the page cache) gives
+ * its turn away at every poll, and the scheduler runs it again only after
+ * the busy one has had its share: a collective step that needs it waits
+ * that long.  Rank 0 measures it with threads, the other ranks asleep in a
+ * barrier: two threads hand a token back and forth, each waiting by
+ * sched_yield, while one thread per core of the host copies memory without
+ * yielding (every core busy, as when the aggregators work).  Seconds per
+ * hand-over. */
+static atomic_int busy_turn, busy_stop;
+
+static void *busy_copier(void *arg)
+{
+    (void)arg;
+    const size_t n = 1 << 20;
+    char *from = malloc(n), *to = malloc(n);
+    if (from && to) {
+        memset(from, 0x5a, n);
+        while (!atomic_load(&busy_stop))
+            memcpy(to, from, n);
+    }
+    free(from);
+    free(to);
+    return NULL;
+}
+
+static void *busy_player(void *arg)
+{
+    const int me = (int)(intptr_t)arg;
+    for (int i = 0; i < BUSY_HANDOVERS_PER_SAMPLE; i++) {
+        while (atomic_load(&busy_turn) != me)
+            if (atomic_load(&busy_stop))
+                return NULL; /* a thread failed to start: stop */
+            else
+                sched_yield();
+        atomic_store(&busy_turn, 1 - me);
+    }
+    return NULL;
+}
+
+static void measure_busy_handover(probe_ctx *c, probe_result *r)
+{
+    int cores = r->hosts[r->host_of[0]].cores;
+    if (cores < 1)
+        cores = 1;
+    if (cores > BUSY_THREADS_MAX)
+        cores = BUSY_THREADS_MAX;
+    r->busy_threads = cores;
+    for (uint64_t it = 0; it < c->o->iterations && !c->err; it++) {
+        if (c->rank == 0) {
+            pthread_t busy[BUSY_THREADS_MAX], players[2];
+            int started = 0, e = 0;
+            atomic_store(&busy_stop, 0);
+            atomic_store(&busy_turn, 0);
+            for (; started < cores && !e; started++)
+                e = pthread_create(&busy[started], NULL, busy_copier, NULL);
+            if (e)
+                started--;
+            double t0 = clock_now();
+            int p = 0;
+            for (; p < 2 && !e; p++)
+                e = pthread_create(&players[p], NULL, busy_player, (void *)(intptr_t)p);
+            if (e) {
+                p--; /* players[p] did not start */
+                atomic_store(&busy_stop, 1);
+            }
+            for (int k = 0; k < p; k++)
+                pthread_join(players[k], NULL);
+            const double t = clock_now() - t0;
+            atomic_store(&busy_stop, 1);
+            for (int k = 0; k < started; k++)
+                pthread_join(busy[k], NULL);
+            if (e)
+                record_error(c, e, "cannot start the busy hand-over's threads: %s", strerror(e));
+            else
+                add(&r->busy_handover, t / (2.0 * BUSY_HANDOVERS_PER_SAMPLE));
+        }
+        quiet_barrier(c); /* the other ranks sleep here */
+        agree_or_fail(c);
+    }
+}
+
 /* ---- collective MPI-IO: the fixed cost of one collective call ----------- */
 /* Every rank writes, then reads, 1 byte at offset rank with collective
  * calls, through ROMIO with every rank an aggregator and collective
@@ -1076,6 +1163,7 @@ int probe_command(int argc, char **argv)
     measure_pairs(&c, &r);
     measure_messages(&c, &r);
     measure_token(&c, &r);
+    measure_busy_handover(&c, &r);
     measure_one_byte(&c, &r);
     measure_stream(&c, &r);
     measure_two_streams(&c, &r);
