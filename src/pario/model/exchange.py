@@ -34,11 +34,12 @@ On a host the ranks share (a probed machine), two things set the time:
   round of an aggregator's work ends in a step that needs every rank (the
   next round's exchange, or the call's closing agreement), so each buffer
   costs host.busy_handover after its work (the probe's hand-over between
-  yielding waiters while every core is busy).  Measured here (shared
-  machine, 2 cores): 2-7 ms per hand-over with threads; with 2 ranks run
-  under mpi_yield_when_idle 1 and a busy thread beside each, an MPI barrier
-  took 11 ms and a round trip 22-24 ms, against 0.2-0.3 ms without the
-  yielding."""
+  two ranks that wait by MPI_Test and sched_yield while every core runs a
+  busy thread).  Measured here (shared machine, 2 cores, load 16): 11.8 ms
+  per hand-over, where the token ring between idle ranks took 14 us; 4
+  ranks of the ascired-servers point 'mpiio, 1 MiB, 4 aggregators' took a
+  median 118 ms per write phase yielding and 1.28 s spinning
+  (mpi_yield_when_idle 0)."""
 
 
 class BufferCosts:

@@ -34,7 +34,7 @@
 #define MEMORY_COPIES_PER_SAMPLE 5
 #define TOKEN_CALLS_PER_SAMPLE 1000
 #define MESSAGE_BYTES_MAX (64ULL << 20)
-#define BUSY_HANDOVERS_PER_SAMPLE 25 /* each a few ms with every core busy */
+#define BUSY_ROUND_TRIPS_PER_SAMPLE 10 /* each several ms with every core busy */
 #define BUSY_THREADS_MAX 64
 
 /* File indices under the run's name: NAME.<8 digits>, so that the front
@@ -831,12 +831,12 @@ static void measure_token(probe_ctx *c, probe_result *r)
  * aggregator copying its buffer or writing it into the page cache) gives
  * its turn away at every poll, and the scheduler runs it again only after
  * the busy one has had its share: a collective step that needs it waits
- * that long.  Rank 0 measures it with threads, the other ranks asleep in a
- * barrier: two threads hand a token back and forth, each waiting by
- * sched_yield, while one thread per core of the host copies memory without
- * yielding (every core busy, as when the aggregators work).  Seconds per
- * hand-over. */
-static atomic_int busy_turn, busy_stop;
+ * that long.  Ranks 0 and 1 measure it (the others asleep in a barrier):
+ * one thread per core of the host, split between them, copies memory
+ * without yielding, and the two ranks pass a message back and forth, each
+ * waiting for it as Open MPI does when oversubscribed (MPI_Test, then
+ * sched_yield).  Seconds per hand-over: half a round trip. */
+static atomic_int busy_stop;
 
 static void *busy_copier(void *arg)
 {
@@ -853,58 +853,61 @@ static void *busy_copier(void *arg)
     return NULL;
 }
 
-static void *busy_player(void *arg)
+/* Receive one byte from `peer`, waiting by polling and yielding. */
+static void yielding_recv(probe_ctx *c, char *b, int peer)
 {
-    const int me = (int)(intptr_t)arg;
-    for (int i = 0; i < BUSY_HANDOVERS_PER_SAMPLE; i++) {
-        while (atomic_load(&busy_turn) != me)
-            if (atomic_load(&busy_stop))
-                return NULL; /* a thread failed to start: stop */
-            else
-                sched_yield();
-        atomic_store(&busy_turn, 1 - me);
+    MPI_Request req;
+    int done = 0;
+    MPI_Irecv(b, 1, MPI_BYTE, peer, 7, c->comm, &req);
+    for (;;) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            return;
+        sched_yield();
     }
-    return NULL;
 }
 
 static void measure_busy_handover(probe_ctx *c, probe_result *r)
 {
+    if (c->nranks < 2)
+        return;
     int cores = r->hosts[r->host_of[0]].cores;
-    if (cores < 1)
-        cores = 1;
-    if (cores > BUSY_THREADS_MAX)
-        cores = BUSY_THREADS_MAX;
+    if (cores < 2)
+        cores = 2;
+    if (cores > 2 * BUSY_THREADS_MAX)
+        cores = 2 * BUSY_THREADS_MAX;
     r->busy_threads = cores;
+    /* rank 0 runs the odd one: every core of the host has a busy thread */
+    const int mine = c->rank == 0 ? (cores + 1) / 2 : c->rank == 1 ? cores / 2 : 0;
     for (uint64_t it = 0; it < c->o->iterations && !c->err; it++) {
-        if (c->rank == 0) {
-            pthread_t busy[BUSY_THREADS_MAX], players[2];
-            int started = 0, e = 0;
-            atomic_store(&busy_stop, 0);
-            atomic_store(&busy_turn, 0);
-            for (; started < cores && !e; started++)
-                e = pthread_create(&busy[started], NULL, busy_copier, NULL);
-            if (e)
-                started--;
-            double t0 = clock_now();
-            int p = 0;
-            for (; p < 2 && !e; p++)
-                e = pthread_create(&players[p], NULL, busy_player, (void *)(intptr_t)p);
-            if (e) {
-                p--; /* players[p] did not start */
-                atomic_store(&busy_stop, 1);
-            }
-            for (int k = 0; k < p; k++)
-                pthread_join(players[k], NULL);
-            const double t = clock_now() - t0;
-            atomic_store(&busy_stop, 1);
-            for (int k = 0; k < started; k++)
-                pthread_join(busy[k], NULL);
-            if (e)
-                record_error(c, e, "cannot start the busy hand-over's threads: %s", strerror(e));
-            else
-                add(&r->busy_handover, t / (2.0 * BUSY_HANDOVERS_PER_SAMPLE));
+        pthread_t busy[BUSY_THREADS_MAX];
+        int started = 0, e = 0;
+        atomic_store(&busy_stop, 0);
+        for (; started < mine && !e; started++)
+            e = pthread_create(&busy[started], NULL, busy_copier, NULL);
+        if (e) {
+            started--;
+            record_error(c, e, "cannot start the busy hand-over's threads: %s", strerror(e));
         }
-        quiet_barrier(c); /* the other ranks sleep here */
+        MPI_Barrier(c->comm);
+        char b = 'h';
+        double t0 = clock_now();
+        for (int i = 0; i < BUSY_ROUND_TRIPS_PER_SAMPLE && c->rank < 2; i++) {
+            if (c->rank == 0) {
+                MPI_Send(&b, 1, MPI_BYTE, 1, 7, c->comm);
+                yielding_recv(c, &b, 1);
+            } else {
+                yielding_recv(c, &b, 0);
+                MPI_Send(&b, 1, MPI_BYTE, 0, 7, c->comm);
+            }
+        }
+        const double t = clock_now() - t0;
+        atomic_store(&busy_stop, 1);
+        for (int k = 0; k < started; k++)
+            pthread_join(busy[k], NULL);
+        if (c->rank == 0 && !e)
+            add(&r->busy_handover, t / (2.0 * BUSY_ROUND_TRIPS_PER_SAMPLE));
+        quiet_barrier(c);
         agree_or_fail(c);
     }
 }
