@@ -105,6 +105,9 @@ def test_cache_on_tmpfs():
     [c] = [x for x in diagnose([point(1, [5000, 4900, 4800], phase="write", memory_backed=True)])
            if x.rule == "cache"]
     assert c.text.startswith("writes served by memory") and "tmpfs" in c.text
+    # a kernel's point (perf, flashio, beff) has no phase: "I/O", not "s served by" (tester 5, c)
+    [c] = [x for x in diagnose([point(1, [5000, 4900, 4800], phase="", memory_backed=True)]) if x.rule == "cache"]
+    assert c.text.startswith("I/O served by memory, not the storage"), c.text
 
 
 def test_straggler_names_rank_and_host():
@@ -120,6 +123,10 @@ def test_straggler_names_rank_and_host():
     assert "straggler" not in rules(diagnose([MeasuredPoint("read", 4, "1 MiB", [100, 99, 98], d)]))
     # even ranks: no straggler
     assert "straggler" not in rules(diagnose([point(4, [100, 99, 98], io=[0.2, 0.21, 0.19, 0.22])]))
+    # a prediction has no host whose other jobs slowed a rank (tester 5, d: "rank 28 on ?")
+    p = point(4, [100, 99, 98], io=[0.2, 0.21, 0.19, 0.9], hosts=hosts)
+    p.doc["predicted"] = True
+    assert "straggler" not in rules(diagnose([p]))
 
 
 def test_cliff_when_doubling_loses_a_third():
@@ -183,6 +190,10 @@ def test_grouping_that_cannot_act():
     pts = [point(2, [100, 99, 98], group=16), point(32, [100, 99, 98], group=16)]
     [g] = [x for x in diagnose(pts) if x.rule == "grouping"]
     assert "G=16" in g.text and g.points == ["2 ranks, 1 MiB"]
+    # each rank count once, however many points share it (tester 5, g: "1, 1, 1, 2, 2, 2")
+    pts = [point(r, [100.0], series=b, group=2) for r in (1, 2) for b in ("64 KiB", "1 MiB", "4 MiB")]
+    [g] = [x for x in diagnose(pts) if x.rule == "grouping"]
+    assert "cannot act at 1, 2 rank(s)" in g.text, g.text
 
 
 def test_short_phases():

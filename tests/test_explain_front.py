@@ -93,24 +93,72 @@ def _verdicts(text):
             and l.endswith(("faster", "slower", "same within noise"))]
 
 
-def test_compare_same_preset_mostly_same(runs):
+def _planted(runs, tmp_path, seconds):
+    """A copy of the runs' database whose trials take the times
+    `seconds(run, ranks, block_bytes, phase)` returns (one per trial, or
+    one for every trial), with the rates they make: compare's verdicts
+    then follow from numbers the test chose, never from how loaded the
+    machine was while the runs measured (their own trials spread 5-fold
+    and more on 2 busy cores)."""
+    db = tmp_path / "planted.sqlite"
+    shutil.copy(runs["db"], db)
+    con = sqlite3.connect(db)
+    for pid, run, ranks, block, text in con.execute(
+            "SELECT id, run_id, ranks, block_bytes, result_json FROM points WHERE run_id IN (2, 3, 4) "
+            "AND status='ok'").fetchall():
+        doc = json.loads(text)
+        for ph in doc["phases"]:
+            times = seconds(run, ranks, block, ph["name"])
+            times = list(times) if isinstance(times, (list, tuple)) else [times]
+            times = [times[i % len(times)] for i in range(len(ph["iterations"]))]
+            for it, t in zip(ph["iterations"], times):
+                it["seconds"], it["mib_per_s"] = t, it["bytes"] / 1048576 / t
+        con.execute("UPDATE points SET result_json=? WHERE id=?", (json.dumps(doc), pid))
+    con.commit()
+    con.close()
+    return db
+
+
+def test_compare_same_preset_mostly_same(runs, tmp_path):
+    """Two runs of one preset match point by point (2 ranks x 2 blocks x
+    write/read); trials that overlap are the same within noise, and a
+    point whose every trial is twice as fast is faster."""
     r = pario("compare", "2", "3", db=runs["db"])
     assert r.returncode == 0, r.stderr
+    assert len(_verdicts(r.stdout)) == 8, r.stdout  # matched, whatever the load made of the rates
+    trials = [0.10, 0.11, 0.12, 0.10, 0.13]
+    db = _planted(runs, tmp_path, lambda run, ranks, block, phase:
+                  [t / 2 for t in trials] if (run, ranks, block, phase) == (3, 2, 1024, "read") else trials)
+    r = pario("compare", "2", "3", db=db)
+    assert r.returncode == 0, r.stderr
     lines = _verdicts(r.stdout)
-    assert len(lines) == 8  # 2 ranks x 2 blocks x write/read
-    same = [l for l in lines if l.endswith("same within noise")]
-    assert len(same) >= len(lines) / 2, r.stdout
+    assert len(lines) == 8, r.stdout
+    faster = [l for l in lines if l.endswith("faster")]
+    assert len(faster) == 1 and faster[0].startswith("partitioned read, 2 ranks, block 1 KiB "), r.stdout
+    assert " 2.00 " in faster[0], faster[0]
+    assert all(l.endswith("same within noise") for l in lines if l not in faster), r.stdout
 
 
-def test_compare_grouped_flags_slower_and_fails_below(runs):
+def test_compare_grouped_flags_slower_and_fails_below(runs, tmp_path):
+    """The grouped run matches the ungrouped one without its test's name
+    and group (8 rows); where its trials all lie below the other's (G=1
+    passes a token for every call: 2-rank points), it is slower, and
+    --fail-below turns that into exit 1 naming those points only."""
     r = pario("compare", "2", "4", db=runs["db"])
     assert r.returncode == 0, r.stderr
-    slow = [l for l in _verdicts(r.stdout) if l.endswith("slower")]
-    # G=1 passes a token for every call: 2-rank points are far slower (1 KiB calls: 5-25x under
-    # two CPU hogs, each trial of the grouped run below every trial of the ungrouped one)
-    assert any(", 2 ranks, " in l for l in slow), r.stdout
-    r = pario("compare", "2", "4", "--fail-below", "0.9", db=runs["db"])
+    assert len(_verdicts(r.stdout)) == 8, r.stdout
+    db = _planted(runs, tmp_path, lambda run, ranks, block, phase:
+                  [0.50, 0.55, 0.60] if run == 4 and ranks == 2 else [0.10, 0.11, 0.12])
+    r = pario("compare", "2", "4", db=db)
+    assert r.returncode == 0, r.stderr
+    lines = _verdicts(r.stdout)
+    slow = [l for l in lines if l.endswith("slower")]
+    assert len(slow) == 4 and all(", 2 ranks, " in l for l in slow), r.stdout
+    assert all(l.endswith("same within noise") for l in lines if ", 1 rank, " in l), r.stdout
+    r = pario("compare", "2", "4", "--fail-below", "0.9", db=db)
     assert r.returncode == 1 and "regression:" in r.stdout, r.stdout
+    r = pario("compare", "2", "4", "--fail-below", "0.1", db=db)   # 0.20 is not below 0.1
+    assert r.returncode == 0 and "regression:" not in r.stdout, r.stdout
 
 
 def _in_process(capsys, *args, db):

@@ -95,6 +95,13 @@ def test_grouping_that_cannot_act_is_warned_before_and_after_the_run(shm_dir, tm
     assert header == ["ranks", "ungrouped", "G=2"]
     assert [l.split()[0] for l in table.splitlines()[2:5]] == ["1", "2", "4"]
     assert "cf. Figure 7. Partitioned Read: grouped and ungrouped" in r.stdout
+    # the report's caption names its number once (tester 5, e: "cf. Figure 6. Figure 6. Partitioned ...")
+    out = tmp_path / "r.html"
+    rep = pario("report", "1", "--out", out, db=tmp_path / "r.sqlite")
+    assert rep.returncode == 0, rep.stderr
+    html = out.read_text()
+    assert "Figure 7. Figure 7." not in html and "Figure 6. Figure 6." not in html
+    assert "Partitioned Read: grouped and ungrouped" in html
 
 
 def test_full_cfs_ranks_are_powers_of_two_up_to_the_launchers_slots(tmp_path, monkeypatch):

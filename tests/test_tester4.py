@@ -83,6 +83,14 @@ BAD = [
     ("mpiio_vs_ior.py", ["--ior", "/bin/true", "--size", "abc"], "argument --size: size 'abc'"),
     ("mpiio_vs_ior.py", ["--ior", "/bin/true", "--pairs", "0"], "argument --pairs"),
     ("mpiio_vs_ior.py", ["--ior", "/bin/true", "--where", "moon"], "--where takes shm,disk"),
+    ("mpiio_vs_ior.py", ["--ior", "/bin/true", "--transfer-buffer", "abc"],
+     "argument --transfer-buffer: size 'abc'"),
+    ("mpiio_vs_ior.py", ["--ior", "/bin/true", "--transfer-buffer", "64m", "--only", "per-call"],
+     "--transfer-buffer sizes pario's --collective calls: add collective or hdf5 to --only"),
+    ("mpiio_vs_ior.py", ["--ior", "/bin/true", "--transfer-buffer", "1536k", "--only", "collective"],
+     "--transfer-buffer must be a multiple of --block"),
+    ("mpiio_counts.py", ["--ior", "/bin/true", "--transfer-buffer", "abc"],
+     "argument --transfer-buffer: size 'abc'"),
     ("bonnie_side_by_side.py", ["--size", "abc"], "argument --size: size 'abc'"),
     ("bonnie_side_by_side.py", ["--settle", "-1"], "argument --settle"),
     ("bt_speed.py", ["--ranks", "abc"], "argument --ranks: 'abc' is not a whole number"),
@@ -234,7 +242,10 @@ def test_a_run_names_figures_left_out_and_the_report_numbers_its_own_tables_apar
     html = out.read_text()
     assert "<caption>Table P1. Provenance of run 1</caption>" in html
     assert html.count("<caption>Table 2. Aggregate write bandwidth") == 1   # the preset's own
-    assert "<figcaption>Plot of Table 2. Aggregate write bandwidth" in html
+    # a table, never drawn (item 14d): Figure 10 draws the same numbers
+    assert "Plot of Table 2" not in html and "columns: ranks" in html
+    pngs = sorted(p.name for p in (tmp_path / "plots" / "r.sqlite-run1").glob("*.png"))
+    assert pngs and not any("table" in name for name in pngs), pngs
     assert "Table for Table" not in html and "<caption>Table 1." not in html
 
 
@@ -276,8 +287,9 @@ def test_a_stripe_directory_the_run_made_and_must_leave_is_named_not_left_silent
     left = dirs.remove()
     assert not (tmp_path / "stripe-0").exists()
     assert (tmp_path / "stripe-1" / "other-run.part").read_text() == "another run's"
-    assert len(left) == 1 and left[0].startswith(f"left {tmp_path / 'stripe-1'}, which this run made"), left
-    assert "another run sharing --dir" in left[0]
+    assert len(left) == 1 and left[0].startswith(f"left {tmp_path / 'stripe-1'}, a stripe directory pario "
+                                                 "made"), left
+    assert "(other-run.part)" in left[0]
 
 
 def test_the_stdio_buffer_column_carries_its_unit_as_every_size_does():

@@ -51,7 +51,8 @@ static const engine_command commands[] = {
     {"beff", beff_command, true, "mpirun -np P pario-engine beff --dir DIR -T SECONDS", true},
     /* a plan's command lines, checked without running them (util/check_mode.h) */
     {"check", check_command, false,
-     "pario-engine check < LINES   (RANKS<TAB>COMMAND<TAB>ARGS... per line: accepted or why not)", false},
+     "pario-engine check < LINES   (RANKS<TAB>COMMAND<TAB>ARGS... per line: accepted\n"
+     "    or why not)", false},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

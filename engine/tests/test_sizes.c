@@ -55,5 +55,17 @@ int main(void)
     CHECK(strcmp(buf, "1000 B") == 0);
     size_approx(25275219968ULL, buf, sizeof buf);
     CHECK(strcmp(buf, "23.5 GiB") == 0);
+
+    /* a rate too small for one decimal keeps two significant digits, never "0.0" (tester 4, 14g) */
+    rate_format(0.0061, buf, sizeof buf);
+    CHECK(strcmp(buf, "0.0061") == 0);
+    rate_format(0.049, buf, sizeof buf);
+    CHECK(strcmp(buf, "0.049") == 0);
+    rate_format(12.34, buf, sizeof buf);
+    CHECK(strcmp(buf, "12.3") == 0);
+    rate_format(0.0, buf, sizeof buf);
+    CHECK(strcmp(buf, "0.0") == 0);
+    rate_format(0.00004, buf, sizeof buf);
+    CHECK(strcmp(buf, "0.000040") == 0);
     CHECK_DONE();
 }

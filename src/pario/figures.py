@@ -40,7 +40,7 @@ run over 1 and 2 ranks of a figure by request size);
 import statistics
 from dataclasses import dataclass, field, replace
 
-from .units import format_size
+from .units import format_size, format_value
 
 # Display units: (quantity unit, shown unit) -> factor on the values.
 _CONVERT = {
@@ -120,6 +120,9 @@ class Figure:
     log_y: bool = False
     normalise: dict = field(default_factory=dict)  # param -> value of each series' baseline
     annotate: str = ""           # a quantity shown beside each cell (its median)
+    # False: a table only (the ASCI Red report's Tables 2 and 3), never drawn
+    # as a plot; a figure of the same numbers draws them (its Figure 10)
+    plot: bool = True
 
     def selects(self, record, planned=False):
         """Whether the figure shows this record.  planned: the record is a
@@ -189,6 +192,15 @@ class FigureData:
         if self.predicted:
             return "predicted"
         return f"best of {self.trials}" if self.trials > 1 else "one trial"
+
+    @property
+    def columns_text(self):
+        """The note 'columns: ranks' when a table's column heads are bare
+        values of the series ("1", "2", "4"): the table says it; a plot's
+        legend names them by its title, so it is never drawn into a plot."""
+        bare = any(self.series_labels.get(s) != self.series_names.get(s, self.series_labels.get(s))
+                   for s in self.series)
+        return f"columns: {self.series_label}" if bare and self.series_label else ""
 
     @property
     def shows_spread(self):
@@ -327,7 +339,9 @@ def split_varying(figure, records, params):
     (same x, same series) but is neither the x axis nor a series: points of
     2 rank counts, or 2 block sizes, are never pooled into one best-of
     cell.  Each part selects its value (`where`) and names it in its title,
-    where a `{param}` placeholder names it already or else at the end."""
+    where a `{param}` placeholder names it already or else at the end.  A
+    numbered figure's parts are numbered apart (Figure 11a.1, 11a.2 ...):
+    one number never heads two figures."""
     mine = [r for r in records if figure.selects(r) and r.values.get(figure.y)]
     cells = {}
     for r in mine:
@@ -340,7 +354,7 @@ def split_varying(figure, records, params):
     combos = sorted({tuple(r.params.get(k) for k in split) for r in mine},
                     key=lambda c: tuple(_sort_key(v) for v in c))
     parts = []
-    for combo in combos:
+    for i, combo in enumerate(combos, 1):
         named = [(k, v) for k, v in zip(split, combo) if "{" + k + "}" not in figure.title]
         # one name per label: a test's id and its title both say "test"; the title, in words, is kept
         labels = [params.get(k, Param(k)).label for k, _ in named]
@@ -350,9 +364,19 @@ def split_varying(figure, records, params):
             title += " (" + ", ".join(f"{params.get(k, Param(k)).label} "
                                       f"{params.get(k, Param(k)).fmt(v)}" for k, v in named) + ")"
         suffix = "-".join(f"{k}{v}" for k, v in zip(split, combo))
-        parts.append(replace(figure, id=f"{figure.id}-{_file_safe(suffix)}", title=title,
+        number = _part_number(figure.number, i, len(combos))
+        parts.append(replace(figure, id=f"{figure.id}-{_file_safe(suffix)}", title=title, number=number,
                              where={**figure.where, **dict(zip(split, combo))}))
     return parts
+
+
+def _part_number(number, i, n):
+    """Part i of n of a numbered figure: "Figure 11a" -> "Figure 11a.2";
+    a number naming several ("Figures 6 and 7") -> "... (part 2 of 3)"."""
+    if not number or n < 2:
+        return number
+    words = number.split()
+    return f"{number}.{i}" if len(words) == 2 else f"{number} (part {i} of {n})"
 
 
 def _file_safe(text):
@@ -438,7 +462,7 @@ def _annotations(figure, extra, quantities):
     if not figure.annotate:
         return {}
     q = quantities[figure.annotate]
-    return {k: f"{q.label or figure.annotate} {format(statistics.median(v), q.fmt)}"
+    return {k: f"{q.label or figure.annotate} {format_value(statistics.median(v), q.fmt)}"
             for k, v in extra.items() if v}
 
 
@@ -459,19 +483,19 @@ def format_table(data):
     `spread` the min-median range of the trials after it."""
     fig, q = data.figure, data.quantity
     head = f"{data.heading}: {quantity_text(data)}, {data.trials_text}"
-    if fig.note:
-        head += f"; {fig.note}"
+    for note in (fig.note, data.columns_text):
+        if note:
+            head += f"; {note}"
     lines = [head]
     cols = [data.series_labels[s] or q.label for s in data.series]
 
     def cell(c):
         if c is None:
             return "-"
-        text = format(c.best(q.better), q.fmt)
+        text = format_value(c.best(q.better), q.fmt)
         if data.shows_spread and len(c.values) > 1:
-            lo, mid = c.worst(q.better), c.median
-            text += f" [{format(lo, q.fmt)}-{format(mid, q.fmt)}]" if q.better == "max" \
-                else f" [{format(mid, q.fmt)}-{format(lo, q.fmt)}]"
+            lo, mid = format_value(c.worst(q.better), q.fmt), format_value(c.median, q.fmt)
+            text += f" [{lo}-{mid}]" if q.better == "max" else f" [{mid}-{lo}]"
         return text
 
     def noted(text, key):
@@ -504,11 +528,11 @@ def table_rows(data):
             if c is None:
                 row.append("-")
                 continue
-            best = format(c.best(q.better), q.fmt)
+            best = format_value(c.best(q.better), q.fmt)
             if (x, s) in data.annotations:
                 best += f" ({data.annotations[(x, s)]})"
             if data.shows_spread and len(c.values) > 1:
-                lo, mid = format(c.worst(q.better), q.fmt), format(c.median, q.fmt)
+                lo, mid = format_value(c.worst(q.better), q.fmt), format_value(c.median, q.fmt)
                 row.append((best, f"[{lo}-{mid}]" if q.better == "max" else f"[{mid}-{lo}]"))
             else:
                 row.append(best)

@@ -10,13 +10,13 @@ import itertools
 import os
 import shlex
 import shutil
-import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
 
 from . import slurm
 from .errors import UsageError
+from .watchdog import kill_session
 from .mpi import FLAVOURS, find_launcher, flavour_of_launcher
 
 _steps = itertools.count()
@@ -153,17 +153,11 @@ class Launcher:
 
 
 def _kill_group(proc):
-    """The launcher and every rank it started live in one process group."""
-    for sig, wait in ((signal.SIGTERM, 5), (signal.SIGKILL, 5)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+    """The launcher and every rank it started: one session (started with
+    start_new_session), though Open MPI puts each rank in a process group
+    of its own; returns once every one of them is gone."""
+    kill_session(proc.pid, reap=proc.poll)
+    proc.wait()
 
 
 _HOSTFILE_FLAGS = ("--hostfile", "-hostfile", "--machinefile", "-machinefile", "-f",

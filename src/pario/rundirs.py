@@ -5,20 +5,45 @@ Red PFS spread a file over the UFS files of its RAIDs.
 They are checked before anything runs (a name that is a symlink or a file
 is refused: pario never follows a link, nor writes beside what it did not
 make), created just before the first point if missing, and removed at the
-end only if pario created them and they are empty again: a directory the
-user made, or one holding anything pario did not put there, stays."""
+end by the last run out, only if a pario run created them and they are
+empty again: a directory the user made, or one holding anything pario
+did not put there, stays.
 
+Several runs may share --dir (the README allows it), so the run that made
+a directory may finish while another still writes in it.  Two small
+files of pario's own say who may remove it, each created exclusively and
+never followed through a link:
+
+    .pario-made            the directory was created by a pario run (not
+                           by the user): whoever leaves it empty removes it
+    .pario-in-use-TAG      run TAG is using it now (one per run)
+
+A run enters a directory and leaves it under an flock of the directory
+itself, so "is anyone else in it?" and the removal are one step: the last
+run out, whichever made it, removes the marker and the directory; a run
+that finds another run's marker leaves it to that run."""
+
+import errno
+import fcntl
 import os
+import stat
 from pathlib import Path
 
 from .errors import UsageError
 
+MADE = ".pario-made"
+IN_USE = ".pario-in-use-"
+# How often a run retries entering a directory another run removed
+# between its check and its entry (the last one out left just then).
+ENTER_TRIES = 5
+
 
 class RunDirs:
-    def __init__(self, directory, names):
+    def __init__(self, directory, names, tag="run"):
         self.directory = Path(directory)
         self.paths = [self.directory / n for n in dict.fromkeys(names)]
-        self.created = []
+        self.marker = f"{IN_USE}{tag}"
+        self.entered = []
 
     def check(self):
         """Every name free or an existing directory of ours to write in."""
@@ -39,34 +64,162 @@ class RunDirs:
 
     def create(self, on_create=None):
         """Make the missing ones (never through a link: mkdir fails on any
-        name that appeared since the check); `on_create(path)` hears of each."""
+        name that appeared since the check) and enter every one (this
+        run's in-use marker); `on_create(path, marker)` hears of each, so
+        the watchdog can leave it for a killed run."""
         for path in self.paths:
-            if path.is_dir() and not path.is_symlink():
-                continue
-            try:
-                os.mkdir(path, 0o755)
-            except OSError as exc:
-                raise UsageError(f"cannot create {path} ({exc.strerror}): use another --dir") from None
-            self.created.append(path)
+            for _ in range(ENTER_TRIES):
+                if _enter(path, self.marker):
+                    break
+            else:
+                raise UsageError(f"cannot enter {path}: another run keeps removing it; use another --dir")
+            self.entered.append(path)
             if on_create:
-                on_create(path)
+                on_create(path, self.marker)
 
     def remove(self, on_remove=None):
-        """rmdir what pario created (rmdir removes only an empty directory,
-        and never what a link points to).  Returns the lines for what it
-        made and had to leave (another run's files inside): never silently."""
+        """Leave every directory entered (leave_dir); returns the lines for
+        those a pario run made that had to stay: never silently."""
         left = []
-        for path in reversed(self.created):
-            try:
-                os.rmdir(path)
-            except OSError as exc:
-                left.append(f"left {path}, which this run made: {exc.strerror} (another run sharing "
-                            "--dir may be using it): remove it once that run is done")
-                continue
+        for path in reversed(self.entered):
+            why = leave_dir(path, self.marker)
+            if why:
+                left.append(why)
             if on_remove:
                 on_remove(path)
-        self.created = []
+        self.entered = []
         return left
+
+
+def _enter(path, marker):
+    """Create the directory if missing (with pario's MADE marker), then
+    this run's in-use marker inside it, under the directory's lock.  False
+    when the directory went away meanwhile (the last run out removed it):
+    try again."""
+    if path.is_symlink():  # put there since the check: never followed
+        raise UsageError(f"{path} is a symbolic link: pario never follows one for its stripe "
+                         "targets; remove it or use another --dir")
+    try:
+        os.mkdir(path, 0o755)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise UsageError(f"cannot create {path} ({exc.strerror}): use another --dir") from None
+    else:
+        try:
+            _new_file(path / MADE, "this directory was made by a pario run; the last pario run to leave "
+                                   "it removes it once nothing else is inside\n", path)
+        except UsageError:
+            os.rmdir(path)
+            raise
+    try:
+        with _locked(path) as fd:
+            if fd is None:
+                return False
+            _new_file(path / marker, f"a pario run (pid {os.getpid()}) is using this directory\n", path)
+    except OSError as exc:
+        raise UsageError(f"{path}: {exc.strerror}: use another --dir") from None
+    return True
+
+
+def leave_dir(path, marker):
+    """Remove this run's in-use marker; then, if no other run is in the
+    directory, a pario run made it and nothing but its MADE marker is left,
+    remove both.  Returns a line for a pario-made directory that must stay
+    (a file pario did not make is inside), else ""."""
+    path = Path(path)
+    try:
+        return _leave_locked(path, marker)
+    except OSError:
+        return ""  # cannot be read or locked: left as it is, never removed blindly
+
+
+def _leave_locked(path, marker):
+    with _locked(path) as fd:
+        if fd is None:
+            return ""  # gone already
+        _remove_regular(path / marker)
+        try:
+            entries = os.listdir(path)
+        except OSError:
+            return ""
+        if any(e.startswith(IN_USE) for e in entries):
+            return ""  # another run is still in it: the last one out removes it
+        if MADE not in entries or not _is_regular(path / MADE):
+            return ""  # the user's directory: never removed
+        others = sorted(e for e in entries if e != MADE)
+        if not others:
+            _remove_regular(path / MADE)
+            try:
+                os.rmdir(path)
+                return ""
+            except OSError as exc:  # something appeared without the lock: keep the marker
+                _new_file(path / MADE, "this directory was made by a pario run\n", path, quiet=True)
+                others = [exc.strerror]
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        return (f"left {path}, a stripe directory pario made: it holds what pario did not put there "
+                f"({shown}); remove that, then the directory")
+
+
+class _locked:
+    """An exclusive flock of the directory itself while its entries are
+    judged; the descriptor, or None when the name no longer is that
+    directory (removed meanwhile, or replaced by a link)."""
+
+    def __init__(self, path):
+        self.path, self.fd = Path(path), None
+
+    def __enter__(self):
+        try:
+            self.fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except (FileNotFoundError, NotADirectoryError):
+            return None  # gone, or no longer a directory
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                return None  # a link now: never followed
+            raise
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        try:
+            now, held = os.lstat(self.path), os.fstat(self.fd)
+        except OSError:
+            return None
+        if (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino) or held.st_nlink == 0:
+            return None  # removed (and maybe made again) while we waited for the lock
+        return self.fd
+
+    def __exit__(self, *exc):
+        if self.fd is not None:
+            os.close(self.fd)  # releases the lock
+        return False
+
+
+def _new_file(path, text, directory, quiet=False):
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except FileExistsError:
+        return  # MADE: there already; an in-use marker's name is this run's own
+    except OSError as exc:
+        if quiet:
+            return
+        raise UsageError(f"cannot write in {directory} ({exc.strerror}): use another --dir") from None
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+
+
+def _is_regular(path):
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _remove_regular(path):
+    """Unlink a marker of pario's: only a regular file (never a link put at its name)."""
+    if _is_regular(path):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
 
 
 def _try_creating(path):

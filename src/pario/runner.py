@@ -97,7 +97,8 @@ def run_experiment(args, out=None):
     for line in _figures_left_out(kind, preset, points, options):
         print(f"plan: {line}", file=out)
     _check_normalise(preset, points)
-    dirs = RunDirs(directory, [d for p in points for d in _subdirs(p)])
+    tag = run_tag()
+    dirs = RunDirs(directory, [d for p in points for d in _subdirs(p)], tag)
     dirs.check()  # before anything is stored
     # what the engine would refuse at a point, and the free space: once,
     # before anything is stored, not as a run of failed points
@@ -122,6 +123,10 @@ def run_experiment(args, out=None):
           f"results in {store.path}", file=out)
 
     def on_signal(signum, frame):
+        # the first stops the run; a second Ctrl-C (people press it again
+        # when a run does not stop at once) must not cut the clean-up short
+        for s in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(s, lambda *_: None)
         raise _Interrupted(signal.Signals(signum).name)
 
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
@@ -129,7 +134,6 @@ def run_experiment(args, out=None):
     failures = 0
     name = ledger = None
     earlier = {}  # what later points need from earlier ones (the kind's remember())
-    tag = run_tag()
     started_on = dir_fs(directory)  # every point is held to it (a mount gone mid-run)
     watchdog = Watchdog()  # if pario is killed: ranks, files and scratch go too
     # removed in `finally`, after the handler below has read the point's ledger
@@ -213,20 +217,27 @@ def run_experiment(args, out=None):
         for s, h in old.items():
             signal.signal(s, h)
     store.finish_run(run_id, "complete")
-    plotted = True
-    try:
-        show_run(store, run_id, out, plots_dir=args.out)
-    except UsageError as exc:  # e.g. a plot name taken by a file pario did not write
-        # the run is whole and stored: not "nothing stored" (exit 2)
-        print(f"pario: warning: run {run_id} is stored, but its plots were not written: {exc} "
-              f"(then 'pario plot {run_id} --out DIR')", file=sys.stderr)
-        plotted = False
+    plotted = show_stored_run(store, run_id, out, args.out)
     if failures:
         print(f"{failures} point(s) failed: see 'pario show {run_id}'", file=out)
     store.close()
     if failures:
         return EXIT_POINTS_FAILED
     return 0 if plotted else EXIT_PLOTS_NOT_WRITTEN
+
+
+def show_stored_run(store, run_id, out, plots_dir):
+    """show_run of a run just stored (measured or predicted): whether its
+    plots were written.  A plot that cannot be written (a name taken by a
+    file pario did not write) is a warning: the run is whole and stored,
+    not "nothing stored" (exit 2); the caller exits 4."""
+    try:
+        show_run(store, run_id, out, plots_dir=plots_dir)
+    except UsageError as exc:
+        print(f"pario: warning: run {run_id} is stored, but its plots were not written: {exc} "
+              f"(then 'pario plot {run_id} --out DIR')", file=sys.stderr)
+        return False
+    return True
 
 
 def _gone_subdirs(directory, subdirs):
@@ -390,10 +401,11 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
     # databases side by side (r.sqlite, r.db) each have a run 1, and neither
     # may replace the other's figures.
     target = Path(plots_dir) if plots_dir else store.path.parent / "plots" / f"{store.path.name}-run{run_id}"
-    if with_plots and figures and not plots_dir:
+    if with_plots and any(d.figure.plot for d in figures) and not plots_dir:
         target.parent.mkdir(exist_ok=True)  # pario's own folder beside the database
+    drawn = [d for d in figures if d.figure.plot]  # a table-only figure is printed, never drawn
     if with_plots:  # a taken name refuses before anything is printed or written
-        check_figure_paths(figures, target, run_id, store)
+        check_figure_paths(drawn, target, run_id, store)
     for table in kind.tables(experiment.data, records, options):
         print(table, file=out)
     if probe.run:
@@ -421,9 +433,9 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
         print("\nmodel: what bounded each point", file=out)
         print("\n".join(bound_lines(store, run_id)), file=out)
     _print_failures(store, run_id, out)
-    if with_plots and figures:
+    if with_plots and drawn:
         palette = Palette()
-        paths = [plot_figure(fig, target, run_id, palette, store) for fig in figures]
+        paths = [plot_figure(fig, target, run_id, palette, store) for fig in drawn]
         print(f"\nplots: {len(paths)} PNG files in {target}", file=out)
     return counts.get("ok", 0)
 

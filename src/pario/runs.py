@@ -54,9 +54,13 @@ def measured_points(store, run_id):
 
 def _param_columns(params, names):
     """A record's or plan's plain parameters, each named with its unit
-    when it has one (block -> block_bytes), as the database names them."""
+    when it has one (block -> block_bytes), as the database names them.
+    A list of plain values (a test's backend options, ["--queue-depth",
+    "64"]) is one column of its words: "--queue-depth 64"."""
     out = {}
     for k, v in params.items():
+        if isinstance(v, (list, tuple)) and all(isinstance(x, (str, int, float)) for x in v):
+            v = " ".join(map(str, v))
         if isinstance(v, (str, int, float, bool)) or v is None:
             unit = names[k].unit if k in names else ""
             out[f"{k}_{unit}" if unit else k] = v
@@ -82,10 +86,14 @@ def iteration_rows(store, run_id):
                                                                      **plan}, kind.params)})
     for r in results:
         mine = kind.describing(r.record)
-        params = _param_columns(r.record.params, mine.params)
+        # what tells points apart (compare's identity) is a column too: the
+        # backend options a test gave, which the record does not repeat
+        ident = mine.identity(r.point.get("params") or {}, r.record)
+        params = _param_columns({**r.record.params, **{k: v for k, v in ident.items()
+                                                        if k not in r.record.params}}, mine.params)
         what = mine.measure_name(r.record)
-        if what:
-            params["measured"] = what
+        if what:  # what a predicted run's row holds was predicted, not measured
+            params["measured" if source == "measured" else "predicted"] = what
         units = {m.key: m.quantity.unit for m in mine.measures(r.record)}
         n = max((len(v) for v in r.record.values.values() if v), default=0)
         for i in range(n):

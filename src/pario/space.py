@@ -64,9 +64,12 @@ def check_space(points, directory):
     free = need - over
     shared = f" over {targets} stripe targets on one file system" if targets > 1 else ""
     others = f" ({short} of {len(points)} points do not fit)" if short > 1 else ""
+    # a point's write loaders stream files of their own (the engine's check says so too)
+    loaders = getattr(p, "background", 0) and getattr(p, "background_kind", "") == "write"
+    with_loaders = " (with the write loaders' files)" if loaders else ""
     raise UsageError(f"{_existing(where)} has {_approx(free)} free but {p.label()} needs "
-                     f"{_approx(need)}{shared}{others}: "
-                     f"free space on {directory} or lower --size")
+                     f"{_approx(need)}{with_loaders}{shared}{others}: "
+                     f"free space on {directory} or lower --size" + (" or --background" if loaders else ""))
 
 
 def _approx(n):

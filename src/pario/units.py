@@ -1,6 +1,7 @@
 """Sizes as users write them: 4k, 64k, 1m, 2g (powers of 1024), the same
 rules as the engine's."""
 
+import math
 import re
 
 from .errors import UsageError
@@ -42,3 +43,18 @@ def engine_size(n):
         if n % (1 << shift) == 0:
             return f"{n >> shift}{suffix}"
     return str(n)
+
+
+def format_value(value, fmt=".1f"):
+    """A measured value in its quantity's format ('.1f'), or, where that
+    would print a non-zero value as zero ('0.0' MiB/s for a 64-byte run),
+    with two significant digits in fixed notation ('0.0061'): a rate shown
+    as zero says nothing.  The engine prints its rates by the same rule
+    (rate_format in engine/src/util/sizes.c)."""
+    text = format(value, fmt)
+    if not value or not isinstance(value, (int, float)) or value != value or abs(value) == float("inf"):
+        return text
+    if float(text) == 0:
+        decimals = 1 - math.floor(math.log10(abs(value)))
+        return f"{value:.{decimals}f}"
+    return text

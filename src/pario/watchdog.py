@@ -17,15 +17,18 @@ clean if pario vanishes:
                             engine lists the files it made (see
                             point_ledger)
     clear                   the point ended; pario cleaned up itself
-    made PATH               a directory pario created (a stripe target):
-                            removed at the end if still empty
-    unmade PATH             pario removed it itself
+    made PATH MARKER        a directory (a stripe target) this run entered,
+                            NUL-separated from its in-use marker's name:
+                            left at the end (pario.rundirs.leave_dir: the
+                            last run out removes a directory pario made)
+    unmade PATH             pario left it itself
 
 When the pipe reaches end of file (pario exited, however it died) the
 watchdog kills the live point's process group (TERM, then KILL), removes
 that point's files (only a name that still holds a file the engine's
 ledger says it made: never a symlink or a file put there by anyone else),
-the empty directories pario made and the scratch directory, then exits."""
+leaves the directories it entered and removes the scratch directory,
+then exits."""
 
 import os
 import shutil
@@ -35,6 +38,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from .rundirs import leave_dir
 
 
 class Watchdog:
@@ -59,8 +64,8 @@ class Watchdog:
     def point(self, pgid, directory, name, ledger, subdirs=()):
         self._say(f"point {pgid} {directory}\0{name}\0{ledger}" + "".join(f"\0{d}" for d in subdirs))
 
-    def made(self, path):
-        self._say(f"made {path}")
+    def made(self, path, marker):
+        self._say(f"made {path}\0{marker}")
 
     def unmade(self, path):
         self._say(f"unmade {path}")
@@ -185,25 +190,49 @@ def remove_point_files(directory, name, subdirs=(), ledger=None):
     return left
 
 
-def kill_group(pgid, grace=5):
-    """TERM the process group, KILL what is left after grace seconds."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
+def session_members(sid):
+    """The live processes of a session (zombies, already dead, left out).
+    The launcher starts its command in a session of its own (sid = its
+    pid), and mpirun puts every rank in a process group of its own (Open
+    MPI does), so the session, not the launcher's group, holds them all."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
         try:
-            os.killpg(pgid, sig)
-        except (ProcessLookupError, PermissionError):
-            return
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        if len(fields) > 3 and int(fields[3]) == sid and fields[0] not in (b"Z", b"X"):
+            found.append(int(entry.name))
+    return found
+
+
+def kill_session(sid, grace=5, reap=None):
+    """TERM every process of the session (the launcher and each rank, in
+    whatever process group), KILL what is left after grace seconds; returns
+    once none is alive, so nothing can create a file after the caller
+    cleans up.  reap(), when given, collects the launcher if it is the
+    caller's child (a zombie is not alive, but is reaped at once)."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in session_members(sid):
+            try:
+                os.kill(pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
         deadline = time.monotonic() + grace
         while time.monotonic() < deadline:
-            try:
-                os.killpg(pgid, 0)
-            except (ProcessLookupError, PermissionError):
+            if reap:
+                reap()
+            if not session_members(sid):
                 return
             time.sleep(0.05)
 
 
 def main():
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    scratch, point, made = None, None, []
+    scratch, point, made = None, None, {}
     for line in sys.stdin:
         word, _, rest = line.rstrip("\n").partition(" ")
         if word == "scratch":
@@ -215,16 +244,17 @@ def main():
         elif word == "clear":
             point = None
         elif word == "made":
-            made.append(rest)
-        elif word == "unmade" and rest in made:
-            made.remove(rest)
+            path, _, marker = rest.partition("\0")
+            made[path] = marker
+        elif word == "unmade":
+            made.pop(rest, None)
     # pario is gone (or finished): clean what it could not.
     if point:
-        kill_group(point[0])
+        kill_session(point[0])
         remove_point_files(point[1], point[2], point[3], point[4])
-    for path in reversed(made):
+    for path, marker in reversed(made.items()):
         try:
-            os.rmdir(path)  # only if empty; never through a link
+            leave_dir(path, marker)  # removed only by the last run out, if pario made it
         except OSError:
             pass
     if scratch:

@@ -270,6 +270,8 @@ int io_result_save_json(const io_result *r, const char *path)
     json_uint(&j, "calls_per_rank", r->calls_per_rank);
     if (o->api_caps & BACKEND_CAP_TRANSFER)
         json_uint(&j, "transfer_slice_bytes", r->transfer_slice_bytes);
+    if (o->api_caps & BACKEND_CAP_TRANSFER)
+        json_uint(&j, "transfer_held_bytes", r->transfer_held_bytes);
     json_array_begin(&j, "phases");
     for (int i = 0; i < o->nphases; i++)
         json_string(&j, NULL, phase_name(o->phases[i]));
@@ -384,14 +386,21 @@ void io_result_print(const io_result *r)
             sync = fmax(sync, x->sync_done - x->io_done);
             close = fmax(close, x->close_done - x->sync_done);
         }
-        printf("%-6s %5llu %12.1f %10.4f %9.4f %9.4f %9.4f %9.4f%s\n", phase_name(it->kind),
-               (unsigned long long)it->iteration, it->mib_per_s, it->seconds, open, io, sync,
+        char rate[32];
+        rate_format(it->mib_per_s, rate, sizeof rate);
+        printf("%-6s %5llu %12s %10.4f %9.4f %9.4f %9.4f %9.4f%s\n", phase_name(it->kind),
+               (unsigned long long)it->iteration, rate, it->seconds, open, io, sync,
                close, it->verified ? "  verified" : "");
     }
     for (int p = 0; p < o->nphases; p++) {
         rate_summary s = io_result_summary(r, o->phases[p]);
-        printf("%s: best %.1f MiB/s, median %.1f, min %.1f, stdev %.1f over %d iteration(s)\n",
-               phase_name(o->phases[p]), s.best, s.median, s.min, s.stdev, s.n);
+        char best[32], median[32], min[32], stdev[32];
+        rate_format(s.best, best, sizeof best);
+        rate_format(s.median, median, sizeof median);
+        rate_format(s.min, min, sizeof min);
+        rate_format(s.stdev, stdev, sizeof stdev);
+        printf("%s: best %s MiB/s, median %s, min %s, stdev %s over %d iteration(s)\n",
+               phase_name(o->phases[p]), best, median, min, stdev, s.n);
         if (o->background) {
             double sum = 0;
             int n = 0;
@@ -405,11 +414,13 @@ void io_result_print(const io_result *r)
                    phase_name(o->phases[p]), o->background, background_kind_name(o->background_kind),
                    n ? sum / n : 0, n);
         }
-        if (o->stripe.ntargets)
-            printf("%s per target: best %.1f MiB/s, median %.1f (%d targets, unit %llu bytes)\n",
-                   phase_name(o->phases[p]), s.best / o->stripe.ntargets,
-                   s.median / o->stripe.ntargets, o->stripe.ntargets,
+        if (o->stripe.ntargets) {
+            rate_format(s.best / o->stripe.ntargets, best, sizeof best);
+            rate_format(s.median / o->stripe.ntargets, median, sizeof median);
+            printf("%s per target: best %s MiB/s, median %s (%d targets, unit %llu bytes)\n",
+                   phase_name(o->phases[p]), best, median, o->stripe.ntargets,
                    (unsigned long long)o->stripe.unit);
+        }
     }
     for (int i = 0; i < r->nwarnings; i++)
         printf("warning: %s\n", r->warnings[i]);

@@ -25,8 +25,8 @@
 
 static void verify_usage(void)
 {
-    printf("usage: pario-engine verify --file FILE --seed S [--iteration I] [--stream N] "
-           "[--size SIZE]\n"
+    printf("usage: pario-engine verify --file FILE --seed S [--iteration I] [--stream N]\n"
+           "                           [--size SIZE]\n"
            "\n"
            "  --file FILE    a file written by pario-engine io (e.g. kept with --keep);\n"
            "                 an HDF5 file (--api hdf5) is checked through its dataset\n"
@@ -74,6 +74,13 @@ static void logical_open(logical_file *lf, const char *file, const stripe_spec *
         verify_hdf5_signature(first)) {
         char why[256];
         lf->h5 = verify_hdf5_open(lf->paths[0], &lf->length, why, sizeof why);
+        char mark[32];
+        if (!lf->h5 && fgetxattr(lf->fds[0], "user.pario.size", mark, sizeof mark) > 0) {
+            /* pario-engine io wrote it (--keep records its length): damaged since, not bad input */
+            fprintf(stderr, "pario-engine: verify: %s %s, though pario-engine io wrote it "
+                            "(user.pario.size): it is truncated or damaged\n", file, why);
+            exit(EXIT_RUN_FAILED);
+        }
         if (!lf->h5)
             fail_usage("--file %s %s", file, why);
     }
@@ -150,7 +157,7 @@ int verify_command(int argc, char **argv)
         {0, 0, 0, 0}};
     const char *file = NULL;
     uint64_t seed = 0, iteration = 0, stream = 0, size = 0;
-    bool seed_given = false, iteration_given = false, size_given = false;
+    bool seed_given = false, iteration_given = false, size_given = false, stream_given = false;
     static stripe_spec spec; /* static: holds the directory names until exit */
     bool unit_given = false;
     opterr = 0;
@@ -163,7 +170,10 @@ int verify_command(int argc, char **argv)
         case O_FILE: file = optarg; break;
         case O_SEED: seed = parse_u64("--seed", optarg); seed_given = true; break;
         case O_ITER: iteration = parse_u64("--iteration", optarg); iteration_given = true; break;
-        case O_STREAM: stream = parse_u64("--stream", optarg); break;
+        case O_STREAM:
+            stream = parse_u64("--stream", optarg);
+            stream_given = true;
+            break;
         case O_SIZE: {
             const char *why;
             if (size_parse(optarg, &size, &why) != 0)
@@ -207,11 +217,14 @@ int verify_command(int argc, char **argv)
         char text[32];
         ssize_t n = fgetxattr(lf.fds[0], "user.pario.size", text, sizeof text - 1);
         char *end;
-        if (n <= 0)
+        if (n <= 0 && lf.h5) /* a copy of an HDF5 file: its dataset states its length */
+            snprintf(text, sizeof text, "%llu", (unsigned long long)length);
+        else if (n <= 0)
             fail_usage("--file %s has no recorded length (no user.pario.size attribute, e.g. "
                        "copied or on a file system without user xattrs): give --size",
                        file);
-        text[n] = 0;
+        else
+            text[n] = 0;
         errno = 0;
         expect = strtoull(text, &end, 10);
         if (errno || *end || expect == 0)
@@ -246,10 +259,17 @@ int verify_command(int argc, char **argv)
             }
         }
         if (!found) {
+            /* a per-rank file is NAME.%08d, its rank's stream (io_run.c): name the fix */
+            const char *dot = strrchr(file, '.');
+            char hint[96] = "";
+            if (!stream_given && dot && strlen(dot + 1) == 8 && strspn(dot + 1, "0123456789") == 8 &&
+                strtoull(dot + 1, NULL, 10) != stream)
+                snprintf(hint, sizeof hint, "; the suffix %s names a per-rank file of rank %llu: give --stream %llu",
+                         dot, strtoull(dot + 1, NULL, 10), strtoull(dot + 1, NULL, 10));
             fprintf(stderr,
                     "pario-engine: verify: %s: first wrong byte at offset 0 (no iteration of "
-                    "seed %llu, stream %llu matches; give --iteration if you know it)\n",
-                    file, (unsigned long long)seed, (unsigned long long)stream);
+                    "seed %llu, stream %llu matches; give --iteration if you know it%s)\n",
+                    file, (unsigned long long)seed, (unsigned long long)stream, hint);
             return EXIT_RUN_FAILED;
         }
     }

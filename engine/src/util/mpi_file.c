@@ -23,19 +23,41 @@ void mpi_file_unique_path(MPI_Comm comm, const char *dir, const char *name, cons
 int mpi_file_create(MPI_Comm comm, const char *path, MPI_Info info, MPI_File *fh, owned_file *who,
                     mpi_why *w)
 {
+    /* Rank 0 creates the file itself (exclusively, never through a link)
+     * and the ledger hears of it at once; the library only opens it.
+     * Created inside MPI_File_open, it existed unnoted for as long as the
+     * collective open took (tens of ms under load): a rank stopped then
+     * (pario stopped mid-point) left a file pario may not remove. */
+    int rank, e = 0;
+    MPI_Comm_rank(comm, &rank);
+    const bool had = w->text[0] != 0;
+    if (rank == 0) {
+        int fd = create_exclusive(path, 0, who);
+        if (fd < 0)
+            e = -fd;
+        else
+            close(fd);
+    }
+    MPI_Bcast(&e, 1, MPI_INT, 0, comm);
+    if (e) {
+        if (rank == 0) {
+            mpi_why_errno(w, e, "creating %s", path);
+            if (!had && e == EEXIST) /* the name is someone else's file */
+                run_file_taken(path, w->text, sizeof w->text);
+        }
+        return MPI_ERR_FILE;
+    }
     MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN); /* the default for new files */
     library_lines_hold(); /* until mpi_file_close */
     errno = 0;
-    int rc = MPI_File_open(comm, path, MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_RDWR, info, fh);
-    const bool had = w->text[0] != 0;
-    if (!mpi_failed(rc, w, "creating %s", path)) {
-        int e = owned_file_note_opened(path, who); /* the descriptor MPI opened (safe_file.h) */
+    int rc = MPI_File_open(comm, path, MPI_MODE_RDWR, info, fh);
+    if (!mpi_failed(rc, w, "opening %s", path)) {
+        /* rank 0: still the file it created; the others: the descriptor MPI opened (safe_file.h) */
+        e = rank == 0 ? owned_file_check(path, who) : owned_file_note_opened(path, who);
         if (e)
             mpi_why_set(w, "%s %s", path, owned_file_reason(e));
     } else {
         library_lines_release();
-        if (!had && w->err == EEXIST) /* MPI_MODE_EXCL: the name is someone else's file */
-            run_file_taken(path, w->text, sizeof w->text);
     }
     return rc;
 }

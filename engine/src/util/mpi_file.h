@@ -1,7 +1,8 @@
 /* Shared files through MPI-IO that pario creates itself: a name no file
- * has (rank 0's pid and time, shared by all ranks), created with
- * MPI_MODE_CREATE|MPI_MODE_EXCL (never an existing file, never through a
- * symlink), its identity noted at once, errors returned rather than fatal.
+ * has (rank 0's pid and time, shared by all ranks), created by rank 0
+ * with O_CREAT|O_EXCL|O_NOFOLLOW (never an existing file, never through a
+ * symlink; create_exclusive) before MPI opens it, its identity noted at
+ * once, errors returned rather than fatal.
  * Only a file created this way, and still the same file, is ever reopened
  * or deleted (remove_if_ours). */
 #ifndef PARIO_MPI_FILE_H

@@ -13,17 +13,48 @@
 #define HELP_ID 999 /* below FIRST_CODE, above any letter */
 #define FIRST_CODE 1000 /* getopt_long's code of options[i] is FIRST_CODE + i */
 
+#define HELP_INDENT 23 /* "  " + a 20-column left column + " " */
+#define HELP_WIDTH 80  /* every --help line fits a terminal of 80 columns */
+
+/* The help text from p up to the end of its line ('\n' or the end),
+ * word-wrapped to the columns right of the left one: every command's
+ * help wraps alike, whatever length its strings were written at. */
+static const char *print_help_line(const char *p)
+{
+    const int room = HELP_WIDTH - HELP_INDENT;
+    int col = 0;
+    while (*p && *p != '\n') {
+        while (*p == ' ')
+            p++;
+        int n = 0;
+        while (p[n] && p[n] != ' ' && p[n] != '\n')
+            n++;
+        if (!n)
+            break;
+        if (col && col + 1 + n > room) { /* a word longer than the room stays whole */
+            printf("\n%*s", HELP_INDENT, "");
+            col = 0;
+        }
+        printf("%s%.*s", col ? " " : "", n, p);
+        col += (col ? 1 : 0) + n;
+        p += n;
+    }
+    return p;
+}
+
 /* The left column (the option and its value) and the help beside it. */
 static void print_row(const char *left, const char *help)
 {
     if (strlen(left) > 20)
-        printf("  %s\n%23s", left, ""); /* too long for the column: help below */
+        printf("  %s\n%*s", left, HELP_INDENT, ""); /* too long for the column: help below */
     else
         printf("  %-20s ", left);
-    for (const char *p = help; *p; p++) {
-        putchar(*p);
-        if (*p == '\n')
-            printf("%23s", "");
+    for (const char *p = help;;) {
+        p = print_help_line(p);
+        if (*p != '\n')
+            break;
+        p++;
+        printf("\n%*s", HELP_INDENT, "");
     }
     putchar('\n');
 }

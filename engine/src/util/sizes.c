@@ -1,6 +1,7 @@
 #include "sizes.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 
 static int parse_digits(const char **p, uint64_t *value, const char **why)
@@ -121,4 +122,13 @@ void size_approx(uint64_t bytes, char *buf, size_t len)
         u++;
     }
     snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+void rate_format(double value, char *buf, size_t len)
+{
+    const double v = fabs(value);
+    int decimals = 1;
+    if (v > 0 && v < 0.05 && isfinite(v))
+        decimals = 1 - (int)floor(log10(v)); /* two significant digits */
+    snprintf(buf, len, "%.*f", decimals, value);
 }

@@ -16,6 +16,12 @@ void size_format(uint64_t bytes, char *buf, size_t len);
 /* "23.5 GiB": one decimal, for sizes that are not exact (memory, free space). */
 void size_approx(uint64_t bytes, char *buf, size_t len);
 
+/* A measured rate (or any positive quantity) with one decimal, or with
+ * two significant digits where one decimal would print a non-zero value
+ * as 0.0 ("0.0061" MiB/s for a 64-byte run): a rate shown as zero says
+ * nothing.  pario's tables follow the same rule (pario.units.format_value). */
+void rate_format(double value, char *buf, size_t len);
+
 /* Positive integer (counts, ranks, iterations); same contract. */
 int count_parse(const char *text, uint64_t *out, const char **why);
 

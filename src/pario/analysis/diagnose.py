@@ -21,6 +21,7 @@ and one line there.
 import statistics
 from dataclasses import dataclass, field
 
+from ..units import format_value
 from .measured import relative_spread, series_of
 
 # A rank is a straggler when its I/O takes this many times the median of
@@ -79,7 +80,7 @@ class Finding:
 
 
 def _fmt(v):
-    return f"{v:.1f}" if v < 1000 else f"{v:.0f}"
+    return format_value(v) if v < 1000 else f"{v:.0f}"
 
 
 def _size(n):
@@ -125,8 +126,10 @@ def rule_cache(points, ctx):
         return []
     # the evidence of the point with the most reasons speaks for all
     _, why = max(hit, key=lambda h: len(h[1]))
-    what = ("reads served by the page cache, not the storage" if hit[0][0].phase == "read"
-            else f"{hit[0][0].phase}s served by memory, not the storage")
+    phase = hit[0][0].phase
+    # a kernel's point has no phase of its own (perf, flashio, b_eff_io): its I/O
+    what = ("reads served by the page cache, not the storage" if phase == "read"
+            else f"{phase + 's' if phase else 'I/O'} served by memory, not the storage")
     return [Finding("cache", what + ": " + "; ".join(why), [p.label for p, _ in hit])]
 
 
@@ -232,7 +235,8 @@ def rule_grouping(points, ctx):
         return []
     g = inert[0].params()["group"]
     return [Finding("grouping",
-                    f"grouping G={g} cannot act at {', '.join(str(p.ranks) for p in inert)} rank(s): "
+                    f"grouping G={g} cannot act at {', '.join(map(str, sorted({p.ranks for p in inert})))} "
+                    "rank(s): "
                     "at most G ranks do I/O at once, and there are no more than G",
                     [p.label for p in inert])]
 
@@ -303,8 +307,11 @@ RULES = [rule_cache, rule_straggler, rule_cliff, rule_above_peak, rule_grouping,
          rule_short_phase, rule_unsteady, rule_oversubscribed]
 # Rules about how a measurement was taken (this host's page cache, its
 # timer and barriers, its cores): they say nothing of a point the model
-# predicted, which has no cache, timer or cores of this host.
-MEASUREMENT_RULES = (rule_cache, rule_short_phase, rule_unsteady, rule_oversubscribed)
+# predicted, which has no cache, timer or cores of this host.  A straggler
+# is a rank on a host that was slow: a predicted rank has no host, and its
+# lag is the model's own queueing, which the point's bound line explains.
+MEASUREMENT_RULES = (rule_cache, rule_straggler, rule_short_phase, rule_unsteady,
+                     rule_oversubscribed)
 
 
 def diagnose(points, probe=None):

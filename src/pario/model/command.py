@@ -7,13 +7,15 @@ document of the engine's schema, marked predicted, stored as a run whose
 directory column reads "predicted: model of M" so `list`, `show` and
 `plot` say so."""
 
+import math
 import sys
 from pathlib import Path
 
 from .. import __version__
+from ..checks import check_out
 from ..engine import engine_path
 from ..engine_check import check_plan
-from ..errors import UsageError
+from ..errors import NoRunnablePoint, UsageError
 from ..presets import load_experiment
 from ..progress import Progress
 from ..store import Store, default_db_path
@@ -22,7 +24,7 @@ from ..studies import add_kind_options, kind_of, refuse_foreign_options, skip_li
 from .machine import machine_by_spec, machine_names
 from .params import describe_parameters
 from .predict import predict_point
-from .scope import refusals
+from .scope import check_pieces, refusals
 
 PREDICTED = "predicted: model of "
 
@@ -94,6 +96,7 @@ def predict_preset(name, machine, **options):
     model leaves out is an error here (a figure must not go missing)."""
     points, skipped = model_points(load_experiment(name), options)
     points, refused = refusals(points, machine)
+    check_pieces(points, machine)
     if skipped or refused:
         raise UsageError(f"pario model {name} {options}: "
                          + "; ".join([f"{p.label()}: {why}" for p, why in skipped] + refused))
@@ -118,6 +121,7 @@ def run_model(args, out=None):
         return 0
     if not args.experiment:
         raise UsageError("pario model needs an experiment: e.g. 'pario model cfs --machine ipsc860'")
+    check_out(args.out)  # as 'pario run': before anything is stored
     experiment = load_experiment(args.experiment)
     preset = experiment.data
     kind = kind_of(preset)
@@ -129,7 +133,12 @@ def run_model(args, out=None):
         if options.get(dest) is not None:  # kind options default to None: given
             raise UsageError(f"{flag} acts on real files and does not apply to pario model: drop it")
     refuse_foreign_options(kind, options, experiment.origin)
-    points, skipped = model_points(experiment, options)
+    try:
+        points, skipped = model_points(experiment, options)
+    except NoRunnablePoint as exc:  # the reasons and the size that fits, then the one error line
+        for line in skip_lines(exc.skipped, [], options):
+            print(f"plan: {line}", file=out)
+        raise
     for line in skip_lines(skipped, points, options):
         print(f"plan: {line}", file=out)
     # Before anything is stored: leave out the points whose parameters the
@@ -141,13 +150,25 @@ def run_model(args, out=None):
         raise UsageError(f"the model predicts no point of {experiment.origin} on machine {machine.name}: "
                          "every test has a parameter it does not model (listed above); measure it "
                          "with 'pario run'")
+    check_pieces(points, machine)
     # What the engine would refuse to run it would be wrong to predict:
     # the engine's own check of every point (engine_check), as 'pario run'.
     check_plan(engine_path(), points, Path.cwd())
+    for line in machine.warnings:  # stored with every point too: show and report say it again
+        print(f"plan: warning: {line}", file=out)
     for line in getattr(kind, "plan_notes", lambda *a: [])(preset, points, options):
         print(f"plan: {line}", file=out)
 
-    label = PREDICTED + machine.name + "".join(f" --set {k}={v}" for k, v in machine.overrides.items())
+    label = PREDICTED + machine.name + _sets(machine)
+    # A machine whose times overflow (an absurd --set: a rate of 1e-320,
+    # a latency of 1e308 s) predicts 0.0 MiB/s "nan% busy": refused before
+    # anything is stored, from its first point; a later point that still
+    # does is stored as failed, never as a prediction of zero.
+    first = predict_point(points[0], machine)
+    why = unphysical(first)
+    if why:
+        raise UsageError(f"the model of {machine.name}{_sets(machine)} predicts {why} for "
+                         f"{points[0].label()}: its times overflow; give --set values in a physical range")
     store = store or Store(args.db or default_db_path())
     run_id = store.start_run(preset["name"], preset.get("title", ""), label, sys.argv, options,
                              "model", __version__, kind=kind.name,
@@ -156,23 +177,50 @@ def run_model(args, out=None):
           f"results in {store.path}", file=out)
     progress = Progress(len(points))
     try:
-        for p in points:
+        for i, p in enumerate(points):
             progress.start(p.label())
-            doc = predict_point(p, machine)
+            doc = first if i == 0 else predict_point(p, machine)
             command = ["pario", *doc["argv"]]
+            why = unphysical(doc)
+            if why:
+                error = f"the model predicts {why}: its times overflow; give --set values in a physical range"
+                store.add_point(run_id, p, "failed", command, doc["model"]["simulation_seconds"], error=error)
+                progress.note(f"point failed: {p.label()}: {error}")
+                progress.finish("failed")
+                continue
             store.add_point(run_id, p, "ok", command, doc["model"]["simulation_seconds"], result=doc)
             progress.finish(p.summary(doc) + "; " + "; ".join(
                 f"{ph['name']}: {ph['explanation']['bound']}" for ph in doc["phases"]))
+    except UsageError:
+        store.finish_run(run_id, "incomplete")  # the points before it are kept
+        raise
     except KeyboardInterrupt:
         store.finish_run(run_id, "incomplete")
         print(f"\nrun {run_id} stopped: marked incomplete; finished points are kept", file=sys.stderr)
         return 130
     store.finish_run(run_id, "complete")
-    from ..runner import show_run
+    from ..runner import EXIT_PLOTS_NOT_WRITTEN, show_stored_run
 
-    show_run(store, run_id, out, plots_dir=args.out)
+    plotted = show_stored_run(store, run_id, out, args.out)
     store.close()
-    return 0
+    return 0 if plotted else EXIT_PLOTS_NOT_WRITTEN
+
+
+def unphysical(doc):
+    """What is wrong with a predicted document whose numbers are not a
+    measurement's ("a rate of 0.0 MiB/s", "a time of inf s"), or ""."""
+    for ph in doc["phases"]:
+        for it in ph["iterations"]:
+            seconds, rate = it["seconds"], it["mib_per_s"]
+            if not (math.isfinite(seconds) and seconds > 0):
+                return f"a {ph['name']} time of {seconds:g} s"
+            if it["bytes"] and not (math.isfinite(rate) and rate > 0):
+                return f"a {ph['name']} rate of {rate:g} MiB/s"
+    return ""
+
+
+def _sets(machine):
+    return "".join(f" --set {k}={v}" for k, v in machine.overrides.items())
 
 
 def bound_lines(store, run_id):

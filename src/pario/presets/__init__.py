@@ -45,7 +45,7 @@ _FIGURE = {
     "normalise": schema.Type("table of parameter = value", lambda v: None if isinstance(v, dict) and v and all(
         isinstance(x, (str, int, float, bool)) for x in v.values())
         else "is not a table of one value per parameter, e.g. { background = 0 }"),
-    "annotate": schema.STRING,
+    "annotate": schema.STRING, "plot": schema.BOOL,
 }
 
 
@@ -200,5 +200,6 @@ def preset_figures(data):
                           unit=f.get("unit", ""), spread=f.get("spread", True),
                           lines=tuple((float(y), t) for y, t in f.get("lines", [])),
                           note=f.get("note", ""), log_y=f.get("log_y", False),
-                          normalise=dict(f.get("normalise", {})), annotate=f.get("annotate", "")))
+                          normalise=dict(f.get("normalise", {})), annotate=f.get("annotate", ""),
+                          plot=f.get("plot", True)))
     return out

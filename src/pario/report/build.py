@@ -19,7 +19,7 @@ from ..figures import quantity_text, table_rows
 from ..plot import Palette, draw_figure
 from ..runner import run_views
 from ..studies.probe import probe_tables
-from ..units import format_size
+from ..units import format_size, format_value
 from ..version import describe as describe_version
 from . import html as H
 from .svg import pyplot, svg_bytes
@@ -144,22 +144,30 @@ def _run_section(page, store, run_id, counter, wanted_point):
         number = data.figure.number   # the experiment's, else "Figure R<run>-<n>" (run_views)
         if number.startswith(f"Figure R{run_id}-"):
             counter["figure"] += 1    # the timeline's number follows them
-        title = data.heading.split(". ", 1)[1]
+        # the heading without its number ("cf. Figure 6. Partitioned ..." holds ". " twice)
+        title = data.heading.removeprefix(f"{number}. ") if data.heading.startswith(f"{number}. ") \
+            else data.heading.split(". ", 1)[1]
         trials = data.trials_text + ("; bars span the lowest trial to the median"
                                      if data.shows_ranges else "")
         caption = f"{title}: {quantity_text(data)}, {trials}"
         if data.figure.note:   # what ran (fsync, the page cache...), as show and the PNG say
             caption += f"; {data.figure.note}"
+        if data.columns_text:  # bare column heads ("2"): as show's table says
+            caption += f"; {data.columns_text}"
         if e.ideal:
             caption += f"; dotted: ideal up to the predicted peak {e.ideal.peak:.0f} MiB/s"
-        # an experiment's "Table 2" is its table; the plot beside it is its plot
-        is_table = number.startswith("Table ")
-        page.add(H.figure(svg_bytes(draw_figure(data, palette)), "image/svg+xml", caption,
-                          number=f"Plot of {number}" if is_table else number,
-                          anchor=f"run{run_id}-{data.figure.id}"))
         head, rows = table_rows(data)
-        page.add(H.table(head, rows, number=number if is_table else f"Table for {number}", caption=title,
-                         anchor=f"run{run_id}-{data.figure.id}-table"))
+        if not data.figure.plot:  # a table only (plot = false): its caption says what the cells are
+            page.add(H.table(head, rows, number=number, caption=caption,
+                             anchor=f"run{run_id}-{data.figure.id}-table"))
+        else:
+            # an experiment's "Table 2" is its table; the plot beside it is its plot
+            is_table = number.startswith("Table ")
+            page.add(H.figure(svg_bytes(draw_figure(data, palette)), "image/svg+xml", caption,
+                              number=f"Plot of {number}" if is_table else number,
+                              anchor=f"run{run_id}-{data.figure.id}"))
+            page.add(H.table(head, rows, number=number if is_table else f"Table for {number}", caption=title,
+                             anchor=f"run{run_id}-{data.figure.id}-table"))
         if e.lines():
             page.add(H.findings([_Line(x) for x in e.lines()], cls="findings"))
     warnings = {}
@@ -181,7 +189,7 @@ def _run_section(page, store, run_id, counter, wanted_point):
         ranks = d["mpi"]["ranks"]
         label = (f"{row['test_id']} {phase}, {ranks} rank{'s' if ranks != 1 else ''}, "
                  f"{format_size(d['params'].get('block_bytes') or 0)} calls, iteration {it['iteration']} "
-                 f"({it['mib_per_s']:.1f} MiB/s)")
+                 f"({format_value(it['mib_per_s'])} MiB/s)")
         if predicted:  # a modelled timeline looks exactly like a measured one
             label += f" [{predicted}]"
         page.add(H.heading(3, "Per-rank timeline"))

@@ -7,7 +7,7 @@ source (REFERENCE-FACTS 5)."""
 
 from .. import schema
 from ..figures import Figure, Param, Record
-from ..units import format_size
+from ..units import format_size, format_value
 from .kernel import COMMON_PARAMS, RATE, KernelKind, KernelPoint
 
 
@@ -41,7 +41,7 @@ class BeffKind(KernelKind):
             args.append("--no-shared")
         settings = {"figure": test.get("figure", "")}
         return [KernelPoint(self.name, test["id"], test.get("title", test["id"]), r, args, settings, trial,
-                            lambda res: f"b_eff_io {res['b_eff_io_mib_per_s']:.1f} MiB/s")
+                            lambda res: f"b_eff_io {format_value(res['b_eff_io_mib_per_s'])} MiB/s")
                 for r in ranks for trial in range(1, trials + 1)], []
 
     def records(self, point, result):

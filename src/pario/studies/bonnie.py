@@ -5,11 +5,19 @@ eviction, the engine says which), shown in bonnie's own table shape."""
 
 from .. import schema
 from ..figures import Param, Quantity, Record, size_param
-from ..units import parse_size
+from ..units import format_value, parse_size
 from .kernel import COMMON_PARAMS, RATE, KernelKind, KernelPoint
 
 ORDER = ("putc", "block_write", "rewrite", "getc", "block_read", "seeks")
 HEADS = ("Per Char", "Block", "Rewrite", "Per Char", "Block", "Seeks")
+
+
+def _cache_note(record):
+    """What the heading may say of the page cache: evicted before reads,
+    except on a file system in memory (tmpfs), where nothing can be."""
+    if record.get("memory_backed"):
+        return " (tmpfs: every byte in memory, nothing evicted)"
+    return " (evicted before reads)" if record.get("evict") else ""
 
 
 class BonnieKind(KernelKind):
@@ -39,7 +47,7 @@ class BonnieKind(KernelKind):
         if "seeks" in test:
             args += ["--seeks", str(test["seeks"])]
         return [KernelPoint(self.name, test["id"], test.get("title", test["id"]), 1, args, settings, trial,
-                            lambda r: f"block write {r['tests'][2]['mib_per_s']:.1f} MiB/s")
+                            lambda r: f"block write {format_value(r['tests'][2]['mib_per_s'])} MiB/s")
                 for trial in range(1, trials + 1)], []
 
     def records(self, point, result):
@@ -48,7 +56,8 @@ class BonnieKind(KernelKind):
         p = point["params"]
         base = {"study": self.name, "test": p["test"], "ranks": 1, "chunk": result["params"]["chunk_bytes"],
                 "size": result["params"]["size_bytes"], "figure": p.get("figure", ""),
-                "evict": result["params"]["evict"], "trial": p.get("trial", 1)}
+                "evict": result["params"]["evict"], "trial": p.get("trial", 1),
+                "memory_backed": (result.get("target") or {}).get("memory_backed")}
         out = []
         for t in result["tests"]:
             values = {"cpu": [t["cpu_percent"]]}
@@ -78,7 +87,7 @@ class BonnieKind(KernelKind):
                     best[m] = (v, max(r.values["cpu"]))
             number = f"{first['figure']}. " if first.get("figure") else ""
             lines = [f"\n{number}bonnie, chunk {first['chunk'] // 1024} KiB, file {first['size'] >> 20} MB"
-                     f"{' (evicted before reads)' if first['evict'] else ''}: {unit} and %CPU, best of "
+                     f"{_cache_note(first)}: {unit} and %CPU, best of "
                      f"{len(mine) // len(ORDER)}",
                      "        ---------Sequential Output-------- ---Sequential Input-- ----Random----",
                      "     MB " + " ".join(f"{h:>14}" for h in HEADS),

@@ -6,6 +6,7 @@ files' times, each the slowest rank's)."""
 
 from .. import schema
 from ..figures import Figure, Param, Quantity, Record
+from ..units import format_value
 from .kernel import COMMON_PARAMS, RATE, KernelKind, KernelPoint
 
 
@@ -24,7 +25,7 @@ class FlashioKind(KernelKind):
                 "--nxb", str(test.get("nxb", 8))]
         settings = {"transfer": transfer, "figure": test.get("figure", "")}
         return [KernelPoint(self.name, test["id"], test.get("title", test["id"]), r, args, settings, trial,
-                            lambda res: f"{res['mib_per_s']:.1f} MiB/s")
+                            lambda res: f"{format_value(res['mib_per_s'])} MiB/s")
                 for r in ranks for trial in range(1, trials + 1)], []
 
     def records(self, point, result):

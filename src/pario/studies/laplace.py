@@ -9,6 +9,7 @@ issued write calls, so a hint that did nothing shows."""
 
 from .. import schema
 from ..figures import Figure, Param, Record
+from ..units import format_value
 from .kernel import COMMON_PARAMS, RATE, KernelKind, KernelPoint
 
 
@@ -40,7 +41,7 @@ class LaplaceKind(KernelKind):
         for r in ranks:
             for trial in range(1, trials + 1):
                 p = KernelPoint(self.name, test["id"], test.get("title", test["id"]), r, args, settings, trial,
-                                lambda res: f"checkpoint {res['best_mib_per_s']:.1f} MiB/s")
+                                lambda res: f"checkpoint {format_value(res['best_mib_per_s'])} MiB/s")
                 if r > grid:
                     if trial == 1:
                         skipped.append((p, f"a {grid}x{grid} grid does not split over {r} ranks"))

@@ -6,7 +6,7 @@ half the node's memory are left out (said before the run)."""
 
 from .. import schema
 from ..figures import Figure, Param, Record, size_param
-from ..units import format_size, parse_size
+from ..units import format_size, format_value, parse_size
 from .kernel import COMMON_PARAMS, RATE, KernelKind, KernelPoint, node_memory
 
 OPS = {(False, "write"): "write, no sync", (False, "read"): "read, no sync",
@@ -36,7 +36,7 @@ class PerfKind(KernelKind):
                 args = ["perf", "--size", str(s), "--repeats", str(test.get("repeats", 5))]
                 for trial in range(1, trials + 1):
                     p = KernelPoint(self.name, test["id"], test.get("title", test["id"]), r, args, settings, trial,
-                                    lambda res: f"write {res['passes'][0]['write_mib_per_s']:.1f} MiB/s")
+                                    lambda res: f"write {format_value(res['passes'][0]['write_mib_per_s'])} MiB/s")
                     if memory and 2 * size * r > memory // 2:
                         if trial == 1:
                             skipped.append((p, f"{r} arrays of {format_size(size)}, twice, exceed half "

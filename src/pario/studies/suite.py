@@ -7,7 +7,7 @@ kind's test keys; planning, records, tables and figures are the study's
 own, so a figure of the suite is exactly the figure its kind draws."""
 
 from .. import schema
-from ..errors import UsageError
+from ..errors import NoRunnablePoint
 from . import Kind, kinds
 from .io import select_tests
 
@@ -76,11 +76,16 @@ class SuiteKind(Kind):
         for s in STUDIES:
             mine = [t for t in chosen if t["study"] == s]
             if mine:
-                p, k = _study(s).plan_tests(self._part(preset, s), mine, options)
+                # one member without a point (btio at a non-square --ranks) is
+                # skipped with its reasons; the suite runs the others
+                try:
+                    p, k = _study(s).plan_tests(self._part(preset, s), mine, options)
+                except NoRunnablePoint as exc:
+                    p, k = [], exc.skipped
                 points += p
                 skipped += k
         if not points:
-            raise UsageError("the plan has no runnable point: check --ranks and --tests")
+            raise NoRunnablePoint("the plan has no runnable point: check --ranks and --tests", skipped)
         return points, skipped
 
     def _unused_by_study(self, preset, options):

@@ -32,6 +32,7 @@
 #include "../../util/run_files.h"
 #include "../../util/proc_io.h"
 #include "../../util/result_doc.h"
+#include "../../util/sizes.h"
 #include "laplace.h"
 
 #define MAX_CHECKPOINTS 10000
@@ -330,9 +331,12 @@ int laplace_command(int argc, char **argv)
         if (cb_ignored(&o))
             printf("warning: %s\n", cb_ignored(&o));
         printf("%10s %14s %10s %10s %8s\n", "iteration", "residual", "seconds", "MiB/s", "writers");
-        for (int i = 0; i < ncp; i++)
-            printf("%10d %14.6e %10.4f %10.1f %8d\n", cp[i].iteration, cp[i].residual, cp[i].seconds,
-                   mib / cp[i].seconds, cp[i].writers);
+        for (int i = 0; i < ncp; i++) {
+            char rate[32];
+            rate_format(mib / cp[i].seconds, rate, sizeof rate);
+            printf("%10d %14.6e %10.4f %10s %8d\n", cp[i].iteration, cp[i].residual, cp[i].seconds, rate,
+                   cp[i].writers);
+        }
         printf("  compute %.3f s; every rank's rows read back and equal to its state\n", compute);
         printf("  last checkpoint's write system calls per rank:");
         for (int r = 0; r < nranks; r++)
