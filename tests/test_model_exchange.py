@@ -60,3 +60,35 @@ def test_without_buffer_rates_the_disk_rates_hold():
     # the shared rate falls back to the one writer's when the machine has none
     assert _phase(4, 2, ["disk.buffer_write_rate=250MB/s"])["summary"]["best_mib_per_s"] == \
         pytest.approx(250, rel=0.01)
+
+
+def _seconds(phase):
+    return phase["iterations"][0]["seconds"]
+
+
+def test_ranks_above_the_cores_wait_after_each_round_beside_busy_ones():
+    """host.busy_handover: with more ranks than cores each buffer round of
+    the aggregators ends in a wait for ranks that yielded beside busy ones;
+    with no more ranks than cores (or no shared cores) there is none."""
+    rates = ["disk.buffer_write_rate=200MB/s", "disk.shared_buffer_write_rate=200MB/s",
+             "disk.buffer_read_rate=400MB/s", "disk.shared_buffer_read_rate=400MB/s"]
+    crowded = ["host.cores=2", "host.busy_handover=5ms"]
+    for op in ("write", "read"):
+        # one aggregator of 4 ranks on 2 cores: two 16 MiB rounds, two waits
+        plain = _seconds(_phase(4, 1, rates + ["host.cores=2"], op))
+        waited = _phase(4, 1, rates + crowded, op)
+        assert _seconds(waited) == pytest.approx(plain + 2 * 0.005, rel=1e-6)
+        # four aggregators: one 8 MiB round each, side by side: one wait
+        assert _seconds(_phase(4, 4, rates + crowded, op)) == \
+            pytest.approx(_seconds(_phase(4, 4, rates + ["host.cores=2"], op)) + 0.005, rel=1e-6)
+        # two ranks on two cores are not crowded: Open MPI does not yield there
+        assert _seconds(_phase(2, 2, rates + crowded, op)) == \
+            pytest.approx(_seconds(_phase(2, 2, rates + ["host.cores=2"], op)), rel=1e-6)
+    text = waited["explanation"]["text"]
+    assert "4 ranks on 2 cores: after each of 2 round(s) of the aggregators' work the next step " \
+        "waited 5 ms for ranks yielding beside busy ones" in text
+    # the waits dominate when the buffers are quick: the bound says so
+    fast = _phase(4, 1, ["disk.buffer_write_rate=100000MB/s", "host.cores=2",
+                         "host.busy_handover=50ms"])
+    assert fast["explanation"]["bound"] == "crowded"
+    assert fast["explanation"]["text"].startswith("crowded cores: 4 ranks on 2 cores")

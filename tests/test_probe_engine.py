@@ -168,6 +168,12 @@ def test_rows_for_the_model(probes):
         assert t["ranks"] == 2 and t["cores"] == doc["mpi"]["hosts"][0]["cores"]
         # a hand-over on one host: microseconds idle, still under 10 ms on a loaded machine
         assert 0 < t["seconds"]["best"] < 1e-2 and 0 < t["crowded_seconds"]["best"] < 1e-1
+        busy = c["busy_handover"]
+        assert busy["busy_threads"] == doc["mpi"]["hosts"][0]["cores"] and busy["waiters"] == 2
+        # ranks waiting by yielding beside a busy thread on every core: far slower
+        # than the token's hand-over between idle ranks, and under a second
+        assert len(busy["seconds"]["values"]) == 3
+        assert t["seconds"]["best"] < busy["seconds"]["best"] < 1.0
         coll = c["collective_mpiio"]
         assert coll["implementation"].startswith("romio") and coll["aggregators"] == 2
         assert coll["calls"] == 50
@@ -176,6 +182,7 @@ def test_rows_for_the_model(probes):
     _, _, one = probes["one"]
     c = one["components"]
     assert c["messages"] is None and c["token_pass"] is None  # one rank: nothing to pass
+    assert c["busy_handover"] is None  # one rank: no one to hand over to
     assert c["two_streams"] is None and c["two_writers"] is None and c["two_interleaved"] is None
     assert c["four_streams"] is None and c["two_same"] is None
     # 4 MiB in 1 MiB calls: an eighth is less than one call, so no short read

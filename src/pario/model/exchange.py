@@ -25,7 +25,21 @@ On a host the ranks share (a probed machine), two things set the time:
   (disk.buffer_write_rate, disk.buffer_read_rate, and for two or more
   aggregators at once disk.shared_buffer_*) charges the buffer's extent at
   those rates; one that did not (a described machine, an older probe)
-  charges it as any other disk transfer."""
+  charges it as any other disk transfer;
+* on a host whose ranks outnumber its cores (host.cores), the waits:
+  Open MPI then waits by polling and yielding (mpi_yield_when_idle, set for
+  an oversubscribed node), and a rank that yields beside a rank computing
+  without yielding (an aggregator copying its buffer or writing it into the
+  page cache) runs again only after that one's share of the core.  Each
+  round of an aggregator's work ends in a step that needs every rank (the
+  next round's exchange, or the call's closing agreement), so each buffer
+  costs host.busy_handover after its work (the probe's hand-over between
+  two ranks that wait by MPI_Test and sched_yield while every core runs a
+  busy thread).  Measured here (shared machine, 2 cores, load 16): 11.8 ms
+  per hand-over, where the token ring between idle ranks took 14 us; 4
+  ranks of the ascired-servers point 'mpiio, 1 MiB, 4 aggregators' took a
+  median 118 ms per write phase yielding and 1.28 s spinning
+  (mpi_yield_when_idle 0)."""
 
 
 class BufferCosts:
@@ -41,6 +55,9 @@ class BufferCosts:
                            or m["disk.buffer_write_rate"])
         self.read_rate = ((several and m["disk.shared_buffer_read_rate"])
                           or m["disk.buffer_read_rate"])
+        # ranks above the cores: each buffer's work ends in a wait for ranks
+        # yielding beside busy ones
+        self.handover = m["host.busy_handover"] if sim.crowded else 0.0
 
     def work(self, a, buf, op):
         """CPU seconds aggregator a spends on buffer `buf` besides its
@@ -71,6 +88,9 @@ class BufferCosts:
         """For the explanation: the aggregators' buffer transfers and the
         rate they went at (0: the disk's own rates)."""
         sizes = [b["extent"] for bufs in plan for b in bufs]
+        rounds = max((len(bufs) for bufs in plan), default=0)
         return {"aggregators": len(plan), "transfers": len(sizes),
                 "largest_bytes": max(sizes, default=0),
-                "rate": self.write_rate if op == "write" else self.read_rate}
+                "rate": self.write_rate if op == "write" else self.read_rate,
+                "handover_seconds": self.handover, "handover_rounds": rounds if self.handover else 0,
+                "ranks": self.sim.ranks, "cores": self.sim.machine["host.cores"]}

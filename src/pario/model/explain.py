@@ -45,12 +45,35 @@ _PLAIN = {"disk": "disks", "io_node": "I/O node processors", "io_link": "I/O nod
 
 
 def _buffers(b):
-    """The two-phase aggregators' transfers behind a busy disk."""
+    """The two-phase aggregators' transfers behind a busy disk, and their
+    waits on a crowded host."""
+    return _transfers(b) + _handovers(b)
+
+
+def _transfers(b):
+    """'; N collective aggregator(s), M buffer transfer(s) ...'."""
     size = b["largest_bytes"] / (1 << 20)
     how = (f"at the probe's {b['rate'] / (1 << 20):.0f} MiB/s for calls that size" if b["rate"]
            else "at the disk's rates")
     return (f"; {b['aggregators']} collective aggregator(s), {b['transfers']} buffer transfer(s) "
             f"of up to {size:.3g} MiB {how}")
+
+
+def _handovers(b):
+    """'; after each of N rounds ...' when a crowded host's ranks waited
+    beside busy ones (exchange.py), else ''."""
+    if not b.get("handover_rounds"):
+        return ""
+    return (f"; {b['ranks']} ranks on {b['cores']} cores: after each of {b['handover_rounds']} "
+            f"round(s) of the aggregators' work the next step waited "
+            f"{b['handover_seconds'] * 1e3:.3g} ms for ranks yielding beside busy ones "
+            "(host.busy_handover)")
+
+
+def _crowded(counters):
+    """Seconds a crowded two-phase phase spent in such waits (0 if none)."""
+    b = counters.get("collective_buffers") or {}
+    return b.get("handover_rounds", 0) * b.get("handover_seconds", 0.0)
 
 
 def _left_by(counters, op, before):
@@ -122,6 +145,16 @@ def _explain(counters, op, storage=None):
                        f"{top:.0%}); the group's token hand-overs (network.token_latency) take "
                        f"{token * 1e3:.3g} ms, {token / counters['seconds']:.0%} of the phase"
                        ) + _page_cache_hits(counters)
+        return out
+    waited = _crowded(counters)
+    if top < BUSY and waited:
+        # a crowded host's collective: its ranks waited beside busy ones
+        b = counters["collective_buffers"]
+        out["bound"] = "crowded"
+        out["text"] = (f"crowded cores: {b['ranks']} ranks on {b['cores']} cores, Open MPI's waiting "
+                       f"ranks yield: {waited * 1e3:.3g} ms ({waited / counters['seconds']:.0%} of "
+                       f"the phase) waiting for ranks yielding beside busy ones; busiest resource "
+                       f"{_PLAIN[kind]} {top:.0%}") + _transfers(b)
         return out
     if top < BUSY:
         out["text"] = (f"latency: no resource above {BUSY:.0%} busy (busiest: {plain[kind]} "

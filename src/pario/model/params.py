@@ -200,6 +200,13 @@ PARAMS = {p.name: p for p in [
           "CPU cores the ranks share (0 = every rank has a processor of its own): CPU work "
           "(a copy from the page cache, an aggregator's copy and messages, a collective call's "
           "own cost) waits for a free core"),
+    Param("host.busy_handover", "time", "s",
+          "time a rank waiting in MPI takes to act once its turn has come, while busy ranks "
+          "hold every core: with more ranks than host.cores Open MPI waits by polling and "
+          "yielding (mpi_yield_when_idle), and a rank that yields beside a rank computing without "
+          "yielding runs again only after that one's share of the core; a two-phase collective "
+          "on such a host pays it after each round of its aggregators' work, whose next step "
+          "needs every rank (0 = none)"),
     Param("host.page_cache", "size", "B",
           "the host's page cache, shared by its ranks (0 = none): within a read phase the bytes "
           "one rank's call brought in from the disk serve the other ranks' calls for the same "

@@ -659,6 +659,18 @@ def machine_from_probe(store, run_id, overrides=()):
 
     put("host.cores", cores, f"{where}: mpi.hosts, the {cores} cores of {host}; ranks above them "
                              "share cores")
+    busy = component_best(pooled, "busy_handover")
+    busy_threads = (c.get("busy_handover") or {}).get("busy_threads", cores)
+    if busy and busy > 0:
+        put("host.busy_handover", _time(busy),
+            f"{table3} 'hand-over between yielding waiters, a busy thread on every core': {every}, "
+            f"half a round trip of a message between ranks 0 and 1 that wait for it by MPI_Test and "
+            f"sched_yield (Open MPI's wait when ranks outnumber cores) while {busy_threads} "
+            "thread(s) copy memory without yielding")
+    else:
+        put("host.busy_handover", "0s",
+            f"{where}: no busy hand-over row (one rank, or an older probe): a crowded "
+            "collective's waits beside busy ranks are not modelled")
     put("host.page_cache", str(memory), f"{where}: mpi.hosts, the {format_size(memory)} of memory of "
                                         f"{host}, all of which the page cache may fill")
     missing = [k for k in PARAMS if k not in v]

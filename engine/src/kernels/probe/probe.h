@@ -36,6 +36,12 @@
  *                     (the engine's own wait), then again with one thread per
  *                     rank yielding beside it (two runnable per core, as ranks
  *                     above the core count are)
+ *   busy hand-over    ranks 0 and 1 (the others asleep) pass a message back
+ *                     and forth, each waiting by MPI_Test and sched_yield as
+ *                     Open MPI does when ranks outnumber cores, while a
+ *                     thread per core copies memory without yielding: how
+ *                     long a waiting rank beside busy ranks takes to act
+ *                     once its turn has come (two ranks or more)
  *   collective call   every rank makes --ops collective MPI-IO writes, then
  *                     reads, of 1 byte (ROMIO, every rank an aggregator): the
  *                     fixed cost of one collective call
@@ -160,6 +166,10 @@ typedef struct probe_result {
     /* A grouped run's token round a ring of every rank (two ranks or more):
      * seconds per hand-over, alone and with a yielding thread per rank. */
     samples token_pass, token_pass_crowded;
+    /* Seconds per hand-over between ranks 0 and 1 waiting by MPI_Test and
+     * sched_yield beside one busy thread per core (two ranks or more). */
+    samples busy_handover;
+    int busy_threads;
     /* Seconds per collective MPI-IO call of 1 byte per rank. */
     samples collective_write, collective_read;
     char collective_impl[32];

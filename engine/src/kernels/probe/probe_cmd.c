@@ -34,6 +34,8 @@
 #define MEMORY_COPIES_PER_SAMPLE 5
 #define TOKEN_CALLS_PER_SAMPLE 1000
 #define MESSAGE_BYTES_MAX (64ULL << 20)
+#define BUSY_ROUND_TRIPS_PER_SAMPLE 10 /* each several ms with every core busy */
+#define BUSY_THREADS_MAX 64
 
 /* File indices under the run's name: NAME.<8 digits>, so that the front
  * end's clean-up after a killed point recognises every one of them. */
@@ -851,6 +853,94 @@ static void measure_token(probe_ctx *c, probe_result *r)
     MPI_Barrier(c->comm);
 }
 
+/* ---- busy hand-over: waiters that yield beside busy ranks --------------- */
+/* With more ranks than cores Open MPI waits by polling and yielding
+ * (mpi_yield_when_idle, which it sets for an oversubscribed node).  A rank
+ * waiting so beside a rank that computes without yielding (a two-phase
+ * aggregator copying its buffer or writing it into the page cache) gives
+ * its turn away at every poll, and the scheduler runs it again only after
+ * the busy one has had its share: a collective step that needs it waits
+ * that long.  Ranks 0 and 1 measure it (the others asleep in a barrier):
+ * one thread per core of the host, split between them, copies memory
+ * without yielding, and the two ranks pass a message back and forth, each
+ * waiting for it as Open MPI does when oversubscribed (MPI_Test, then
+ * sched_yield).  Seconds per hand-over: half a round trip. */
+static atomic_int busy_stop;
+
+static void *busy_copier(void *arg)
+{
+    (void)arg;
+    const size_t n = 1 << 20;
+    char *from = malloc(n), *to = malloc(n);
+    if (from && to) {
+        memset(from, 0x5a, n);
+        while (!atomic_load(&busy_stop))
+            memcpy(to, from, n);
+    }
+    free(from);
+    free(to);
+    return NULL;
+}
+
+/* Receive one byte from `peer`, waiting by polling and yielding. */
+static void yielding_recv(probe_ctx *c, char *b, int peer)
+{
+    MPI_Request req;
+    int done = 0;
+    MPI_Irecv(b, 1, MPI_BYTE, peer, 7, c->comm, &req);
+    for (;;) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            return;
+        sched_yield();
+    }
+}
+
+static void measure_busy_handover(probe_ctx *c, probe_result *r)
+{
+    if (c->nranks < 2)
+        return;
+    int cores = r->hosts[r->host_of[0]].cores;
+    if (cores < 2)
+        cores = 2;
+    if (cores > 2 * BUSY_THREADS_MAX)
+        cores = 2 * BUSY_THREADS_MAX;
+    r->busy_threads = cores;
+    /* rank 0 runs the odd one: every core of the host has a busy thread */
+    const int mine = c->rank == 0 ? (cores + 1) / 2 : c->rank == 1 ? cores / 2 : 0;
+    for (uint64_t it = 0; it < c->o->iterations && !c->err; it++) {
+        pthread_t busy[BUSY_THREADS_MAX];
+        int started = 0, e = 0;
+        atomic_store(&busy_stop, 0);
+        for (; started < mine && !e; started++)
+            e = pthread_create(&busy[started], NULL, busy_copier, NULL);
+        if (e) {
+            started--;
+            record_error(c, e, "cannot start the busy hand-over's threads: %s", strerror(e));
+        }
+        MPI_Barrier(c->comm);
+        char b = 'h';
+        double t0 = clock_now();
+        for (int i = 0; i < BUSY_ROUND_TRIPS_PER_SAMPLE && c->rank < 2; i++) {
+            if (c->rank == 0) {
+                MPI_Send(&b, 1, MPI_BYTE, 1, 7, c->comm);
+                yielding_recv(c, &b, 1);
+            } else {
+                yielding_recv(c, &b, 0);
+                MPI_Send(&b, 1, MPI_BYTE, 0, 7, c->comm);
+            }
+        }
+        const double t = clock_now() - t0;
+        atomic_store(&busy_stop, 1);
+        for (int k = 0; k < started; k++)
+            pthread_join(busy[k], NULL);
+        if (c->rank == 0 && !e)
+            add(&r->busy_handover, t / (2.0 * BUSY_ROUND_TRIPS_PER_SAMPLE));
+        quiet_barrier(c);
+        agree_or_fail(c);
+    }
+}
+
 /* ---- collective MPI-IO: the fixed cost of one collective call ----------- */
 /* Every rank writes, then reads, 1 byte at offset rank with collective
  * calls, through ROMIO with every rank an aggregator and collective
@@ -1106,6 +1196,7 @@ int probe_command(int argc, char **argv)
     measure_pairs(&c, &r);
     measure_messages(&c, &r);
     measure_token(&c, &r);
+    measure_busy_handover(&c, &r);
     measure_one_byte(&c, &r);
     measure_stream(&c, &r);
     measure_two_streams(&c, &r);

@@ -235,6 +235,9 @@ void probe_result_print(const probe_result *r)
         printf("  %-56s %12.7f\n", "token hand-over, a yielding thread beside each rank",
                samples_best(&r->token_pass_crowded, false));
     }
+    if (r->busy_handover.n)
+        printf("  %-56s %12.7f\n", "hand-over between yielding waiters, every core busy",
+               samples_best(&r->busy_handover, false));
     snprintf(what, sizeof what, "collective MPI-IO write call, 1 byte per rank (%s)", r->collective_impl);
     printf("  %-56s %12.7f\n", what, samples_best(&r->collective_write, false));
     snprintf(what, sizeof what, "collective MPI-IO read call, 1 byte per rank (%s)", r->collective_impl);
@@ -483,6 +486,16 @@ int probe_result_save_json(const probe_result *r, const char *path)
     } else {
         json_null(&j, "messages");
         json_null(&j, "token_pass");
+    }
+
+    if (r->busy_handover.n) {
+        json_object_begin(&j, "busy_handover");
+        json_int(&j, "busy_threads", r->busy_threads);
+        json_int(&j, "waiters", 2);
+        write_samples(&j, "seconds", &r->busy_handover, false);
+        json_object_end(&j);
+    } else {
+        json_null(&j, "busy_handover");
     }
 
     json_object_begin(&j, "collective_mpiio");
