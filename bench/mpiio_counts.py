@@ -16,7 +16,7 @@ applied to both by the shim (bytes / (last close - first open)).
     .venv/bin/python bench/mpiio_counts.py --ior /path/to/ior [--where shm,disk]
         [--only independent,collective,per-call] [--runs 2] [--size 1g]
         [--iterations 2] [--yield-when-idle 0|1] [--bind-to none|core]
-        [--keep-tsv DIR]
+        [--keep-tsv DIR] [--transfer-buffer SIZE]
 
 Columns, medians over runs x iterations of each rank's phase, summed over
 the 4 ranks where marked (sum):
@@ -30,9 +30,11 @@ the 4 ranks where marked (sum):
   rw       read+write system calls (/proc/self/io, sum)
   MiB      bytes through read/write calls (sum)
   rep      MiB of free memory the guest handed back to the host in the phase
+  pcpu     user+system CPU seconds of the whole processes, helper threads too
+           (ompio's POSIX AIO thread writes for the aggregator when a
+           collective call spans more than two of its cycles; sum)
 """
 
-import argparse
 import contextlib
 import csv
 import os
@@ -46,6 +48,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from mpiio_vs_ior import CASES, Tools  # noqa: E402
+import _args  # noqa: E402  (bench/_args.py: argument types)
 from bonnie_side_by_side import HeldFreedMemory  # noqa: E402
 
 from pario.units import parse_size  # noqa: E402  (mpiio_vs_ior put src/ on the path)
@@ -84,7 +87,7 @@ def phases_of(ranks):
 NUM = ("wall_s", "open_s", "io_s", "sync_s", "close_s", "coll_s", "wait_after_s", "user_s",
        "sys_s", "minflt", "majflt", "nvcsw", "nivcsw", "cpu_migrations", "syscalls", "syscr",
        "syscw", "rchar", "wchar", "reported_kib", "io_calls", "task_clock_ms", "page_faults",
-       "ctx_switches")
+       "ctx_switches", "proc_user_s", "proc_sys_s")
 
 
 def summarise(rows):
@@ -99,6 +102,7 @@ def summarise(rows):
         "mib": moved / 2**20,
         "rw": sum(v["syscr"]) + sum(v["syscw"]),
         "rep": max(v["reported_kib"]) / 1024,
+        "pcpu": sum(v["proc_user_s"]) + sum(v["proc_sys_s"]),
     }
     for k in ("open_s", "io_s", "sync_s", "close_s", "coll_s", "wait_after_s"):
         s[k] = 1000 * statistics.mean(v[k])
@@ -113,7 +117,7 @@ def median_of(summaries):
 
 HEAD = (f"{'tool':<6}{'MiB/s':>8}{'open':>7}{'io':>8}{'sync':>7}{'close':>7}{'coll':>7}"
         f"{'wait':>7}{'cpu/GiB':>8}{'usr':>6}{'sys':>6}{'minflt':>8}{'vcsw':>6}{'ivcsw':>6}"
-        f"{'migr':>5}{'sysc':>7}{'rw':>6}{'MiB':>7}{'rep':>6}")
+        f"{'migr':>5}{'sysc':>7}{'rw':>6}{'MiB':>7}{'rep':>6}{'pcpu':>7}")
 
 
 def line(tool, s):
@@ -122,11 +126,11 @@ def line(tool, s):
             f"{s['close_s']:>7.1f}{s['coll_s']:>7.1f}{s['wait_after_s']:>7.1f}"
             f"{s['cpu_per_gib']:>8.3f}{s['user_s']:>6.2f}{s['sys_s']:>6.2f}{s['minflt']:>8.0f}"
             f"{s['nvcsw']:>6.0f}{s['nivcsw']:>6.0f}{s['cpu_migrations']:>5.0f}{s['syscalls']:>7.0f}"
-            f"{s['rw']:>6.0f}{s['mib']:>7.0f}{s['rep']:>6.0f}{maj}")
+            f"{s['rw']:>6.0f}{s['mib']:>7.0f}{s['rep']:>6.0f}{s['pcpu']:>7.2f}{maj}")
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = _args.parser(__doc__)
     ap.add_argument("--ior", required=True)
     ap.add_argument("--disk", default="/var/tmp/pario-counts")
     ap.add_argument("--shm", default="/dev/shm/pario-counts")
@@ -141,6 +145,8 @@ def main():
     ap.add_argument("--bind-to", choices=("none", "core", "socket", "hwthread"))
     ap.add_argument("--hold-freed-memory", type=float, default=60.0, metavar="SECONDS")
     ap.add_argument("--keep-tsv", help="copy every run's per-rank records here")
+    ap.add_argument("--transfer-buffer", type=_args.size, metavar="SIZE",
+                    help="pario's slice (--transfer-buffer) in its collective case")
     a = ap.parse_args()
     only = [c for c in a.only.split(",") if c]
     if set(only) - set(CASES) or a.runs < 1 or a.iterations < 1:
@@ -157,6 +163,7 @@ def main():
         if a.bind_to:
             mpirun_args += ["--bind-to", a.bind_to]
         tools = Tools(a.ior, a.impl, size, block, a.iterations, scratch, mpirun_args)
+        tools.transfer_buffer = a.transfer_buffer
         stack.enter_context(HeldFreedMemory(a.hold_freed_memory))
         print("load average at the start: %.2f %.2f %.2f; settings for both: %s" %
               (*os.getloadavg(), " ".join(mpirun_args[4:]) or "Open MPI defaults"))

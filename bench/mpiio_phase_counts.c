@@ -5,10 +5,14 @@
  * A phase is one MPI_File_open .. MPI_File_close on a communicator of more
  * than one rank (IOR's MPI_COMM_SELF opens for its file checks are not
  * phases).  At the open's entry and the close's exit the shim samples, for
- * the calling thread (the one that does the I/O; Open MPI's own helper
- * threads are left out):
+ * the calling thread (the one that calls MPI; Open MPI's own helper threads
+ * are left out, except in the process-wide CPU):
  *   getrusage(RUSAGE_THREAD)  user and system CPU, minor/major faults,
  *                             voluntary/involuntary context switches
+ *   getrusage(RUSAGE_SELF)    user and system CPU of the whole process:
+ *                             ompio's collective write hands its pwrites
+ *                             to a POSIX AIO helper thread when a call
+ *                             takes more than two of its cycles
  *   perf_event_open           task-clock, page-faults, context-switches,
  *                             cpu-migrations, and system calls entered
  *                             (tracepoint raw_syscalls:sys_enter); -1 where
@@ -43,6 +47,7 @@ static const char *const ev_names[NEV] = {"task_clock_ms", "page_faults", "ctx_s
 typedef struct sample {
     double t;
     struct rusage ru;
+    struct rusage ru_self; /* the whole process, helper threads too */
     long long ev[NEV];
     long long syscr, syscw, rchar, wchar;
     long long reported_kib;
@@ -124,6 +129,7 @@ static void take(sample *s)
 {
     s->t = now();
     getrusage(RUSAGE_THREAD, &s->ru);
+    getrusage(RUSAGE_SELF, &s->ru_self);
     for (int i = 0; i < NEV; i++)
         s->ev[i] = read_counter(ev_fd[i]);
     s->syscr = s->syscw = s->rchar = s->wchar = -1;
@@ -280,7 +286,7 @@ int MPI_Finalize(void)
                        "coll_s\twait_after_s\tuser_s\tsys_s\tminflt\tmajflt\tnvcsw\tnivcsw");
             for (int i = 0; i < NEV; i++)
                 fprintf(f, "\t%s", ev_names[i]);
-            fprintf(f, "\tsyscr\tsyscw\trchar\twchar\treported_kib\n");
+            fprintf(f, "\tsyscr\tsyscw\trchar\twchar\treported_kib\tproc_user_s\tproc_sys_s\n");
             for (int i = 0; i < nrecs; i++) {
                 const record *r = &recs[i];
                 const struct rusage *a = &r->a.ru, *b = &r->b.ru;
@@ -297,9 +303,11 @@ int MPI_Finalize(void)
                     else
                         fprintf(f, "\t%lld", d);
                 }
-                fprintf(f, "\t%lld\t%lld\t%lld\t%lld\t%lld\n", r->b.syscr - r->a.syscr,
+                fprintf(f, "\t%lld\t%lld\t%lld\t%lld\t%lld\t%.6f\t%.6f\n", r->b.syscr - r->a.syscr,
                         r->b.syscw - r->a.syscw, r->b.rchar - r->a.rchar, r->b.wchar - r->a.wchar,
-                        r->a.reported_kib < 0 ? -1 : r->b.reported_kib - r->a.reported_kib);
+                        r->a.reported_kib < 0 ? -1 : r->b.reported_kib - r->a.reported_kib,
+                        tv(r->b.ru_self.ru_utime) - tv(r->a.ru_self.ru_utime),
+                        tv(r->b.ru_self.ru_stime) - tv(r->a.ru_self.ru_stime));
             }
             fclose(f);
         }

@@ -40,7 +40,7 @@ its path.
         [--shm /dev/shm/pario-bench] [--size 4g] [--block 1m] [--pairs 6]
         [--iterations 3] [--impl ompio|romio] [--only independent,collective,per-call,hdf5]
         [--where shm,disk] [--read-only] [--null pario|peer] [--yield-when-idle 0|1]
-        [--bind-to none|core|socket] [--hold-freed-memory 60]
+        [--bind-to none|core|socket] [--hold-freed-memory 60] [--transfer-buffer SIZE]
 
 The file is 4 GiB by default: a read of a cached 1 GiB file lasts about
 40 ms here, and one run's iterations then spread from 17 to 28 GiB/s for
@@ -88,6 +88,7 @@ class Tools:
         self.iterations, self.scratch = iterations, Path(scratch)
         self.phases = "write,read"
         self.mpirun_args, self.env = list(mpirun_args), dict(env or {})
+        self.transfer_buffer = None  # pario's slice for its whole-list (--collective) rows
         if self.mpirun_args and self.launcher.kind != "mpirun":
             sys.exit(f"bench: --yield-when-idle and --bind-to are mpirun options; the launcher here "
                      f"is {self.launcher.kind}")
@@ -110,6 +111,8 @@ class Tools:
     def pario(self, directory, *api):
         """{'write': MiB/s, 'read': MiB/s}, best of the run's iterations."""
         out = self.scratch / "pario.json"
+        if self.transfer_buffer and "--collective" in api:
+            api = (*api, "--transfer-buffer", engine_size(self.transfer_buffer))
         argv = self.command([
             self.engine, "io", "--dir", str(directory), *api, "--mpiio-impl", self.impl,
             "--layout", "partitioned", "--block", engine_size(self.block),
@@ -239,6 +242,9 @@ def main():
                     help="Open MPI's mpi_yield_when_idle for both tools (default: Open MPI's own)")
     ap.add_argument("--bind-to", choices=("none", "core", "socket", "hwthread"),
                     help="mpirun --bind-to for both tools (default: Open MPI's own)")
+    ap.add_argument("--transfer-buffer", type=_args.size, metavar="SIZE",
+                    help="pario's slice (--transfer-buffer) in its --collective rows (default: "
+                         "pario's own)")
     ap.add_argument("--hold-freed-memory", type=float, default=60.0, metavar="SECONDS",
                     help="free page reporting's min_free_ms for the bench's duration (root; 0: "
                          "leave it)")
@@ -256,6 +262,11 @@ def main():
     size, block = a.size, a.block
     if size % (RANKS * block):
         _args.fail(f"--size must be a multiple of {RANKS} x --block")
+    if a.transfer_buffer and not only & {"collective", "hdf5"}:
+        _args.fail("--transfer-buffer sizes pario's --collective calls: add collective or hdf5 "
+                   "to --only")
+    if a.transfer_buffer and a.transfer_buffer % block:
+        _args.fail("--transfer-buffer must be a multiple of --block")
     if a.read_only and "hdf5" in only:
         _args.fail("--read-only compares with IOR: leave hdf5 out of --only")
     for option, d in (("--shm", a.shm), ("--disk", a.disk)):
@@ -268,6 +279,7 @@ def main():
         if a.bind_to:
             mpirun_args += ["--bind-to", a.bind_to]
         tools = Tools(ior, a.impl, size, block, a.iterations, scratch, mpirun_args)
+        tools.transfer_buffer = a.transfer_buffer
         if a.read_only:
             tools.read_only()
         print("load average at the start: %.2f %.2f %.2f (2 cores here: read the ratios, not the absolute rates)"

@@ -75,6 +75,12 @@ ENGINE_CASES = [
     ("unknown mmap advice", GOOD + ["--api", "mmap", "--mmap-advice", "soon"], "--mmap-advice 'soon'"),
     ("transfer buffer on a per-call api", GOOD + ["--transfer-buffer", "1m"],
      "--transfer-buffer sizes whole-list calls, which --api posix does not make"),
+    ("transfer hold on a per-call api", GOOD + ["--transfer-hold", "1m"],
+     "--transfer-hold sizes the buffer of whole-list calls, which --api posix does not make"),
+    ("transfer hold not a size", GOOD + ["--api", "mpiio", "--collective", "--transfer-hold", "lots"],
+     "--transfer-hold 'lots'"),
+    ("transfer hold of zero", GOOD + ["--api", "mpiio", "--collective", "--transfer-hold", "0"],
+     "--transfer-hold '0'"),
 ]
 
 

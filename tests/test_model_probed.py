@@ -20,6 +20,7 @@ import pytest
 from conftest import ROOT
 from pario.model.machine import load_machine
 from pario.model.params import PARAMS
+from pario.model.read_start import first_window
 from test_front_end import pario
 
 PLAN = ["--quick", "--tests", "partitioned", "--ranks", "1,2", "--blocks", "64k,1m", "--size", "4m"]
@@ -77,6 +78,12 @@ def test_probe_measures_the_stream_at_each_call_size(runs):
     for size in ("4 KiB", "64 KiB"):  # a 4 MiB stream's eighth is no whole 1 MiB call
         assert f"storage, the stream's last eighth read (cache kept out), {size} calls" in table
     assert "storage, the stream's last eighth read (cache kept out), 1 MiB calls" not in table
+    ahead = (json.loads(con.execute("SELECT result_json FROM points WHERE run_id=1").fetchone()[0])
+             ["components"].get("read_ahead") or {}).get("max_bytes")
+    assert ("the device's largest read-ahead window (read_ahead_kb)" in table) == bool(ahead)
+    counted = (json.loads(con.execute("SELECT result_json FROM points WHERE run_id=1").fetchone()[0])
+               ["components"]["two_interleaved"].get("device_reads"))
+    assert ("device read requests at 4 KiB calls (median of trials): one stream" in table) == bool(counted)
     for row in ("token hand-over, ring of all ranks", "token hand-over, a yielding thread beside each rank",
                 "collective MPI-IO write call, 1 byte per rank", "collective MPI-IO read call, 1 byte per rank",
                 "byte-range lock and unlock (fcntl)"):
@@ -110,6 +117,11 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
         assert "probe run 1" in flat[key]["source"] and "mpi.hosts" in flat[key]["source"], key
     assert "probe run 1" in flat["agent.cb_buffer"]["source"]
     assert "4 KiB calls" in flat["disk.write_rate"]["source"]
+    # where the probe counted the device's requests, the readers' rates say how read-ahead cut them
+    counted = json.loads(sqlite3.connect(runs["db"]).execute(
+        "SELECT result_json FROM points WHERE run_id=1").fetchone()[0])["components"]["two_interleaved"]
+    assert ("the device's read requests over the pass" in flat["disk.interleaved_read_rate"]["source"]) == \
+        bool(counted.get("device_reads"))
     # the numbers are the probe's: the 1 MiB stream's time is rebuilt within the fit's scatter
     con = sqlite3.connect(runs["db"])
     docs = [json.loads(t) for (t,) in con.execute("SELECT result_json FROM points WHERE run_id=1")]
@@ -126,11 +138,19 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
                                           if c["stream_read_short"]))
     assert len(starts) == 2  # 4 MiB: an eighth is whole 4 KiB and 64 KiB calls, not 1 MiB ones
     (b0, s0), (b1, s1) = starts
-    slope = (s1 - s0) / (b1 - b0)
+    # on a device with a read-ahead window the line is against the first
+    # window each call size opens (read_start.py), else against the call
+    ra = m["disk.read_ahead"]
+    doc_ra = (docs[0]["components"].get("read_ahead") or {}).get("max_bytes") or 0
+    assert ra == doc_ra
+    if ra:
+        assert "read_ahead_kb" in m.sources["disk.read_ahead"] and "probe run 1" in m.sources["disk.read_ahead"]
+    at = (lambda b: first_window(b, ra)) if ra else (lambda b: b)
+    slope = (s1 - s0) / (at(b1) - at(b0))
     if slope > 0:  # the start grows with the call: the line through both, up to 64 KiB
         assert m["disk.read_start_rate"] == pytest.approx(1 / slope, rel=1e-3)
         assert m["disk.read_start_limit"] == b1 == 64 << 10
-        assert m["disk.read_latency"] == pytest.approx(max(0.0, s0 - slope * b0), rel=1e-3, abs=1e-8)
+        assert m["disk.read_latency"] == pytest.approx(max(0.0, s0 - slope * at(b0)), rel=1e-3, abs=1e-8)
     else:  # noise: no growth, the median start
         assert m["disk.read_start_rate"] == 0 and "noise" in m.sources["disk.read_start_rate"]
         assert m["disk.read_latency"] == pytest.approx(max(0.0, (s0 + s1) / 2), rel=1e-3, abs=1e-8)
@@ -139,7 +159,8 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
     def start_at(b):
         if "was taken off every call size" in m.sources["disk.rate"]:  # a noisy short read
             return max(0.0, (s0 + s1) / 2)
-        return latency + (min(b, 64 << 10) / m["disk.read_start_rate"] if m["disk.read_start_rate"] else 0.0)
+        x = at(min(b, 64 << 10))  # the probe's own fits stay within its starts' data
+        return latency + (x / m["disk.read_start_rate"] if m["disk.read_start_rate"] else 0.0)
     for which, rate, over, oc, start in (
             ("stream_write", "disk.write_rate", "disk.write_overhead", "file.open_close_write", 0),
             ("stream_write_new", "disk.alloc_write_rate", "disk.alloc_write_overhead",
@@ -420,13 +441,17 @@ def test_model_leaves_out_what_it_does_not_model_and_keeps_the_rest(runs, tmp_pa
                                                      "large-posix", "large-uring"]
     assert {(row["fsync"], row["evict"], row["stripe_targets"], row["background"]) for row in rows} == {
         ("True", "True", "0", "0")}
-    # the loaded points of ascired-load likewise are left out; what is left, the unloaded
-    # baselines every figure divides by, would be each point over itself: refused (tester 5, item 6)
+    # the loaded points of ascired-load likewise, and then the unloaded ones
+    # too: loaders are all that preset varies (tester 5, item 6), so one
+    # line, exit 2, nothing stored
+    before = _count_runs(db)
     r = pario("model", "ascired-load", "--quick", "--size", "4m", "--machine", "probe:1", db=db)
-    assert r.returncode == 2 and "predicts only the baselines" in r.stderr, r.stderr
+    assert r.returncode == 2, r.stdout
     assert [l.split(": background=")[1].split(":")[0] for l in r.stdout.splitlines()
             if l.startswith("plan: leaving out")] == ["2,4", "2,4"]
-    assert sqlite3.connect(db).execute("SELECT count(*) FROM runs WHERE id > ?", (run_id,)).fetchone()[0] == 0
+    assert "which is all test write-load varies" in r.stdout
+    assert len(r.stderr.strip().splitlines()) == 1 and "measure it with 'pario run'" in r.stderr
+    assert _count_runs(db) == before
 
 
 def test_a_preset_the_model_cannot_predict_at_all_is_one_line(runs, tmp_path):
@@ -492,6 +517,36 @@ def test_a_probe_before_the_four_and_same_readers_still_predicts(runs, tmp_path)
         store.close()
     for key in ("disk.four_read_rate", "disk.same_read_rate"):
         assert m[key] == 0 and "not measured" in m.sources[key], key
+
+
+def test_a_probe_without_the_read_ahead_record_fits_the_start_against_the_call(runs, tmp_path):
+    """A probe made before the read-ahead record (the quiet databases of
+    issue 12): disk.read_ahead 0, the start's line against the call as
+    before; --set disk.read_ahead gives the device's window (a fact the
+    older probe did not record) and the line is then fitted against the
+    first windows, the source saying both."""
+    from pario.model.probed import machine_from_probe
+    from pario.store import Store
+
+    db = _copy_db(runs, tmp_path)
+    con = sqlite3.connect(db)
+    for pid, text in con.execute("SELECT id, result_json FROM points WHERE run_id=1").fetchall():
+        doc = json.loads(text)
+        doc["components"].pop("read_ahead", None)
+        con.execute("UPDATE points SET result_json=? WHERE id=?", (json.dumps(doc), pid))
+    con.commit()
+    con.close()
+    store = Store(db, create=False)
+    try:
+        old = machine_from_probe(store, 1)
+        told = machine_from_probe(store, 1, ["disk.read_ahead=128k"])
+    finally:
+        store.close()
+    assert old["disk.read_ahead"] == 0 and "before the read-ahead record" in old.sources["disk.read_ahead"]
+    assert told["disk.read_ahead"] == 128 << 10 and "--set" in told.sources["disk.read_ahead"]
+    if told["disk.read_start_rate"]:  # a start that grows: fitted against the windows
+        assert "first read-ahead window" in told.sources["disk.read_start_rate"]
+        assert "first window" not in old.sources["disk.read_start_rate"]
 
 
 @pytest.mark.parametrize("edit,phrase", [

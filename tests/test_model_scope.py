@@ -62,11 +62,14 @@ def test_one_line_per_test_with_its_parameters_and_the_fix():
     pts = [_point(), _point("loaded", background=0), _point("loaded", background=2),
            _point("loaded", background=4), _point("striped", stripe_targets=2)]
     kept, lines = refusals(pts, _probed())
-    assert [(p.test_id, p.background) for p in kept] == [("t", 0), ("loaded", 0)]
+    # tester 5, item 6: the loaded test's unloaded point alone is no
+    # prediction of what the test varies (its figure divides it by itself)
+    assert [(p.test_id, p.background) for p in kept] == [("t", 0)]
     assert lines == [
-        "leaving out 2 point(s) of test loaded, which the model does not predict: background=2,4: "
-        "the model has no background loaders; give --tests without loaded to leave it out, or "
-        "measure it with 'pario run'",
+        "leaving out 3 point(s) of test loaded, which the model does not predict: background=2,4: "
+        "the model has no background loaders, which is all test loaded varies (the background=0 "
+        "point left alone would be compared with nothing); give --tests without loaded to leave "
+        "it out, or measure it with 'pario run'",
         "leaving out 1 point(s) of test striped, which the model does not predict: stripe_targets=2: "
         "the model has no striping over several targets (each its own file system); give --tests "
         "without striped to leave it out, or measure it with 'pario run'"]

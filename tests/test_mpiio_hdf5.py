@@ -60,6 +60,10 @@ def test_mpiio_write_then_read_verifies_through_both_implementations(shm_dir, ru
         assert b["implementation"] == component
         # the evidence: the one MPI-IO component the process loaded
         assert b["io_components_loaded"] == f"mca_io_{component}"
+        # ... and loaded before the first timed open, by the untimed warm-up
+        # (mpiio_env.h, mpiio_library_warm), which leaves nothing behind
+        assert b["io_components_loaded_before_clock"] == f"mca_io_{component}"
+        assert list(Path(shm_dir).iterdir()) == []
         assert r.result["verification"]["bytes_checked"] == 2 * SIZE
 
 
@@ -134,6 +138,8 @@ def test_hdf5_write_read_verify_and_alignment(disk_dir, run_io):
                "--verify", "--keep", "--name", "a.h5")
     assert r.result["verification"]["bytes_checked"] == 2 * SIZE
     assert r.result["params"]["api_options"]["data_offset"] % (64 * 1024) == 0
+    # H5Fcreate's MPI_File_open found the library loaded by the untimed warm-up
+    assert r.result["params"]["api_options"]["io_components_loaded_before_clock"].startswith("mca_io_")
 
 
 def written_by_rank(r):

@@ -64,6 +64,50 @@ def test_document_shape(probes):
         assert it["cache_method"] == "O_DIRECT" or it["cache_resident_fraction"] < 0.01
 
 
+def _sys_read_ahead(path):
+    """read_ahead_kb of the device behind `path`, in bytes, as /sys says it
+    (the disk's own queue for a partition), or None."""
+    import os
+
+    st = os.stat(path)
+    base = f"/sys/dev/block/{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+    for q in (f"{base}/queue/read_ahead_kb", f"{base}/../queue/read_ahead_kb"):
+        if os.path.exists(q):
+            return int(open(q).read()) * 1024
+    return None
+
+
+def test_the_devices_read_ahead_window_is_recorded(probes):
+    """The largest read-ahead window of the disk's device (the model sizes a
+    read's first window with it); tmpfs has no device, so none."""
+    d, _, doc = probes["disk"]
+    want = _sys_read_ahead(d)
+    rec = doc["components"]["read_ahead"]
+    if want is None:  # a disk directory on a file system without a block device
+        assert rec is None
+    else:
+        assert rec["max_bytes"] == want and "read_ahead_kb" in rec["source"]
+    assert probes["shm"][2]["components"]["read_ahead"] is None
+
+
+def test_read_passes_count_the_devices_requests(probes):
+    """Around each read pass rank 0 reads the device's counters: requests
+    and bytes per trial (the whole device's, so at least the pass's own on
+    a quiet disk); tmpfs has no device to ask."""
+    d, _, doc = probes["disk"]
+    c = doc["components"]
+    for key in ("stream_read", "two_streams", "two_interleaved", "four_streams", "two_same"):
+        dev = c[key]["device_reads"]
+        if _sys_read_ahead(d) is None:
+            assert dev is None
+            continue
+        assert len(dev["requests"]) == len(dev["bytes"]) == len(c[key]["seconds"]["values"]), key
+        assert all(n >= 1 for n in dev["requests"]) and all(b >= 4096 for b in dev["bytes"]), key
+    assert "device_reads" not in c["two_writers"]  # a write pass
+    shm = probes["shm"][2]["components"]
+    assert shm["stream_read"]["device_reads"] is None and shm["two_interleaved"]["device_reads"] is None
+
+
 def test_two_ranks_print_their_one_pair_once(probes):
     """Tester 3, item 5: with 2 ranks the nearest and the farthest rank are
     rank 1 both times: one line, not two rows of one pair."""

@@ -112,7 +112,41 @@ def prediction_table(store, run_a, run_b):
     summary = [f"{len(got)} matched points: {inside} ({inside / len(got):.0%}) predicted within "
                f"{TOLERANCE:.0%} of the measured rate"]
     summary += [only_in(m_id, only_m, "only measured, run"), only_in(p_id, only_p, "only predicted, run")]
+    summary.append(_other_machine(store, m_id, m_run, p_id))
     return caption, head, rows, [s for s in summary if s]
+
+
+def _machine_of(store, p_id):
+    """The machine name a predicted run's points were modelled on."""
+    for p in store.points(p_id):
+        if p["status"] == "ok" and p["result_json"]:
+            return ((json.loads(p["result_json"]).get("model") or {}).get("machine") or {}).get("name")
+    return None
+
+
+def _other_machine(store, m_id, m_run, p_id):
+    """A warning when the prediction is not of the measured run's machine:
+    a described machine (ipsc860), or a probe of another directory or file
+    system; the within-25 % verdicts then compare two machines."""
+    name = _machine_of(store, p_id)
+    if not name:
+        return ""
+    here = ", ".join(sorted(_setting(store, m_id)["file system"])) or "?"
+    where = f"run {m_id}'s {m_run['dir']} ({here})"
+    if not name.startswith("probe:") or not name[len("probe:"):].split(" ")[0].isdigit():
+        return (f"warning: run {p_id} models machine {name}, not {where}: the verdicts compare two "
+                "machines; predict from a probe of that directory ('pario probe --dir ...', then "
+                "--machine probe:RUN)")
+    probe_id = int(name[len("probe:"):].split(" ")[0])
+    try:
+        probe = store.run(probe_id)
+    except UsageError:
+        return f"warning: run {p_id} models probe run {probe_id}, which is no longer stored"
+    there = ", ".join(sorted(_setting(store, probe_id)["file system"])) or "?"
+    if probe["dir"] == m_run["dir"] and there == here:
+        return ""
+    return (f"warning: run {p_id} models probe run {probe_id} ({probe['dir']}, {there}), not "
+            f"{where}: the verdicts include that difference")
 
 
 def _print_table(head, rows, right, out):

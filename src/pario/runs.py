@@ -92,8 +92,8 @@ def iteration_rows(store, run_id):
         params = _param_columns({**r.record.params, **{k: v for k, v in ident.items()
                                                         if k not in r.record.params}}, mine.params)
         what = mine.measure_name(r.record)
-        if what:
-            params["measured"] = what
+        if what:  # what a predicted run's row holds was predicted, not measured
+            params["measured" if source == "measured" else "predicted"] = what
         units = {m.key: m.quantity.unit for m in mine.measures(r.record)}
         n = max((len(v) for v in r.record.values.values() if v), default=0)
         for i in range(n):

@@ -57,10 +57,13 @@
  * layout's order, which is not sorted for `random` (a file view must sort
  * them and permute memory to match).  count may be 0: the rank takes part
  * and moves nothing.  The loop cuts the phase into slices of at most
- * --transfer-buffer (IO_TRANSFER_BUFFER) bytes per rank; when the whole share fits (the usual
- * case) there is exactly one call per phase and the data of a write were
- * packed before the clock started.  Transfer backends are never grouped and
- * their calls are not individually timed (no --trace).
+ * --transfer-buffer (IO_TRANSFER_BUFFER) bytes per rank, one call each;
+ * each slice has its own slot in the loop's buffer, and the slices of up to
+ * IO_TRANSFER_HOLD bytes per rank (a rank's whole share, usually) were
+ * packed before the clock started, so a call's `buf` is ready and nothing
+ * is copied in the timed phase.  Beyond that hold, slots are reused and
+ * the later slices are packed inside the phase.  Transfer backends are never
+ * grouped and their calls are not individually timed (no --trace).
  *
  * Opening.  backend_open_args carries everything a backend may need to
  * prepare a phase once: the path, the mode, direct I/O, the creation rule,
@@ -164,8 +167,15 @@ enum backend_mode { BACKEND_READ, BACKEND_WRITE };
 #define BACKEND_MAX_OBSERVED 8
 
 /* Bytes per rank per transfer call by default (--transfer-buffer):
- * larger shares are cut into slices. */
-#define IO_TRANSFER_BUFFER ((size_t)256 << 20)
+ * larger shares are cut into slices.  Why 64 MiB, not a rank's whole share:
+ * see io_run.c alloc_buffers. */
+#define IO_TRANSFER_BUFFER ((size_t)64 << 20)
+
+/* At most this many bytes per rank of slices packed before the clock (and
+ * no more than a quarter of the node's available memory over its ranks):
+ * a share that fits is never copied inside a timed phase, whatever the
+ * slice. */
+#define IO_TRANSFER_HOLD ((size_t)1 << 30)
 
 enum backend_caps {
     BACKEND_CAP_DIRECT = 1u << 0,           /* honours direct (cache-bypassing) I/O */

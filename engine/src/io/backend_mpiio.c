@@ -186,10 +186,15 @@ static int mpiio_open(const backend_open_args *a, void **handle)
 /* Opening an existing file: refuse a symlink put in its place (the MPI
  * library's open would follow it).  The loop agrees on it over the ranks
  * before the clock starts (backend.h, Opening), so the timed open holds
- * only the library's own collectives, as IOR's does. */
+ * only the library's own collectives, as IOR's does; and, untimed, before
+ * the first open of the process creates its file, the library's one-time
+ * loading of its plug-ins (mpiio_env.h, mpiio_library_warm), which IOR's
+ * creating rank also does before its clock. */
 static int mpiio_open_check(const backend_open_args *a)
 {
     struct stat st;
+    if (a->create)
+        mpiio_library_warm(a->path, mpiio_run_settings());
     if (!a->create && a->expect && a->expect->known)
         return owned_file_check(a->path, a->expect); /* only the file this run made */
     return (!a->create && lstat(a->path, &st) == 0 && S_ISLNK(st.st_mode)) ? ELOOP : 0;

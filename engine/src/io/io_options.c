@@ -30,7 +30,7 @@ bool io_has_phase(const io_options *o, enum phase_kind k)
  * other options. */
 typedef struct parse_state {
     int fsync_choice, huge_choice;
-    bool size_given, shift_given, unit_given, transfer_given, dir_given, stripe_unit_given, kind_given, help;
+    bool size_given, shift_given, unit_given, transfer_given, hold_given, dir_given, stripe_unit_given, kind_given, help;
 } parse_state;
 
 /* One core option: "--name ARG", its help, and what it sets. */
@@ -151,6 +151,11 @@ static void set_transfer_buffer(io_options *o, parse_state *s, const char *a)
     o->transfer_buffer = option_size("--transfer-buffer", a);
     s->transfer_given = true;
 }
+static void set_transfer_hold(io_options *o, parse_state *s, const char *a)
+{
+    o->transfer_hold = option_size("--transfer-hold", a);
+    s->hold_given = true;
+}
 static void set_prealloc(io_options *o, parse_state *s, const char *a) { o->prealloc = true; }
 /* A flag and its --no- form on one line: which one was meant is a guess,
  * never "the last one wins". */
@@ -219,8 +224,13 @@ static const core_option core_options[] = {
      set_background_kind},
     {"transfer-buffer", "SIZE",
      "APIs that move a rank's whole list per call (collective):\nat most SIZE per rank per call "
-     "(default 256m)",
+     "(default 64m)",
      set_transfer_buffer},
+    {"transfer-hold", "SIZE",
+     "the same APIs: slices packed before the clock, up to\nSIZE per rank (at least one slice; "
+     "default: the whole\nshare up to 1g and a quarter of the node's free memory);\nlater "
+     "slices are packed inside the timed phase",
+     set_transfer_hold},
     {"prealloc", NULL, "reserve the file's space before each write phase", set_prealloc},
     {"fsync", NULL, "fsync before close in write phases (default on)", set_fsync},
     {"no-fsync", NULL, "no fsync before close", set_no_fsync},
@@ -407,6 +417,10 @@ static void check_capabilities(const io_options *o, const parse_state *s, bool w
     if (s->transfer_given && !(caps & BACKEND_CAP_TRANSFER))
         fail_usage("--transfer-buffer sizes whole-list calls, which --api %s does not make: "
                    "drop it",
+                   api);
+    if (s->hold_given && !(caps & BACKEND_CAP_TRANSFER))
+        fail_usage("--transfer-hold sizes the buffer of whole-list calls, which --api %s does "
+                   "not make: drop it",
                    api);
     /* Only whole-list calls are cut into --transfer-buffer slices: a
      * per-call or asynchronous API takes any block up to the 2 GiB limit

@@ -42,6 +42,8 @@ typedef struct io_options {
     int background;      /* loader processes per node during phases */
     enum background_kind background_kind;
     uint64_t transfer_buffer; /* transfer backends: bytes per rank per call */
+    uint64_t transfer_hold;   /* transfer backends: bytes per rank packed before the
+                                 clock; 0: automatic (io_run.c transfer_hold) */
     bool prealloc;
     bool fsync;
     bool direct;

@@ -270,6 +270,8 @@ int io_result_save_json(const io_result *r, const char *path)
     json_uint(&j, "calls_per_rank", r->calls_per_rank);
     if (o->api_caps & BACKEND_CAP_TRANSFER)
         json_uint(&j, "transfer_slice_bytes", r->transfer_slice_bytes);
+    if (o->api_caps & BACKEND_CAP_TRANSFER)
+        json_uint(&j, "transfer_held_bytes", r->transfer_held_bytes);
     json_array_begin(&j, "phases");
     for (int i = 0; i < o->nphases; i++)
         json_string(&j, NULL, phase_name(o->phases[i]));

@@ -66,6 +66,7 @@ typedef struct io_result {
     uint64_t files;          /* how many files */
     uint64_t calls_per_rank;
     uint64_t transfer_slice_bytes; /* transfer style: rank 0's bytes per call; else 0 */
+    uint64_t transfer_held_bytes;  /* transfer style: rank 0's slices packed before the clock */
     bool huge_pages_granted;
     io_iteration *its;
     int nits;

@@ -62,11 +62,12 @@ typedef struct io_ctx {
     struct iovec *iov;          /* every buffer, for backends that register them */
     unsigned niov;
     bool buffers_huge;
-    /* transfer backends: one slice of a rank's list */
+    /* transfer backends: slices of a rank's list, each in its own slot */
     unsigned char *xfer_buf;
     size_t xfer_mapped;
     uint64_t *xfer_offsets;
-    uint64_t xfer_blocks;       /* blocks per slice */
+    uint64_t xfer_blocks;       /* blocks per slice (one transfer call) */
+    uint64_t xfer_slots;        /* slices the buffer holds (packed before the clock) */
     /* failure of the current step on this rank */
     int err;
     char err_msg[PATH_MAX + 256];
@@ -299,7 +300,7 @@ typedef struct pass {
     bool check;              /* compare every block read with the pattern */
     double io_first;         /* out: start of the first call */
     uint64_t bytes;          /* out: bytes moved (or checked) */
-    uint64_t packed_call;    /* transfer: the slice already in xfer_buf, or UINT64_MAX */
+    uint64_t packed;         /* transfer: slices 0..packed-1 are in their slots already */
 } pass;
 
 static void open_args(io_ctx *c, const pass *P, bool direct, backend_open_args *a)
@@ -525,40 +526,55 @@ static uint64_t slice_count(const io_ctx *c, const access_list *L, uint64_t call
     return L->count - first < c->xfer_blocks ? L->count - first : c->xfer_blocks;
 }
 
-/* Put slice `call` of the rank's list into xfer_offsets (and, for a
- * write, its bytes into xfer_buf); returns the blocks in it. */
+/* Slice `call` lives in slot call % xfer_slots: its bytes and offsets. */
+static unsigned char *slot_bytes(const io_ctx *c, uint64_t call)
+{
+    return c->xfer_buf + (call % c->xfer_slots) * c->xfer_blocks * (size_t)c->o->block;
+}
+static uint64_t *slot_offsets(const io_ctx *c, uint64_t call)
+{
+    return c->xfer_offsets + (call % c->xfer_slots) * c->xfer_blocks;
+}
+
+/* Put slice `call` of the rank's list into its slot's offsets (and, for a
+ * write, its bytes into the slot); returns the blocks in it. */
 static uint64_t pack_slice(io_ctx *c, pass *P, uint64_t call)
 {
     const access_list *L = P->L;
     const size_t block = (size_t)c->o->block;
     uint64_t first = call * c->xfer_blocks, n = slice_count(c, L, call);
+    uint64_t *offsets = slot_offsets(c, call);
+    unsigned char *bytes = slot_bytes(c, call);
     for (uint64_t i = 0; i < n; i++) {
         uint64_t off = L->layout->block_offset(&L->geom, first + i);
-        c->xfer_offsets[i] = off;
+        offsets[i] = off;
         if (P->mode == BACKEND_WRITE)
-            memcpy(c->xfer_buf + i * block, pattern_source_at(&c->srcs[0], off, block), block);
+            memcpy(bytes + i * block, pattern_source_at(&c->srcs[0], off, block), block);
     }
-    P->packed_call = call;
     return n;
 }
 
-/* The rank's whole list in as few calls as the buffer allows, the same
- * number of calls on every sharer. */
+/* The rank's whole list in calls of one slice each, the same number of
+ * calls on every sharer.  The slices that fit the buffer were packed
+ * before the clock (pass_prepare); a later one is packed here, into the
+ * slot of a slice already moved. */
 static void drive_transfer(io_ctx *c, void *h, pass *P)
 {
     const io_options *o = c->o;
     const access_list *L = P->L;
     const size_t block = (size_t)o->block;
     for (uint64_t call = 0; call < L->calls; call++) {
-        uint64_t n = P->packed_call == call ? slice_count(c, L, call) : pack_slice(c, P, call);
+        uint64_t n = call < P->packed ? slice_count(c, L, call) : pack_slice(c, P, call);
         if (c->err)
             n = 0; /* keep taking part so the others are not left waiting */
+        uint64_t *offsets = slot_offsets(c, call);
+        unsigned char *bytes = slot_bytes(c, call);
         backend_transfer t = {.mode = P->mode,
                               .first = call * c->xfer_blocks,
                               .count = n,
-                              .offsets = c->xfer_offsets,
+                              .offsets = offsets,
                               .block = block,
-                              .buf = c->xfer_buf,
+                              .buf = bytes,
                               .call = call,
                               .calls = L->calls};
         const double s = clock_now();
@@ -569,20 +585,23 @@ static void drive_transfer(io_ctx *c, void *h, pass *P)
             record_error(c, e, "%s%s %s (%llu blocks from offset %llu): %s", P->what,
                          P->mode == BACKEND_WRITE ? "write" : "read", P->path,
                          (unsigned long long)n,
-                         (unsigned long long)(n ? c->xfer_offsets[0] : 0), strerror(e));
+                         (unsigned long long)(n ? offsets[0] : 0), strerror(e));
             continue;
         }
         for (uint64_t i = 0; i < n; i++)
-            block_done(c, P, c->xfer_offsets[i], 0, c->xfer_buf + i * block);
+            block_done(c, P, offsets[i], 0, bytes + i * block);
     }
 }
 
-/* Untimed work a pass can do before its clock starts. */
+/* Untimed work a pass can do before its clock starts: every slice the
+ * transfer buffer holds is packed now. */
 static void pass_prepare(io_ctx *c, pass *P)
 {
-    P->packed_call = UINT64_MAX;
-    if ((c->o->api_caps & BACKEND_CAP_TRANSFER) && P->L->calls > 0)
-        pack_slice(c, P, 0);
+    P->packed = 0;
+    if (!(c->o->api_caps & BACKEND_CAP_TRANSFER))
+        return;
+    while (P->packed < P->L->calls && P->packed < c->xfer_slots)
+        pack_slice(c, P, P->packed++);
 }
 
 static void drive(io_ctx *c, void *h, pass *P)
@@ -598,16 +617,72 @@ static void drive(io_ctx *c, void *h, pass *P)
 
 /* ---- setup ---- */
 
+/* The node's available memory (MemAvailable), 0 when unknown. */
+static uint64_t memory_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    unsigned long long kib = 0;
+    char line[256];
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return (uint64_t)kib * 1024;
+}
+
+/* Bytes of transfer buffer each rank may hold: --transfer-hold, or a
+ * quarter of the node's available memory shared by its ranks (the rest is
+ * left to the page cache, the file itself on tmpfs, and everything else),
+ * at most IO_TRANSFER_HOLD.  Collective over c->comm unless given; the
+ * same on every rank of a node. */
+static uint64_t transfer_hold(io_ctx *c)
+{
+    if (c->o->transfer_hold) /* --transfer-hold: the same on every rank */
+        return c->o->transfer_hold;
+    MPI_Comm node;
+    int local = 1;
+    MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &local);
+    uint64_t avail = memory_available(), least = avail;
+    MPI_Allreduce(&avail, &least, 1, MPI_UINT64_T, MPI_MIN, node);
+    MPI_Comm_free(&node);
+    uint64_t hold = least / 4 / (uint64_t)local;
+    return hold < IO_TRANSFER_HOLD ? hold : IO_TRANSFER_HOLD;
+}
+
 static void alloc_buffers(io_ctx *c)
 {
     const io_options *o = c->o;
     unsigned caps = o->api_caps;
-    /* A share beyond one slice is packed slice by slice inside the clock.
-     * Holding a rank's whole share in one slice by default removed that
-     * copy, but measured quietly it made ompio's collective write 4x
-     * slower at 4 GiB (one 1 GiB write_at_all per rank: the lead's bench
-     * run of 2026-11-23 03:40, tmpfs 0.22x IOR -c where 256 MiB slices
-     * gave 0.92x): the default stays 256 MiB, --transfer-buffer sets it. */
+    /* every rank asks (collective), before anything can fail on it alone */
+    const uint64_t hold = (caps & BACKEND_CAP_TRANSFER) ? transfer_hold(c) : 0;
+    /* Two sizes, chosen apart.  The slice (--transfer-buffer, 64 MiB by
+     * default) is what one collective call moves per rank; the hold
+     * (--transfer-hold, transfer_hold()) is how many slices are packed
+     * before the clock.  With the whole share held, no byte is copied in the
+     * timed phase, as IOR -c copies none (it writes from one buffer): the
+     * old single 256 MiB buffer repacked 3 of a 1 GiB share's 4 slices in
+     * the phase, 0.7 s of CPU summed over 4 ranks on 2 cores (README).
+     *
+     * Why the calls stay at 64 MiB per rank.  On one node Open MPI 4.1's
+     * ompio (fcoll vulcan) makes 1 rank of 4 the aggregator (its simple
+     * grouping caps them at ranks / io_ompio_max_aggregators_ratio 8) and
+     * moves each call in cycles of half of io_ompio_bytes_per_agg (32 MiB):
+     * the aggregator gathers 16 MiB from the ranks, and when a call spans
+     * more than 2 cycles it hands the previous cycle's pwrite to a POSIX AIO
+     * thread, so the gather of one cycle runs beside the write of the last
+     * on the second core.  IOR -c's 1 MiB calls (4 MiB a call) are one
+     * cycle each: gather, then write, one core.  strace -f, 256 MiB file
+     * (2026-11-23 05:27): IOR 256 pwrite64 of 1 MiB from the aggregator's
+     * own thread; pario 16 of 16 MiB from its AIO thread.  Calls much
+     * larger than 64 MiB a rank measured slower, for a cause not pinned
+     * down (counted under load, a 1 GiB call took no more CPU and faulted
+     * less than 64 MiB ones, bench/mpiio_counts.py): the lead's quiet sweep of
+     * 2026-11-23 05:00 (4 GiB, 4 ranks, tmpfs, MiB/s, 3 rounds; slices
+     * then packed in the phase): 32m 1510/1300/1415, 64m 1515/1550/1558,
+     * 128m 1178/1420/1448, 256m 898/1032/1060, IOR -c 1252/1369/1233; a
+     * whole 1 GiB share in one call ran at 0.22x IOR -c (03:40). */
     uint64_t share = o->layout->block_count(&c->write_geom);
     if (o->layout->block_count(&c->read_geom) > share)
         share = o->layout->block_count(&c->read_geom);
@@ -660,21 +735,33 @@ static void alloc_buffers(io_ctx *c)
             most = whole;
         if (c->xfer_blocks > most)
             c->xfer_blocks = most;
+        if (c->xfer_blocks == 0)
+            c->xfer_blocks = 1;
+        /* One slot per slice of the timed share, up to `hold` bytes:
+         * those slices are packed before the clock (backend.h). */
+        const uint64_t slice_bytes = c->xfer_blocks * o->block;
+        uint64_t slices = (share + c->xfer_blocks - 1) / c->xfer_blocks;
+        uint64_t fit = hold / slice_bytes;
+        c->xfer_slots = slices < fit ? slices : fit;
+        if (c->xfer_slots == 0)
+            c->xfer_slots = 1;
+        const uint64_t held = c->xfer_slots * slice_bytes;
         bool huge = false;
-        c->xfer_buf = pattern_buffer_alloc(c->xfer_blocks * o->block, o->huge_pages, &huge,
-                                           &c->xfer_mapped);
-        c->xfer_offsets = calloc(c->xfer_blocks, sizeof *c->xfer_offsets);
+        c->xfer_buf = pattern_buffer_alloc(held, o->huge_pages, &huge, &c->xfer_mapped);
+        c->xfer_offsets = calloc(c->xfer_slots * c->xfer_blocks, sizeof *c->xfer_offsets);
         if (!c->xfer_buf || !c->xfer_offsets) {
             record_error(c, ENOMEM, "cannot allocate a %llu-byte transfer buffer",
-                         (unsigned long long)(c->xfer_blocks * o->block));
+                         (unsigned long long)held);
         } else {
-            memset(c->xfer_buf, 0, c->xfer_blocks * o->block);
+            /* Touch it all: first-touch faults stay out of the timing. */
+            memset(c->xfer_buf, 0, held);
             c->buffers_huge = c->buffers_huge && huge;
             c->iov[0] = (struct iovec){c->xfer_buf, c->xfer_mapped};
             c->niov = 1;
         }
     } else {
         c->xfer_blocks = 1;
+        c->xfer_slots = 1;
     }
 }
 
@@ -803,6 +890,7 @@ static void setup(io_ctx *c, const io_options *o, io_result *r)
     r->files = o->per_rank_files ? P : 1;
     r->calls_per_rank = o->layout->block_count(&c->write_geom);
     r->transfer_slice_bytes = (o->api_caps & BACKEND_CAP_TRANSFER) ? c->xfer_blocks * o->block : 0;
+    r->transfer_held_bytes = r->transfer_slice_bytes * c->xfer_slots;
     int huge = c->buffers_huge, all_huge;
     MPI_Allreduce(&huge, &all_huge, 1, MPI_INT, MPI_MIN, c->comm);
     r->huge_pages_granted = all_huge;

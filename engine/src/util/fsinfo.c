@@ -104,6 +104,49 @@ int page_cache_evict(const char *path)
     return e;
 }
 
+int64_t read_ahead_bytes_of(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return -1;
+    /* a partition's directory has no queue of its own: its disk's is one up */
+    static const char *const where[] = {"/sys/dev/block/%u:%u/queue/read_ahead_kb",
+                                        "/sys/dev/block/%u:%u/../queue/read_ahead_kb"};
+    for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
+        char p[128];
+        snprintf(p, sizeof p, where[i], major(st.st_dev), minor(st.st_dev));
+        FILE *f = fopen(p, "r");
+        if (!f)
+            continue;
+        long long kb = -1;
+        const int got = fscanf(f, "%lld", &kb);
+        fclose(f);
+        if (got == 1 && kb >= 0)
+            return (int64_t)kb * 1024;
+    }
+    return -1;
+}
+
+int device_reads_of(const char *path, uint64_t *requests, uint64_t *bytes)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return -1;
+    char p[96];
+    snprintf(p, sizeof p, "/sys/dev/block/%u:%u/stat", major(st.st_dev), minor(st.st_dev));
+    FILE *f = fopen(p, "r");
+    if (!f)
+        return -1;
+    unsigned long long done, merged, sectors;
+    const int got = fscanf(f, "%llu %llu %llu", &done, &merged, &sectors);
+    fclose(f);
+    if (got != 3)
+        return -1;
+    *requests = done;
+    *bytes = sectors * 512;
+    return 0;
+}
+
 /* The mount's options, then those of the super block it does not already
  * name ("rw" is usually in both): each option once. */
 static void join_options(char *out, size_t len, const char *mount, char *super)

@@ -40,4 +40,18 @@ double page_cache_fraction(const char *path);
  * POSIX_FADV_DONTNEED (no root needed). Returns 0 or errno. */
 int page_cache_evict(const char *path);
 
+/* The kernel's largest read-ahead window for files under `path`: the
+ * read_ahead_kb of the block device behind its file system
+ * (/sys/dev/block/MAJ:MIN/queue, or the whole disk's for a partition), in
+ * bytes; -1 when there is none to read (tmpfs, a network file system, no
+ * /sys).  Linux sizes a reader's first read-ahead from its call and grows
+ * the window up to this. */
+int64_t read_ahead_bytes_of(const char *path);
+
+/* The read requests the block device behind `path` has completed, and
+ * their bytes, since boot (/sys/dev/block/MAJ:MIN/stat: reads completed,
+ * sectors read x 512): around a read, how the kernel's read-ahead cut it
+ * into device requests.  0, or -1 when there is no device to ask. */
+int device_reads_of(const char *path, uint64_t *requests, uint64_t *bytes);
+
 #endif

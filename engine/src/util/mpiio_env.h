@@ -110,4 +110,28 @@ int mpiio_errno(int mpi_error);
  * in errno; a disk-space errno found there names the cause. */
 int mpiio_errno_after(int mpi_error, int sys);
 
+/* Once per process, untimed, before the first timed MPI_File_open: load
+ * the MPI-IO library's plug-ins with a read-only open of `path` on
+ * MPI_COMM_SELF while nothing is there (lstat: ENOENT), which fails and
+ * creates nothing; a no-op when `path` exists or after the first call.
+ *
+ * Why: the first MPI_File_open of a process loads and selects the
+ * library's components (ompio under Open MPI 4.1: mca_io_ompio,
+ * libmca_common_ompio and the fs, fbtl, five fcoll and three sharedfp
+ * plug-ins, each dlopen'ed: strace of `pario-engine io --api mpiio`, 4
+ * ranks, 2026-11-23), and in a one-iteration run that first open is the
+ * timed one.  Measured on the shared machine (load 12-16, 2026-11-23
+ * 05:39 UTC, `mpirun -np 4 pario-engine io --api mpiio --size 256m
+ * --phases write --iterations 5`, 3 runs): the first write's open took
+ * 42-78 ms, the later ones 9-28 ms.  IOR pays it outside its clock on the
+ * rank that creates the file: rank 0's check before removing the old file
+ * is an MPI_File_open of the absent file on MPI_COMM_SELF (ior.c
+ * RemoveFile, aiori-MPIIO.c MPIIO_Access).  Whatever the library prints
+ * about the refused open is dropped (library_lines.h). */
+void mpiio_library_warm(const char *path, const mpiio_settings *s);
+
+/* The MPI-IO components this process had loaded when the warm-up ended
+ * ("mca_io_ompio"), or "" when there was none. */
+const char *mpiio_library_warmed(void);
+
 #endif

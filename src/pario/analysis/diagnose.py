@@ -306,10 +306,12 @@ def rule_oversubscribed(points, ctx):
 RULES = [rule_cache, rule_straggler, rule_cliff, rule_above_peak, rule_grouping,
          rule_short_phase, rule_unsteady, rule_oversubscribed]
 # Rules about how a measurement was taken (this host's page cache, its
-# timer and barriers, its cores, a rank slowed by something else on its
-# host): they say nothing of a point the model predicted, which has no
-# cache, timer, cores or hosts of its own ("rank 28 on ?").
-MEASUREMENT_RULES = (rule_cache, rule_straggler, rule_short_phase, rule_unsteady, rule_oversubscribed)
+# timer and barriers, its cores): they say nothing of a point the model
+# predicted, which has no cache, timer or cores of this host.  A straggler
+# is a rank on a host that was slow: a predicted rank has no host, and its
+# lag is the model's own queueing, which the point's bound line explains.
+MEASUREMENT_RULES = (rule_cache, rule_straggler, rule_short_phase, rule_unsteady,
+                     rule_oversubscribed)
 
 
 def diagnose(points, probe=None):

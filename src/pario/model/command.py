@@ -15,16 +15,16 @@ from .. import __version__
 from ..checks import check_out
 from ..engine import engine_path
 from ..engine_check import check_plan
-from ..errors import UsageError
-from ..presets import load_experiment, preset_figures
+from ..errors import NoRunnablePoint, UsageError
+from ..presets import load_experiment
 from ..progress import Progress
 from ..store import Store, default_db_path
-from ..units import engine_size, format_size
+from ..units import format_size
 from ..studies import add_kind_options, kind_of, refuse_foreign_options, skip_lines
 from .machine import machine_by_spec, machine_names
 from .params import describe_parameters
 from .predict import predict_point
-from .scope import refusals
+from .scope import check_pieces, refusals
 
 PREDICTED = "predicted: model of "
 
@@ -96,6 +96,7 @@ def predict_preset(name, machine, **options):
     model leaves out is an error here (a figure must not go missing)."""
     points, skipped = model_points(load_experiment(name), options)
     points, refused = refusals(points, machine)
+    check_pieces(points, machine)
     if skipped or refused:
         raise UsageError(f"pario model {name} {options}: "
                          + "; ".join([f"{p.label()}: {why}" for p, why in skipped] + refused))
@@ -132,7 +133,12 @@ def run_model(args, out=None):
         if options.get(dest) is not None:  # kind options default to None: given
             raise UsageError(f"{flag} acts on real files and does not apply to pario model: drop it")
     refuse_foreign_options(kind, options, experiment.origin)
-    points, skipped = model_points(experiment, options)
+    try:
+        points, skipped = model_points(experiment, options)
+    except NoRunnablePoint as exc:  # the reasons and the size that fits, then the one error line
+        for line in skip_lines(exc.skipped, [], options):
+            print(f"plan: {line}", file=out)
+        raise
     for line in skip_lines(skipped, points, options):
         print(f"plan: {line}", file=out)
     # Before anything is stored: leave out the points whose parameters the
@@ -144,7 +150,7 @@ def run_model(args, out=None):
         raise UsageError(f"the model predicts no point of {experiment.origin} on machine {machine.name}: "
                          "every test has a parameter it does not model (listed above); measure it "
                          "with 'pario run'")
-    _refuse_baselines_only(experiment, points)
+    check_pieces(points, machine)
     # What the engine would refuse to run it would be wrong to predict:
     # the engine's own check of every point (engine_check), as 'pario run'.
     check_plan(engine_path(), points, Path.cwd())
@@ -154,7 +160,6 @@ def run_model(args, out=None):
         print(f"plan: {line}", file=out)
 
     label = PREDICTED + machine.name + _sets(machine)
-    _refuse_too_many_pieces(points, machine)
     # A machine whose times overflow (an absurd --set: a rate of 1e-320,
     # a latency of 1e308 s) predicts 0.0 MiB/s "nan% busy": refused before
     # anything is stored, from its first point; a later point that still
@@ -186,6 +191,9 @@ def run_model(args, out=None):
             store.add_point(run_id, p, "ok", command, doc["model"]["simulation_seconds"], result=doc)
             progress.finish(p.summary(doc) + "; " + "; ".join(
                 f"{ph['name']}: {ph['explanation']['bound']}" for ph in doc["phases"]))
+    except UsageError:
+        store.finish_run(run_id, "incomplete")  # the points before it are kept
+        raise
     except KeyboardInterrupt:
         store.finish_run(run_id, "incomplete")
         print(f"\nrun {run_id} stopped: marked incomplete; finished points are kept", file=sys.stderr)
@@ -196,43 +204,6 @@ def run_model(args, out=None):
     plotted = show_stored_run(store, run_id, out, args.out)
     store.close()
     return 0 if plotted else EXIT_PLOTS_NOT_WRITTEN
-
-
-def _refuse_baselines_only(experiment, points):
-    """Every figure of the experiment divides by a baseline (ascired-load:
-    rate under load / rate alone) and the model left only baseline points
-    (it has no loaders): each figure would be a point divided by itself."""
-    figures = preset_figures(experiment.data)
-    if not figures or not all(f.normalise for f in figures):
-        return
-    if all(any(all(p.params().get(k) == v for k, v in f.normalise.items()) for f in figures) for p in points):
-        at = ", ".join(dict.fromkeys(f"{k} = {v}" for f in figures for k, v in f.normalise.items()))
-        raise UsageError(f"the model predicts only the baselines of {experiment.origin}'s figures ({at}), "
-                         "which every figure divides by: each would be one point divided by itself; "
-                         f"measure it with 'pario run {experiment.origin}'")
-
-
-# Stripe-unit pieces one phase of a point may cut into: the model simulates
-# each piece, and a full cfs point (1 GiB in 4 KiB units: 262144 pieces)
-# must still run; a --set stripe.unit of a few bytes cut a 32 MiB quick
-# point into 4 million pieces and ran for many minutes with no word.
-MAX_PIECES = 1 << 20
-
-
-def _refuse_too_many_pieces(points, machine):
-    """One line naming the smallest stripe.unit that keeps every point
-    within MAX_PIECES, before anything is stored."""
-    unit = machine["stripe.unit"]
-    for p in points:
-        moved = p.size * (p.ranks if p.layout == "broadcast" else 1)
-        pieces = -(-p.block // unit) * (moved // p.block)
-        if pieces > MAX_PIECES:
-            least = unit
-            while -(-p.block // least) * (moved // p.block) > MAX_PIECES:
-                least *= 2
-            raise UsageError(f"stripe.unit {format_size(unit)} cuts {p.label()} ({format_size(moved)} per "
-                             f"phase) into {pieces} pieces, more than the model simulates ({MAX_PIECES}): "
-                             f"use --set stripe.unit={engine_size(least)} or more")
 
 
 def unphysical(doc):

@@ -67,11 +67,13 @@ def _left_by(counters, op, before):
             "the clients' page cache, not the I/O nodes')"), share
 
 
-def explain(counters, op, block_bytes=None, before=None):
+def explain(counters, op, block_bytes=None, before=None, storage=None):
     """What bounded a phase; `before` names the phase that ran before it on
-    the same machine state ('write', or "previous trial's read")."""
+    the same machine state ('write', or "previous trial's read"); `storage`
+    names the machine's disks where they are something else (a tmpfs
+    probe's memory)."""
     left, share = _left_by(counters, op, before)
-    out = _explain(counters, op)
+    out = _explain(counters, op, storage)
     if left:
         out["text"] += left
         out["served_by_earlier_phase_fraction"] = round(share, 3)
@@ -88,9 +90,16 @@ def _page_cache_hits(counters):
     return (f"; {pc['hits']} of {pc['hits'] + pc['misses']} calls served from the page cache "
             "another rank's read filled")
 
-def _explain(counters, op):
+def _explain(counters, op, storage=None):
+    names, plain = _NAMES, _PLAIN
+    if storage:
+        names, plain = {**_NAMES, "disk": f"busy {storage}"}, {**_PLAIN, "disk": storage}
     util = {k: v for k, v in counters["utilisation"].items() if v}
     kind, top = max(((k, min(v["max"], 1.0)) for k, v in util.items()), key=lambda kv: kv[1])
+    if kind == "agent" and min(util.get("file_token", {}).get("max", 0.0), 1.0) >= BUSY:
+        # agents busy because each waits its turn for MUNIX's token: the
+        # token, not the agents, serialises the calls
+        kind, top = "file_token", min(util["file_token"]["max"], 1.0)
     out = {"bound": kind if top >= BUSY else "latency",
            "utilisation": {k: round(min(v["max"], 1.0), 3) for k, v in util.items()}}
     cache = counters.get("cache")
@@ -98,17 +107,28 @@ def _explain(counters, op):
     if top < BUSY and start >= START_SHARE * counters["seconds"]:
         # a local host's read is mostly each rank's fixed start (read_start.py)
         out["bound"] = "read_start"
+        window = counters.get("read_start_window")
+        sized = (f"a {window / (1 << 20):.3g} MiB window opened for its call, disk.read_ahead"
+                 if window else "sized from the call")
         out["text"] = (f"read start: each rank waits {start * 1e3:.3g} ms for its first bytes (the "
-                       f"kernel's first read-ahead, sized from the call), "
+                       f"kernel's first read-ahead, {sized}), "
                        f"{start / counters['seconds']:.0%} of the phase; busiest resource "
-                       f"{_PLAIN[kind]} {top:.0%}") + _page_cache_hits(counters)
+                       f"{plain[kind]} {top:.0%}") + _page_cache_hits(counters)
+        return out
+    token = counters.get("token_handover_seconds", 0.0)
+    if top < BUSY and token >= START_SHARE * counters["seconds"]:
+        # a grouped run's ranks mostly wait for the token to come round
+        out["text"] = (f"latency: no resource above {BUSY:.0%} busy (busiest: {plain[kind]} "
+                       f"{top:.0%}); the group's token hand-overs (network.token_latency) take "
+                       f"{token * 1e3:.3g} ms, {token / counters['seconds']:.0%} of the phase"
+                       ) + _page_cache_hits(counters)
         return out
     if top < BUSY:
-        out["text"] = (f"latency: no resource above {BUSY:.0%} busy (busiest: {_PLAIN[kind]} "
+        out["text"] = (f"latency: no resource above {BUSY:.0%} busy (busiest: {plain[kind]} "
                        f"{top:.0%}); each rank waits for its own requests' round trips"
                        ) + _page_cache_hits(counters)
         return out
-    text = f"{_NAMES[kind]} ({top:.0%} busy)"
+    text = f"{names[kind]} ({top:.0%} busy)"
     if kind == "disk" and cache and op == "read":
         asked = cache["hits"] + cache["misses"] + cache["waits_on_disk"]
         per_request = cache["blocks_read"] / asked if asked else 0.0

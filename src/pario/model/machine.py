@@ -41,10 +41,13 @@ class Machine:
     # cached regimes (reads that may hit the cache, writes without fsync)
     # are not predicted (model/scope.py refuses them).
     host_page_cache: bool = False
-    # What the user must hear about the values (a probe's fitted line that
-    # misses the probe's own rows): printed by the plan, stored with every
-    # predicted point, shown under the run's tables.
+    # What a prediction from this machine must carry with it (a probe's
+    # fitted line that misses its own rows, storage that was memory): one
+    # line each, printed with the plan and stored in every point's warnings.
     warnings: list = field(default_factory=list)
+    # What the "disks" are where not disks (a tmpfs probe's: memory), for
+    # the bound lines (explain.py); "" = disks.
+    storage: str = ""
 
     def __getitem__(self, key):
         return self.values[key]
@@ -54,7 +57,7 @@ class Machine:
         return {"name": self.name, "title": self.title,
                 "parameters": {k: {"value": self.values[k], "source": self.sources[k]}
                                for k in PARAMS},
-                "overrides": dict(self.overrides)}
+                "overrides": dict(self.overrides), "warnings": list(self.warnings)}
 
 
 def _flatten(data, path):
@@ -98,6 +101,10 @@ def check_relations(values, where):
                             f"({format_size(v['io_node.cache_block'])}), or be 0 for no cache")
     if v["io_node.prefetch"] < 1 or v["io_node.write_group"] < 1:
         problems.append("io_node.prefetch and io_node.write_group must be at least 1")
+    if v["io_node.cache"] and v["io_node.prefetch"] * v["io_node.cache_block"] > v["io_node.cache"]:
+        # one miss would bring in more than the cache holds
+        problems.append(f"io_node.prefetch x io_node.cache_block must fit in io_node.cache: use "
+                        f"io_node.prefetch at most {v['io_node.cache'] // v['io_node.cache_block']}")
     if v["io_node.readahead_at"] > v["io_node.prefetch"]:
         problems.append("io_node.readahead_at must be at most io_node.prefetch")
     if v["host.page_cache"] and v["host.cached_read_rate"] <= 0:
@@ -212,6 +219,7 @@ def machine_toml(machine):
 
     lines = [f"# {machine.title}", f"name = {q(machine.file_name or machine.name)}",
              f"title = {q(machine.title)}", f"source = {q(machine.source)}"]
+    lines[1:1] = [f"# warning: {w}" for w in machine.warnings]
     section = None
     for key in PARAMS:
         part, name = key.split(".")

@@ -7,7 +7,9 @@ bytes another rank is still reading waits for that read.  Entries are
 keyed by a call's (file, offset): within one point every call has the
 point's block size, so two calls touch the same bytes exactly when their
 keys are equal (the engine's layouts align every call on the block).
-Beyond host.page_cache bytes the least recently used entry is evicted.
+Beyond host.page_cache bytes the least recently used entry is evicted; a
+call larger than the whole cache does not use it (simulate.py), so
+host.page_cache is a size, not a switch.
 
 The presets evict the page cache before every read phase, and the model
 refuses reads without eviction on a probed machine (scope.py), so the

@@ -109,11 +109,18 @@ PARAMS = {p.name: p for p in [
     Param("disk.read_start_rate", "rate", "B/s",
           "growth of disk.read_latency with the call size: a rank whose read calls are b bytes "
           "pays disk.read_latency + b / read_start_rate (the kernel sizes its first read-ahead, "
-          "which the first call waits for whole, from the call; 0 = the same start for any call "
-          "size)"),
+          "which the first call waits for whole, from the call; with disk.read_ahead set, b is "
+          "that first window, not the call; 0 = the same start for any call size)"),
     Param("disk.read_start_limit", "size", "B",
           "the call size up to which disk.read_start_rate applies: a larger call starts as one of "
           "this size (the largest call the probe measured the start at; 0 = no limit)"),
+    Param("disk.read_ahead", "size", "B",
+          "the kernel's largest read-ahead window on the file's device (its read_ahead_kb): a "
+          "reader's first read-ahead, which its first call waits for whole, is sized from the "
+          "call as Linux does it (the call's pages rounded up to a power of two, times 4 up to a "
+          "32nd of this, times 2 up to a quarter, else this), and disk.read_latency grows with "
+          "that window at disk.read_start_rate; 0 = not known: the start grows with the call, up "
+          "to disk.read_start_limit"),
     Param("disk.shared_read_rate", "rate", "B/s",
           "disk.rate while two or more ranks read different bytes at once (several streams of "
           "one file, or several files; 0 = disk.rate)"),
@@ -208,10 +215,15 @@ PARAMS = {p.name: p for p in [
 # the agent starts it (the ASCI Red report's section 2.5).
 API_KIND = {"posix": "sync", "stdio": "sync", "mmap": "sync", "mpiio": "sync", "hdf5": "sync",
             "aio": "async", "uring": "async"}
+# The APIs whose tests set their own file semantics (--atomic or relaxed),
+# which on an agents' machine is MUNIX or MASYNC for that test (simulate.py).
+ATOMIC_APIS = ("mpiio", "hdf5")
 
 _NUMBER = r"(\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?"
 _SIZE_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20,
-               "mb": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
+               "mb": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30,
+               "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40, "p": 1 << 50, "pb": 1 << 50,
+               "pib": 1 << 50}
 _TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
 _QUANTITY = re.compile(r"^\s*(" + _NUMBER + r")\s*([a-z]*)\s*(/s)?\s*$", re.IGNORECASE)
 
@@ -223,6 +235,12 @@ _EXAMPLES = {"size": "4k, 1000k or 5MB", "rate": "2.8MB/s", "time": "0.4ms or 0.
 # model simulates: every one is an object of the event core, and a
 # hundred million of them never finish (a run left incomplete).
 MAX_COUNT = 65536
+# Physical ranges of times and rates: no one cost of a machine takes an
+# hour, and no link or disk moves less than a KiB a second.  Values past
+# them (1e308s, 1e-320MB/s) overflow a phase's time to infinity or its
+# rate to 0.0 MiB/s with "nan% busy", which must not be stored.
+MAX_TIME = 3600.0
+MIN_RATE = 1024.0
 
 
 def _bad(name, text, kind, choices=()):
@@ -278,11 +296,21 @@ def parse_value(name, text):
             raise _bad(name, text, p.kind)
         return int(value)
     if p.kind == "rate" and per_second and unit in _SIZE_UNITS:
-        return number * _SIZE_UNITS[unit]
+        value = number * _SIZE_UNITS[unit]
+        if 0 < value < MIN_RATE:
+            raise UsageError(f"{name} = '{text}' is below any real rate: use at least 1k/s "
+                             "(or 0 where 0 has a meaning, see 'pario model --parameters')")
+        return value
     if p.kind == "rate" and number == 0 and not unit:
         return 0.0
+    if p.kind == "time" and number == 0 and not unit and not per_second:
+        return 0.0  # no time needs no unit, as a rate of 0 needs none
     if p.kind == "time" and not per_second and unit in _TIME_UNITS:
-        return number * _TIME_UNITS[unit]
+        value = number * _TIME_UNITS[unit]
+        if value > MAX_TIME:
+            raise UsageError(f"{name} = '{text}' is longer than any one cost of a machine: "
+                             f"use at most {MAX_TIME:.0f}s")
+        return value
     raise _bad(name, text, p.kind)
 
 

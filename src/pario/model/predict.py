@@ -2,11 +2,13 @@
 (`pario.result/1`, docs/result-schema.md), marked predicted, so the store,
 the tables and the plots take it as they take a measured one."""
 
+import math
 import statistics
 import time
 from datetime import datetime, timezone
 
 from .. import __version__
+from ..errors import UsageError
 from ..units import engine_size
 from .core import Environment
 from .explain import explain
@@ -52,7 +54,13 @@ def predict_point(point, machine, env_factory=Environment):
     for it in range(point.iterations):
         for k, name in enumerate(point.phases):
             seconds, nbytes, ranks, counters = sim.run_phase(name)
-            why = explain(counters, name, before=before)
+            if not (math.isfinite(seconds) and seconds > 0 and nbytes / seconds / MIB > 0):
+                # parameters each in range whose costs together overflow:
+                # a 0.0 MiB/s with "nan% busy" is no prediction
+                raise UsageError(f"{point.label()} {name}: the model's phase time is "
+                                 f"{seconds:.3g} s with these parameters, no rate to predict: "
+                                 "bring the --set values back to a real machine's")
+            why = explain(counters, name, before=before, storage=machine.storage)
             before = name if k + 1 < len(point.phases) else f"previous trial's {name}"
             phases[name].append({
                 "iteration": it, "data_iteration": it, "seconds": seconds, "bytes": nbytes,

@@ -28,6 +28,9 @@ its source says which.  The model of a local file system:
   last eighth, and the line through the two times at 0 bytes, less
   open/close, is it (median over the call sizes); it comes off the read
   fits' intercepts, and each rank pays it once per read phase, side by side;
+  where the probe recorded the device's largest read-ahead window
+  (disk.read_ahead, its read_ahead_kb), the starts are a line against the
+  first window each call size opens (read_start.py), not the call;
 * a write into a new file without reserved space (no --prealloc, as the
   ASCI Red presets run) allocates its blocks at write-back: the probe's
   stream written into a new file, fitted as the others
@@ -159,6 +162,45 @@ def _stream_fit(run_id, docs, which, open_close, start=None):
     return per_call, per_byte, rows, size
 
 
+def _device_requests(docs, row):
+    """'; the device's read requests ...' of a read pass against the one
+    stream's at each call size (how the kernel's read-ahead cut them), or ''
+    where the probe did not count them."""
+    from ..studies.probe import device_request_bytes
+
+    sizes = []
+    for d in sorted(docs, key=lambda d: d["params"].get("block_bytes", 0)):
+        c = d["components"]
+        mine, one = device_request_bytes(c.get(row)), device_request_bytes(c.get("stream_read"))
+        if mine and one:
+            sizes.append(f"{format_size(c[row]['block_bytes'])} calls {mine / 1024:.0f} KiB "
+                         f"(one stream {one / 1024:.0f})")
+    if not sizes:
+        return ""
+    return ("; the device's read requests over the pass, median of trials (the kernel's read-ahead "
+            "windows): " + ", ".join(sizes))
+
+
+def _read_ahead(c, where, overrides):
+    """(bytes, source) of disk.read_ahead: the probe's record of the
+    device's read_ahead_kb, or a --set of it (an older probe did not record
+    it: the fixed start's line must then be fitted against the windows too,
+    so the value is taken before the fit), else 0."""
+    for item in overrides:
+        key, _, text = item.partition("=")
+        if key.strip() == "disk.read_ahead" and text.strip():
+            from .params import parse_value
+
+            return parse_value("disk.read_ahead", text.strip()), f"--set disk.read_ahead={text.strip()}"
+    rec = c.get("read_ahead")
+    if rec and rec.get("max_bytes"):
+        return int(rec["max_bytes"]), (f"{where}: the device behind the directory, read_ahead_kb "
+                                       f"{rec['max_bytes'] // 1024} ({rec.get('source', '/sys/dev/block')})")
+    why = ("it has no block device's read-ahead (a memory-backed or network file system)" if "read_ahead" in c
+           else "made by a probe before the read-ahead record")
+    return 0, f"{where}: {why}: the read's start grows with the call, up to disk.read_start_limit"
+
+
 # A fitted stream line must give back the probe's own rows within the
 # model's own tolerance (issue 12: predictions within 25 %).
 FIT_TOLERANCE = 0.25
@@ -180,7 +222,7 @@ def _misfit(docs, which, open_close, per_call, per_byte, start=None):
     return ", ".join(f"{format_size(b)} calls {r:.2f}x" for b, r in sorted(out))
 
 
-def _read_start(run_id, docs, open_close, table2):
+def _read_start(run_id, docs, open_close, table2, read_ahead=0):
     """(latency s, start rate B/s, source of each) of disk.read_latency and
     disk.read_start_rate (read_start.py): at each call size the probe read
     the whole stream (S bytes, time T) and its last eighth (s bytes, time
@@ -212,7 +254,14 @@ def _read_start(run_id, docs, open_close, table2):
     source = (f"{table2} 'storage, the stream's last eighth read (cache kept out)' against "
               f"'storage, one stream read': {rows}; the line through each pair at 0 bytes, less "
               "the open/close of Table 3, is the read's fixed start at that call size")
-    latency, growth, how = read_start.fit([(p[0], p[5]) for p in points])
+    # Against the first read-ahead window each call size opens, where the
+    # device's largest window is known (read_start.py), else the call.
+    at = (lambda b: read_start.first_window(b, read_ahead)) if read_ahead else (lambda b: b)
+    latency, growth, how = read_start.fit([(at(p[0]), p[5]) for p in points])
+    if read_ahead:
+        how += (" (each call size as the first read-ahead window it opens, " +
+                ", ".join(f"{format_size(p[0])} calls {format_size(at(p[0]))}" for p in points) +
+                f", with disk.read_ahead {format_size(read_ahead)})")
     starts = sorted(p[5] for p in points)
     mid = len(starts) // 2
     median = max(0.0, starts[mid] if len(starts) % 2 else (starts[mid - 1] + starts[mid]) / 2)
@@ -225,7 +274,8 @@ def _read_start(run_id, docs, open_close, table2):
         source += "; their median"
         growth = 0.0
     else:
-        rate_source = source + f"; {how}: {growth * 1e9 * (1 << 20) / 1e6:.3g} ms more per MiB of call"
+        rate_source = source + (f"; {how}: {growth * 1e9 * (1 << 20) / 1e6:.3g} ms more per MiB of "
+                                + ("first window" if read_ahead else "call"))
         source += f"; {how}, at calls of 0 bytes"
     if latency < 0:
         return (0.0, (1 / growth if growth else 0.0), source + "; below 0 is noise: no fixed start",
@@ -291,6 +341,52 @@ def _buffer_rates(put, run_id, rows, oc_write, oc_read, table2, where):
             + " over its bytes")
 
 
+# How far a fitted line may miss the probe's own rows: within the model's
+# own 25 % it is quiet; beyond it every prediction carries a warning; past
+# MISS_REFUSED (an order of magnitude) the line predicts nothing of the rows
+# it came from and the machine is refused.
+MISS_WARNED = 1.25
+MISS_REFUSED = 10.0
+# Rows shorter than this the probe itself calls unsteady ("a stream lasted
+# under 0.05 s", the engine's probe_result.c): a miss there is warned, never
+# refused (a small --size probe on a shared machine misses them by several
+# times with nothing wrong but the size).
+STEADY_SECONDS = 0.05
+
+
+def _misses(run_id, docs, which, label, per_call, per_byte, open_close, start):
+    """The worst of the probe's own `which` rows against the fitted line
+    (and, for the read stream, its short reads against the line with the
+    read's fixed start): None within MISS_WARNED, else a warning line;
+    past MISS_REFUSED one line refusing the machine."""
+    misses = []
+    for d in docs:
+        for row, name in ((which, "stream"),
+                          ("stream_read_short" if which == "stream_read" else None, "last eighth")):
+            c = d["components"].get(row) if row else None
+            if not c or not c["seconds"]["best"] or c["seconds"]["best"] <= 0:
+                continue
+            b, size, measured = c["block_bytes"], c["bytes"], c["seconds"]["best"]
+            predicted = (-(-size // b)) * per_call + size * per_byte + open_close + start(b)
+            if predicted > 0:
+                misses.append((max(predicted / measured, measured / predicted), b, name, size,
+                               measured, predicted))
+
+    def text(miss, why):
+        factor, b, name, size, measured, predicted = miss
+        return (f"probe run {run_id}'s fitted '{label}' misses its own {format_size(b)} row "
+                f"({name}, {format_size(size)}) by {factor:.1f}x: {predicted * 1e3:.3g} ms predicted "
+                f"against {measured * 1e3:.3g} ms measured, beyond the model's 25 %; the machine was "
+                f"too busy for a steady probe, {why}: run 'pario probe' again on a quiet machine")
+
+    steady = [m for m in misses if m[4] >= STEADY_SECONDS and m[0] > MISS_REFUSED]
+    if steady:
+        raise UsageError(text(max(steady), f"and a line {MISS_REFUSED:.0f}x off predicts nothing"))
+    if not misses or max(misses)[0] <= MISS_WARNED:
+        return None
+    return text(max(misses), "so predictions from it are not this host's")
+
+
 def _time(seconds):
     return f"{seconds * 1e6:.4g}us"
 
@@ -312,6 +408,14 @@ def machine_from_probe(store, run_id, overrides=()):
 
     def put(key, text, source):
         v[key], src[key] = text, source
+
+    warnings = []
+    memory_storage = bool(t.get("memory_backed") or t.get("fs_type") == "tmpfs")
+    if memory_storage:
+        # the probe said so; every prediction from its machine must too
+        warnings.append(f"probe run {run_id}'s storage ({t.get('dir')}) was {t.get('fs_type')}, "
+                        "memory: its 'disks' and 'rates to storage' are memory rates, not a "
+                        "disk's; probe a directory on a disk for a disk's")
 
     _need(run_id, c, "stream_read_cached", "cached stream read")
     _need(run_id, c, "stream_write_new", "stream write into a new file")
@@ -404,8 +508,10 @@ def machine_from_probe(store, run_id, overrides=()):
     put("io_node.readahead_at", 0, "no cache: the kernel's read-ahead is inside the fitted read costs")
     put("io_node.write_group", 1, "no cache: write-back at fsync is inside the fitted write costs")
     _stream_fit(run_id, docs, "stream_read", oc_read)  # too few call sizes: that line first
+    read_ahead, ahead_source = _read_ahead(c, where, overrides)
+    put("disk.read_ahead", str(read_ahead), ahead_source)
     latency, start_rate, latency_source, start_source, median_start = _read_start(run_id, docs, oc_read,
-                                                                                 table2)
+                                                                                 table2, read_ahead)
     put("disk.read_latency", _time(latency), latency_source)
     put("disk.read_start_rate", _rate(start_rate) if start_rate else "0", start_source)
     limit = max(d["components"]["stream_read_short"]["block_bytes"] for d in docs
@@ -416,10 +522,13 @@ def machine_from_probe(store, run_id, overrides=()):
         f"{table2}: the short stream reads showed no growth of the start with the call "
         "(disk.read_start_rate 0): no limit needed")
     start_values = {"disk.read_latency": latency, "disk.read_start_rate": start_rate,
-                    "disk.read_start_limit": limit}
+                    "disk.read_start_limit": limit, "disk.read_ahead": read_ahead}
 
     def start(block):
-        return read_start.start_seconds(start_values, block)
+        # within the probe's own data: a call size whose start it did not
+        # measure (no whole call in the stream's last eighth) starts as the
+        # largest it did, window or not
+        return read_start.largest_call_start(start_values, block)
 
     def read_fit(row, open_close):
         """A read row's fit after each rank's start at each call size; where
@@ -451,6 +560,11 @@ def machine_from_probe(store, run_id, overrides=()):
             fallback = ""
         overhead = per_call
         disk_byte = per_byte
+        if disk_byte > 0:
+            miss = _misses(run_id, docs, which, label, max(per_call, 0.0), per_byte, oc,
+                           start if which == "stream_read" else (lambda b: 0.0))
+            if miss:
+                warnings.append(miss)
         fit = (f"{table2} '{label}': {rows} for {format_size(size)}; least squares of the time "
                f"against the number of calls gives {per_call * 1e6:.3g} us per call and "
                f"{per_byte * 1e9:.4g} ns per byte (after the open/close of Table 3"
@@ -532,7 +646,7 @@ def machine_from_probe(store, run_id, overrides=()):
                              "was too busy for a steady probe; run 'pario probe' again with a larger --size")
         put(key, _rate(1 / per_byte),
             f"{table2} {measured}: {rows} for {format_size(size)}; least squares as for the one "
-            f"stream gives {per_byte * 1e9:.4g} ns per byte"
+            f"stream gives {per_byte * 1e9:.4g} ns per byte" + _device_requests(docs, row)
             + (" (after the read's fixed start at each call size: the readers start side "
                "by side)" if row != "two_writers" and (latency or start_rate) else "") + fallback)
         if over_key:
@@ -584,7 +698,9 @@ def machine_from_probe(store, run_id, overrides=()):
     values = {k: parse_value(k, v[k]) for k in PARAMS}
     machine = Machine(name=f"{PREFIX}{run_id}", title=f"this host as {where} measured it",
                       values=values, sources=dict(src), host_page_cache=True,
-                      file_name=f"{PREFIX}{run_id}", source=f"pario {where}", warnings=warnings)
+                      file_name=f"{PREFIX}{run_id}", source=f"pario {where}",
+                      warnings=warnings,
+                      storage=(f"memory ({t.get('fs_type')} storage)" if memory_storage else ""))
     machine.written = {k: v[k] for k in PARAMS}
     check_relations(values, f"machine {PREFIX}{run_id}")
     apply_overrides(machine, overrides)

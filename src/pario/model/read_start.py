@@ -22,19 +22,61 @@ measured (disk.read_start_limit): beyond the data the line is not taken
 (the kernel caps its read-ahead window, so the growth stops somewhere the
 probe did not see).  With one call size there is no growth to see: the
 start is that one.  A two-phase point's aggregators read ROMIO's buffers,
-larger than the probe's calls: they start as the largest call."""
+larger than the probe's calls: they start as the largest call.
+
+Where the probe recorded the device's largest read-ahead window
+(disk.read_ahead, its read_ahead_kb: 8 MiB on this host's virtio disk),
+the start is a line against the kernel's first window, not the call:
+Linux opens a reader's first read-ahead at the call's pages rounded up to
+a power of two, times 4 while that is at most a 32nd of the largest
+window, times 2 up to a quarter of it, else the largest window
+(mm/readahead.c, get_init_ra_size).  With 8 MiB that is 16 KiB for 4 KiB
+calls, 256 KiB for 64 KiB, 1 MiB for 256 KiB, 2 MiB for 1 MiB, 4 MiB for
+2 MiB and 8 MiB from 4 MiB on: the probe's call sizes (4 KiB-1 MiB) give
+the line, and the largest window, not the largest call measured, is
+where its growth stops.  A call above the probe's then starts with the
+window it really opens (a 2 MiB call waits for 4 MiB), where the call's
+line, cut at the largest call measured, took it as 1 MiB's."""
 
 from ..units import format_size
 
 
+PAGE = 4096
+
+
+def first_window(block, read_ahead):
+    """Bytes of the first read-ahead Linux opens for a read of `block`
+    bytes at a file's start, with `read_ahead` bytes its largest window."""
+    pages, largest = max(1, -(-block // PAGE)), max(1, read_ahead // PAGE)
+    size = 1 << (pages - 1).bit_length()
+    if size <= largest // 32:
+        size *= 4
+    elif size <= largest // 4:
+        size *= 2
+    else:
+        size = largest
+    return size * PAGE
+
+
 def start_seconds(machine, block):
     """A rank's fixed start of a read phase whose calls are `block` bytes:
-    the line is not taken beyond the largest call the probe measured
-    (disk.read_start_limit): a larger call starts as one of that size."""
+    with disk.read_ahead, the line at the first window such a call opens;
+    without, at the call, not taken beyond the largest call the probe
+    measured (disk.read_start_limit): a larger call starts as one of that
+    size."""
     rate, limit = machine["disk.read_start_rate"], machine["disk.read_start_limit"]
-    if limit:
-        block = min(block, limit)
-    return machine["disk.read_latency"] + (block / rate if rate else 0.0)
+    if machine["disk.read_ahead"]:
+        x = first_window(block, machine["disk.read_ahead"])
+    else:
+        x = min(block, limit) if limit else block
+    return machine["disk.read_latency"] + (x / rate if rate else 0.0)
+
+
+def largest_call_start(machine, block):
+    """The start of a call larger than the probe's (a two-phase
+    aggregator's buffer): as the largest call it measured."""
+    limit = machine["disk.read_start_limit"]
+    return start_seconds(machine, min(block, limit) if limit else block)
 
 
 def fit(points):

@@ -50,10 +50,14 @@ _OPTION_FLAGS = {
     "--collective": (0, lambda m: None),
     # one MPI-IO model whichever implementation the run chose (docs/model.md)
     "--mpiio-impl": (1, lambda m: None),
-    # a munix machine's token between agents, or a byte-range lock per call
-    "--atomic": (0, lambda m: None if m["agent.mode"] == "munix" or m["file.lock_overhead"] else
-                 "atomic mode is modelled only as a munix machine's token (agent.mode) or a "
-                 "byte-range lock per call (file.lock_overhead, which this machine does not set)"),
+    # MUNIX's token between service agents (any machine with agents: the
+    # test's --atomic is MUNIX there, simulate.py), or a byte-range lock
+    # per call
+    "--atomic": (0, lambda m: None if (m["agent.mode"] == "munix" or m["file.lock_overhead"]
+                                       or m["agent.count"] or m["agent.ranks_per_agent"]) else
+                 "atomic mode is modelled only as MUNIX's token between service agents "
+                 "(agent.count, agent.ranks_per_agent) or a byte-range lock per call "
+                 "(file.lock_overhead), which this machine has neither of"),
 }
 
 
@@ -115,6 +119,31 @@ def unmodelled(point, machine):
     return out
 
 
+def _whole_tests(points, kept, left, counts):
+    """The kept points, less every test whose swept parameter the model
+    left out down to one value (ascired-load without its loaders keeps
+    only the unloaded baseline: a figure of that baseline over itself is
+    no prediction of what the test varies); such a test's reason says so."""
+    out = []
+    for p in kept:
+        why = left.get(p.test_id, {})
+        mine = [q for q in points if q.test_id == p.test_id]
+        stays = [q for q in kept if q.test_id == p.test_id]
+        swept = [k for k in why if k in p.params()
+                 and len({_shown(q.params()[k]) for q in mine}) > 1
+                 and len({_shown(q.params()[k]) for q in stays}) == 1]
+        if not swept:
+            out.append(p)
+            continue
+        counts[p.test_id] += 1
+        values, reason = why[swept[0]]
+        if "which is all" not in reason:
+            why[swept[0]] = (values, f"{reason}, which is all test {p.test_id} varies (the "
+                                     f"{swept[0]}={_shown(p.params()[swept[0]])} point left alone "
+                                     "would be compared with nothing)")
+    return out
+
+
 def refusals(points, machine):
     """(points the model predicts, one line per test it leaves out, naming
     the parameters with their values, why, and the fix)."""
@@ -130,6 +159,7 @@ def refusals(points, machine):
             values, _ = mine.setdefault(param, ([], reason))
             if value and value not in values:
                 values.append(value)
+    kept = _whole_tests(points, kept, left, counts)
     lines = []
     for test, params in left.items():
         what = "; ".join(f"{param}{'=' + ','.join(values) if values else ''}: {reason}"
@@ -138,3 +168,32 @@ def refusals(points, machine):
                      f"predict: {what}; give --tests without {test} to leave it out, or measure it "
                      "with 'pario run'")
     return kept, lines
+
+
+# The most stripe-unit pieces of one point's files the model simulates in a
+# phase: each is an event of the core, and at about 25 thousand a second a
+# million is a phase of under a minute (the README's 1024-rank point, 1 GiB
+# at 4 KiB units, is a quarter of it); a tiny --set stripe.unit would
+# otherwise cut a quick point into millions and run for hours.
+MAX_PIECES = 1 << 20
+
+
+def check_pieces(points, machine):
+    """Refuses (one line, the smallest unit that fits) a plan whose files a
+    machine's stripe.unit cuts into more pieces than the model simulates."""
+    from ..errors import UsageError
+    from ..units import engine_size, format_size
+
+    unit = machine["stripe.unit"]
+    for p in points:
+        # every rank of a broadcast moves the whole file; each call is cut
+        # into its own pieces
+        moved = p.size * (p.ranks if p.layout == "broadcast" else 1)
+        pieces = -(-p.block // unit) * (moved // p.block)
+        if pieces > MAX_PIECES:
+            least = unit
+            while -(-p.block // least) * (moved // p.block) > MAX_PIECES:
+                least *= 2
+            raise UsageError(f"stripe.unit {format_size(unit)} cuts {p.label()} ({format_size(moved)} per "
+                             f"phase) into {pieces} pieces, more than the model simulates ({MAX_PIECES}): "
+                             f"use --set stripe.unit={engine_size(least)} or more, or a smaller --size")

@@ -24,7 +24,7 @@ from .core import Environment, Resource, Server, ServerPool, reserve_together
 from . import read_start
 from .exchange import BufferCosts
 from .page_cache import READY, PageCache
-from .params import API_KIND
+from .params import API_KIND, ATOMIC_APIS
 from .two_phase import plan as two_phase_plan
 from .workload import rank_offsets
 
@@ -169,10 +169,15 @@ class Simulation:
         # with the other ranks, not on the disk.  A two-phase point's
         # aggregators read ROMIO's buffers (agent.cb_buffer at most).
         self.read_latency = read_start.start_seconds(m, point.block)
-        self.aggregator_read_latency = read_start.start_seconds(m, m["agent.cb_buffer"] or point.block)
+        self.aggregator_read_latency = read_start.largest_call_start(m, m["agent.cb_buffer"] or point.block)
         # A shared file under munix is one token between agents (ASCI Red
         # report, section 2.6); with one agent there is no one to serialise.
-        self.munix = m["agent.mode"] == "munix"
+        # An MPI-IO or HDF5 test states its own semantics: --atomic is
+        # MUNIX (reads and writes atomic, the token), relaxed is MASYNC, so
+        # one run shows both as the report's Figure 11 does; other APIs have
+        # no such switch and run in the machine's mode (agent.mode).
+        self.munix = (("--atomic" in options) if point.api in ATOMIC_APIS
+                      else m["agent.mode"] == "munix")
         self.file_token_needed = (self.munix and self.n_agents > 1 and self.sharers > 1)
         # MPI-IO's atomic mode as ROMIO keeps it on a local file system: a
         # byte-range lock of each call's range, dropped after the call, on
@@ -369,7 +374,10 @@ class Simulation:
             yield token.acquire()
         if self.lock_cost:
             yield env.timeout(self.cpu(env.now, self.lock_cost) - env.now)
-        cache = self.page_cache if self.op == "read" else None
+        # host.page_cache is a size: a call larger than the whole cache is
+        # never in it, so it reads the disk as with no cache
+        cache = (self.page_cache if self.op == "read" and self.page_cache is not None
+                 and nbytes <= self.page_cache.capacity else None)
         key = None
         if cache is not None:
             key = cache.key(f, offset)
@@ -427,11 +435,12 @@ class Simulation:
             visits = ((i, k) for i in range(len(members)) for k in range(calls))
         else:
             visits = ((i, k) for k in range(calls) for i in range(len(members)))
-        holder = None
+        holder, handovers = None, 0
         for i, k in visits:
             m = members[i]
             if holder is not None and holder != m:
                 yield env.timeout(self.token_lat)  # the token's message
+                handovers += 1
             holder = m
             if first[m] is None:
                 first[m] = env.now
@@ -439,6 +448,8 @@ class Simulation:
                     yield env.timeout(self.read_latency)
             yield from self._call(m, offsets[i][k], block, piece)
             rec[m]["io_last_seconds"] = env.now
+        # the longest ring's time in hand-overs, for the bound (explain.py)
+        self.token_seconds = max(self.token_seconds, handovers * self.token_lat)
         for m in members:
             r = rec[m]
             r.update(open_seconds=opened, io_first_seconds=first[m] if first[m] is not None else t_open)
@@ -476,6 +487,7 @@ class Simulation:
             self.page_cache.reset()  # evicted before every read phase (see page_cache.py)
         self.agents = [Resource(env, f"agent{a}") for a in range(self.n_agents)]
         self.file_token = Resource(env, "file_token")
+        self.token_seconds = 0.0
         P = self.ranks
         rec = [{"rank": r, "start_seconds": 0.0, "bytes": 0} for r in range(P)]
         group = self.point.group
@@ -538,10 +550,15 @@ class Simulation:
             "agents": self.n_agents,
             "disk_transfers": sum(d.jobs for d in self.disks),
         }
+        if self.token_seconds:
+            out["token_handover_seconds"] = self.token_seconds
         if self.op == "read":
             out["disk_read_rate"] = self.read_rate_key
             if self.two_phase is None and self.read_latency:
                 out["read_start_seconds"] = self.read_latency
+                if self.machine["disk.read_ahead"]:  # the first window the start waits for
+                    out["read_start_window"] = read_start.first_window(self.point.block,
+                                                                       self.machine["disk.read_ahead"])
         if self.two_phase is not None:
             out["collective_buffers"] = self.buffers.counters(self.two_phase, self.op)
         caches = [ion.cache for ion in self.io_nodes if ion.cache is not None]

@@ -163,6 +163,23 @@ COMPONENTS = [
 ]
 
 
+# The read passes whose device requests the probe counts (the kernel's
+# read-ahead cut each into requests of the device behind --dir).
+DEVICE_PASSES = (("stream_read", "one stream"), ("two_streams", "two streams"),
+                 ("two_interleaved", "two interleaved readers"), ("four_streams", "four readers"),
+                 ("two_same", "two readers of the same bytes"))
+
+
+def device_request_bytes(component):
+    """Median bytes per device read request over a read pass's trials, or
+    None where the device was not asked (tmpfs, an older probe)."""
+    d = (component or {}).get("device_reads")
+    if not d or not d.get("requests"):
+        return None
+    each = sorted(b / n for n, b in zip(d["requests"], d["bytes"]) if n)
+    return each[len(each) // 2] if each else None
+
+
 def _fmt(v, unit):
     if unit == "s":
         return f"{v:.7f}"
@@ -260,6 +277,17 @@ def probe_tables(records):
                                   f" ({p.params['limited_by']})", ""])
         if "stream_read" in mine:
             notes.append(f"the stream read kept the page cache out with: {mine['stream_read'].params['method']}")
+            ahead = mine["stream_read"].params.get("read_ahead")
+            if ahead:
+                notes.append(f"the device's largest read-ahead window (read_ahead_kb): {format_size(ahead)}; "
+                             "a read's first window is sized from its call up to it")
+        for b in blocks:  # how the kernel's read-ahead cut each read pass into device requests
+            sizes = {r.params["component"]: r.params.get("device_request_bytes") for r in here
+                     if _block(r) == b and r.params.get("device_request_bytes")}
+            if sizes:
+                notes.append(f"device read requests at {format_size(b)} calls (median of trials): " +
+                             ", ".join(f"{label} {sizes[k] / 1024:.0f} KiB" for k, label in DEVICE_PASSES
+                                       if k in sizes) + " each")
         notes.append("predicted peak: the slowest component of the path times its parallelism, "
                      "min(one storage stream x servers, memory copy of all ranks), as the CFS "
                      "report's 10 disks x 0.82 MB/s"
@@ -399,6 +427,10 @@ class ProbeKind(Kind):
                 if key == "stream_read":
                     params["method"] = ", ".join(sorted({it["cache_method"] for it in
                                                          c["stream_read"].get("iterations", [])}))
+                    # the device's largest read-ahead window, where it has one
+                    params["read_ahead"] = (c.get("read_ahead") or {}).get("max_bytes")
+                if key in dict(DEVICE_PASSES):
+                    params["device_request_bytes"] = device_request_bytes(c.get(key))
                 out.append(Record(params, {"value": vals}))
         for phase in ("write", "read"):
             p = result["predicted_peak"][phase]

@@ -44,6 +44,8 @@
  *                     with the cache emptied: rank 0 alone, then ranks 0 and
  *                     1 a half each at once (ROMIO's aggregators' transfers)
  *   metadata          every rank creates, stats and removes --ops files
+ *   read-ahead        (a fact, not a timing) the largest read-ahead window
+ *                     of the device behind --dir (its read_ahead_kb)
  *
  * Every file is created exclusively (O_EXCL, never through a symlink)
  * under --dir with the run's name, its identity noted, and removed by the
@@ -98,6 +100,12 @@ typedef struct read_iteration {
 } read_iteration;
 
 
+/* The device's read requests over each trial of a read pass (rank 0's
+ * view of the whole device: on a quiet machine, the pass's own). */
+typedef struct device_reads {
+    samples requests, bytes;
+} device_reads;
+
 typedef struct probe_result {
     const probe_options *opts;
     int argc;
@@ -109,6 +117,7 @@ typedef struct probe_result {
     char mpi_library[MPI_MAX_LIBRARY_VERSION_STRING];
     int mpi_version, mpi_subversion;
     fs_facts fs;
+    int64_t read_ahead_bytes;   /* the device's read_ahead_kb in bytes; -1 none (tmpfs, network) */
 
     double *memory_per_rank; /* best MiB/s of each rank, all ranks copying at once */
     samples memory_aggregate; /* MiB/s, all ranks */
@@ -141,6 +150,9 @@ typedef struct probe_result {
      * then both reading all of it at once, every block each (the same
      * bytes: a broadcast). */
     samples two_interleaved_seconds, four_streams_seconds, two_same_seconds;
+    /* the device's read requests over the one stream's read and each read
+     * pass of two or four readers: how read-ahead cut them */
+    device_reads stream_read_dev, two_streams_dev, two_interleaved_dev, four_streams_dev, two_same_dev;
     /* MPI messages rank 1 -> rank 0 (two ranks or more). */
     bool have_messages;
     uint64_t message_bytes;                      /* in --block messages */

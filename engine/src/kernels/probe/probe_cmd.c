@@ -141,6 +141,30 @@ static void quiet_barrier(probe_ctx *c)
 
 static void add(samples *s, double v) { s->v[s->n++] = v; }
 
+/* The device's read counters before a read pass (rank 0); `device_done`
+ * adds the pass's requests and bytes, if the device could be asked both
+ * times. */
+typedef struct device_mark {
+    bool ok;
+    uint64_t requests, bytes;
+} device_mark;
+
+static device_mark device_mark_now(const probe_ctx *c)
+{
+    device_mark m = {0};
+    m.ok = device_reads_of(c->o->dir, &m.requests, &m.bytes) == 0;
+    return m;
+}
+
+static void device_done(const probe_ctx *c, device_mark before, device_reads *into)
+{
+    device_mark after = device_mark_now(c);
+    if (!into || !before.ok || !after.ok || into->requests.n >= PROBE_MAX_ITERATIONS)
+        return;
+    add(&into->requests, (double)(after.requests - before.requests));
+    add(&into->bytes, (double)(after.bytes - before.bytes));
+}
+
 static void utc_now(char *buf, size_t len)
 {
     time_t t = time(NULL);
@@ -436,9 +460,11 @@ static void measure_stream(probe_ctx *c, probe_result *r)
             add(&r->stream_write, (double)c->o->stream_bytes / (1 << 20) / t);
             read_iteration *ri = &r->reads[r->stream_read.n];
             ri->method = keep_cache_out(c, p, r, &ri->cache_fraction);
+            const device_mark mark = device_mark_now(c);
             t = timed_stream_read(c, p, buf, strcmp(ri->method, "O_DIRECT") == 0, c->o->stream_bytes);
             if (c->err)
                 break;
+            device_done(c, mark, &r->stream_read_dev);
             add(&r->stream_read_seconds, t);
             add(&r->stream_read, (double)c->o->stream_bytes / (1 << 20) / t);
             /* Again from the page cache: what a rank pays for bytes another
@@ -694,28 +720,31 @@ static void measure_two_streams(probe_ctx *c, probe_result *r)
             bool writes;
             int mode;
             samples *into;
+            device_reads *dev; /* a read pass: the device's requests over it */
         } passes[] = {
-            {true, TWO_HALVES, &r->two_writers_seconds},
-            {false, TWO_HALVES, &r->two_streams_seconds},
+            {true, TWO_HALVES, &r->two_writers_seconds, NULL},
+            {false, TWO_HALVES, &r->two_streams_seconds, &r->two_streams_dev},
             /* the same file read by both at once, every other block each
              * (an interleaved layout): the kernel's read-ahead sees neither
              * rank read on from where it stopped */
-            {false, TWO_INTERLEAVED, &r->two_interleaved_seconds},
+            {false, TWO_INTERLEAVED, &r->two_interleaved_seconds, &r->two_interleaved_dev},
             /* four readers of a quarter each at once: on two cores, more
              * readers than cores (four ranks on two cores) */
-            {false, FOUR_QUARTERS, quarters ? &r->four_streams_seconds : NULL},
+            {false, FOUR_QUARTERS, quarters ? &r->four_streams_seconds : NULL, &r->four_streams_dev},
             /* both read the whole file at once: a broadcast's two readers
              * of the same bytes, each with its own read-ahead */
-            {false, TWO_WHOLE, &r->two_same_seconds},
+            {false, TWO_WHOLE, &r->two_same_seconds, &r->two_same_dev},
         };
         const int npasses = (int)(sizeof passes / sizeof passes[0]);
         for (int k = 0; k < npasses; k++) {
             if (!passes[k].into)
                 continue;
+            const device_mark mark = c->rank == 0 ? device_mark_now(c) : (device_mark){0};
             double t = two_streams_pass(c, p, &who, passes[k].writes, &src, buf, buf2, half,
                                         passes[k].mode);
             agree_or_fail(c);
             if (c->rank == 0) {
+                device_done(c, mark, passes[k].dev);
                 add(passes[k].into, t);
                 if (k + 1 < npasses && !r->fs.memory_backed)
                     page_cache_evict(p);
@@ -1031,6 +1060,7 @@ static void gather_facts(probe_ctx *c, probe_result *r)
     r->host_of = malloc(sizeof(int) * (size_t)c->nranks);
     r->nhosts = hosts_place(r->hosts, c->nranks, r->host_of);
     fs_facts_of(c->o->dir, &r->fs);
+    r->read_ahead_bytes = r->fs.memory_backed ? -1 : read_ahead_bytes_of(c->o->dir);
     if (c->rank == 0)
         r->memory_per_rank = calloc((size_t)c->nranks, sizeof(double));
 }

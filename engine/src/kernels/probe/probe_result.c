@@ -296,8 +296,28 @@ static void write_peak(json *j, const char *key, const probe_peak *p)
  * their calls whole; writers sync): its samples and its best rate, bytes
  * over the time until the last is done, or null when the run did not time
  * it. */
+/* The device's read requests and bytes over each trial of a read pass, or
+ * null where the device could not be asked (tmpfs, no /sys). */
+static void write_device_reads(json *j, const device_reads *d)
+{
+    if (!d || !d->requests.n) {
+        json_null(j, "device_reads");
+        return;
+    }
+    json_object_begin(j, "device_reads");
+    json_array_begin(j, "requests");
+    for (int i = 0; i < d->requests.n; i++)
+        json_uint(j, NULL, (uint64_t)d->requests.v[i]);
+    json_array_end(j);
+    json_array_begin(j, "bytes");
+    for (int i = 0; i < d->bytes.n; i++)
+        json_uint(j, NULL, (uint64_t)d->bytes.v[i]);
+    json_array_end(j);
+    json_object_end(j);
+}
+
 static void write_readers(json *j, const char *key, const char *who, int count, uint64_t bytes,
-                          const samples *s, const probe_options *o, bool writes)
+                          const samples *s, const probe_options *o, bool writes, const device_reads *dev)
 {
     if (!s->n) {
         json_null(j, key);
@@ -311,6 +331,8 @@ static void write_readers(json *j, const char *key, const char *who, int count, 
         json_bool(j, "fsync", true);
     write_samples(j, "seconds", s, false);
     json_double(j, "best_mib_per_s", (double)bytes / (1 << 20) / samples_best(s, false));
+    if (!writes)
+        write_device_reads(j, dev);
     json_object_end(j);
 }
 
@@ -374,6 +396,7 @@ int probe_result_save_json(const probe_result *r, const char *path)
     json_uint(&j, "block_bytes", o->block);
     write_samples(&j, "mib_per_s", &r->stream_read, true);
     write_samples(&j, "seconds", &r->stream_read_seconds, false);
+    write_device_reads(&j, &r->stream_read_dev);
     json_array_begin(&j, "iterations");
     for (int i = 0; i < r->stream_read.n; i++) {
         json_object_begin(&j, NULL);
@@ -395,6 +418,16 @@ int probe_result_save_json(const probe_result *r, const char *path)
     write_samples(&j, "seconds", &r->stream_read_cached_seconds, false);
     json_object_end(&j);
 
+    /* The kernel's largest read-ahead window on the target's device: the
+     * model sizes a read's first, synchronous read-ahead with it. */
+    if (r->read_ahead_bytes >= 0) {
+        json_object_begin(&j, "read_ahead");
+        json_uint(&j, "max_bytes", (uint64_t)r->read_ahead_bytes);
+        json_string(&j, "source", "read_ahead_kb of the block device behind --dir (/sys/dev/block)");
+        json_object_end(&j);
+    } else {
+        json_null(&j, "read_ahead");
+    }
     if (r->stream_read_short_seconds.n) {
         json_object_begin(&j, "stream_read_short");
         json_uint(&j, "bytes", r->short_bytes);
@@ -419,14 +452,17 @@ int probe_result_save_json(const probe_result *r, const char *path)
     } else {
         json_null(&j, "stream_write_new");
     }
-    write_readers(&j, "two_writers", "writers", 2, two_ranks_bytes(o), &r->two_writers_seconds, o, true);
-    write_readers(&j, "two_streams", "readers", 2, two_ranks_bytes(o), &r->two_streams_seconds, o, false);
+    write_readers(&j, "two_writers", "writers", 2, two_ranks_bytes(o), &r->two_writers_seconds, o, true,
+                  NULL);
+    write_readers(&j, "two_streams", "readers", 2, two_ranks_bytes(o), &r->two_streams_seconds, o, false,
+                  &r->two_streams_dev);
     write_readers(&j, "two_interleaved", "readers", 2, two_ranks_bytes(o), &r->two_interleaved_seconds, o,
-                  false);
+                  false, &r->two_interleaved_dev);
     write_readers(&j, "four_streams", "readers", 4, four_readers_bytes(o), &r->four_streams_seconds, o,
-                  false);
+                  false, &r->four_streams_dev);
     /* the file's bytes, which each of the two read whole */
-    write_readers(&j, "two_same", "readers", 2, two_ranks_bytes(o), &r->two_same_seconds, o, false);
+    write_readers(&j, "two_same", "readers", 2, two_ranks_bytes(o), &r->two_same_seconds, o, false,
+                  &r->two_same_dev);
 
     if (r->have_messages) {
         json_object_begin(&j, "messages");
