@@ -150,10 +150,12 @@ def run_model(args, out=None):
         raise UsageError(f"the model predicts no point of {experiment.origin} on machine {machine.name}: "
                          "every test has a parameter it does not model (listed above); measure it "
                          "with 'pario run'")
-    check_pieces(points, machine)
     # What the engine would refuse to run it would be wrong to predict:
     # the engine's own check of every point (engine_check), as 'pario run'.
     check_plan(engine_path(), points, Path.cwd())
+    # then what the model cannot simulate in time (scope.py): a plan the
+    # engine refuses is told the engine's reason first
+    check_pieces(points, machine)
     for line in machine.warnings:  # stored with every point too: show and report say it again
         print(f"plan: warning: {line}", file=out)
     for line in getattr(kind, "plan_notes", lambda *a: [])(preset, points, options):
