@@ -228,7 +228,7 @@ static const core_option core_options[] = {
      set_transfer_buffer},
     {"transfer-hold", "SIZE",
      "the same APIs: slices packed before the clock, up to\nSIZE per rank (at least one slice; "
-     "default: the whole\nshare up to 1g and a quarter of the node's free memory);\nlater "
+     "default: one slice,\nat most 64m and a quarter of the node's free memory);\nlater "
      "slices are packed inside the timed phase",
      set_transfer_hold},
     {"prealloc", NULL, "reserve the file's space before each write phase", set_prealloc},

@@ -663,7 +663,10 @@ static void alloc_buffers(io_ctx *c)
      * before the clock.  With the whole share held, no byte is copied in the
      * timed phase, as IOR -c copies none (it writes from one buffer): the
      * old single 256 MiB buffer repacked 3 of a 1 GiB share's 4 slices in
-     * the phase, 0.7 s of CPU summed over 4 ranks on 2 cores (README).
+     * the phase, 0.7 s of CPU summed over 4 ranks on 2 cores (README).  But
+     * a whole 1 GiB share held per rank measured 4x slower on the quiet
+     * machine, so by default one slice is held (backend.h IO_TRANSFER_HOLD);
+     * --transfer-hold holds more.
      *
      * Why the calls stay at 64 MiB per rank.  On one node Open MPI 4.1's
      * ompio (fcoll vulcan) makes 1 rank of 4 the aggregator (its simple
