@@ -312,6 +312,21 @@ def test_report_holds_the_comparison_marked_predicted(runs):
     assert "against PREDICTED" not in alone.read_text()
 
 
+def _probe_without(runs, tmp_path, *rows):
+    """A copy of the database whose probe (run 1) lacks these component
+    rows, as a probe made before they existed."""
+    db = _copy_db(runs, tmp_path)
+    con = sqlite3.connect(db)
+    for pid, text in con.execute("SELECT id, result_json FROM points WHERE run_id=1").fetchall():
+        doc = json.loads(text)
+        for row in rows:
+            doc["components"].pop(row, None)
+        con.execute("UPDATE points SET result_json=? WHERE id=?", (json.dumps(doc), pid))
+    con.commit()
+    con.close()
+    return db
+
+
 def _count_runs(db):
     return sqlite3.connect(db).execute("SELECT count(*) FROM runs").fetchone()[0]
 
@@ -502,14 +517,7 @@ def test_a_probe_before_the_four_and_same_readers_still_predicts(runs, tmp_path)
     from pario.model.probed import machine_from_probe
     from pario.store import Store
 
-    db = _copy_db(runs, tmp_path)
-    con = sqlite3.connect(db)
-    for pid, text in con.execute("SELECT id, result_json FROM points WHERE run_id=1").fetchall():
-        doc = json.loads(text)
-        del doc["components"]["four_streams"], doc["components"]["two_same"]
-        con.execute("UPDATE points SET result_json=? WHERE id=?", (json.dumps(doc), pid))
-    con.commit()
-    con.close()
+    db = _probe_without(runs, tmp_path, "four_streams", "two_same")
     store = Store(db, create=False)
     try:
         m = machine_from_probe(store, 1)
@@ -528,14 +536,7 @@ def test_a_probe_without_the_read_ahead_record_fits_the_start_against_the_call(r
     from pario.model.probed import machine_from_probe
     from pario.store import Store
 
-    db = _copy_db(runs, tmp_path)
-    con = sqlite3.connect(db)
-    for pid, text in con.execute("SELECT id, result_json FROM points WHERE run_id=1").fetchall():
-        doc = json.loads(text)
-        doc["components"].pop("read_ahead", None)
-        con.execute("UPDATE points SET result_json=? WHERE id=?", (json.dumps(doc), pid))
-    con.commit()
-    con.close()
+    db = _probe_without(runs, tmp_path, "read_ahead")
     store = Store(db, create=False)
     try:
         old = machine_from_probe(store, 1)
