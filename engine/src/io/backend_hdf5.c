@@ -639,7 +639,8 @@ static void hdf5_describe(const void *cfg, json *j)
 
 static const char *hdf5_caveat(const void *cfg)
 {
-    return mpiio_observe_caveat(((const hdf5_config *)cfg)->atomic);
+    const hdf5_config *c = cfg;
+    return mpiio_observe_caveat(c->atomic, c->collective);
 }
 
 #endif /* PARIO_HAVE_PARALLEL_HDF5 */

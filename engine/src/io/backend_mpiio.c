@@ -359,7 +359,8 @@ static void mpiio_describe(const void *cfg, json *j)
 
 static const char *mpiio_caveat(const void *cfg)
 {
-    return mpiio_observe_caveat(((const mpiio_config *)cfg)->atomic);
+    const mpiio_config *c = cfg;
+    return mpiio_observe_caveat(c->atomic, c->calls != CALLS_INDEPENDENT);
 }
 
 const backend_ops backend_mpiio = {

@@ -95,18 +95,26 @@ static enum atomic_verdict atomic_verdict(void)
     return ran.atomic_locks > 0 ? ATOMIC_HONOURED : ATOMIC_NOT_HONOURED;
 }
 
-const char *mpiio_observe_caveat(bool atomic)
+const char *mpiio_observe_caveat(bool atomic, bool collective)
 {
-    static char line[256];
+    static char line[320];
     if (!atomic || ran.atomic_phases == 0 || atomic_verdict() != ATOMIC_NOT_HONOURED)
         return NULL;
+    const char *impl = ran.have_settings ? ran.settings.impl : "the MPI-IO library";
+    bool ompio = ran.have_settings && strcmp(ran.settings.impl, "ompio") == 0;
+    /* The fix is what differs from a run that locks: OMPIO never locks;
+     * ROMIO's independent calls lock, its collective path does not. */
+    const char *fix = ompio ? collective ? "use --mpiio-impl romio and drop --collective for a "
+                                           "locking atomic run"
+                                         : "use --mpiio-impl romio for locking atomic mode"
+                      : collective
+                          ? "ROMIO's collective path took no lock: drop --collective for a locking "
+                            "atomic run"
+                          : "use an MPI-IO implementation that locks in atomic mode";
     snprintf(line, sizeof line,
              "--atomic was not honoured: %s took no byte-range lock in atomic mode, so this run "
              "measured relaxed (MASYNC) I/O; %s",
-             ran.have_settings ? ran.settings.impl : "the MPI-IO library",
-             ran.have_settings && strcmp(ran.settings.impl, "ompio") == 0
-                 ? "use --mpiio-impl romio for locking atomic mode"
-                 : "use an MPI-IO implementation that locks (ROMIO)");
+             impl, fix);
     return line;
 }
 

@@ -54,7 +54,8 @@ void mpiio_observe_view(const char *shape);
 /* Into the backend's object of the result document. */
 void mpiio_observe_describe(json *j, bool atomic);
 /* The warning when atomic mode was asked and no lock was seen, else NULL
- * (backend_ops.caveat of mpiio and hdf5). */
-const char *mpiio_observe_caveat(bool atomic);
+ * (backend_ops.caveat of mpiio and hdf5); `collective` names the fix when
+ * ROMIO's collective path is what took no lock. */
+const char *mpiio_observe_caveat(bool atomic, bool collective);
 
 #endif
