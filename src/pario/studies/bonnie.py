@@ -20,6 +20,14 @@ def _cache_note(record):
     return " (evicted before reads)" if record.get("evict") else ""
 
 
+def _memory_backed(params):
+    """A bonnie result has no `target`: its params say the file system
+    (the engine's memory_backed; results from before it, the type)."""
+    if "memory_backed" in params:
+        return bool(params["memory_backed"])
+    return params.get("fs_type") in ("tmpfs", "ramfs")
+
+
 class BonnieKind(KernelKind):
     name = "bonnie"
     description = "bonnie/bigbonnie: per-character, block, rewrite and seek rates with %CPU, one node"
@@ -57,7 +65,7 @@ class BonnieKind(KernelKind):
         base = {"study": self.name, "test": p["test"], "ranks": 1, "chunk": result["params"]["chunk_bytes"],
                 "size": result["params"]["size_bytes"], "figure": p.get("figure", ""),
                 "evict": result["params"]["evict"], "trial": p.get("trial", 1),
-                "memory_backed": (result.get("target") or {}).get("memory_backed")}
+                "memory_backed": _memory_backed(result["params"])}
         out = []
         for t in result["tests"]:
             values = {"cpu": [t["cpu_percent"]]}

@@ -245,6 +245,8 @@ static void save_json(const bonnie_run *r)
     json_object_begin(&j, "params");
     json_string(&j, "dir", r->o.dir);
     json_string(&j, "fs_type", r->fs.type);
+    /* tmpfs/ramfs: --evict cannot evict, so the front end must not say it did */
+    json_bool(&j, "memory_backed", r->fs.memory_backed);
     json_uint(&j, "size_bytes", r->o.size);
     json_uint(&j, "chunk_bytes", r->o.chunk);
     json_uint(&j, "char_size_bytes", r->o.char_size);
