@@ -9,6 +9,7 @@ lines, host names, mount options, the experiment's TOML) reaches the page
 only through html.esc."""
 
 import json
+import re
 import shlex
 from datetime import datetime, timezone
 
@@ -130,14 +131,19 @@ def _run_section(page, store, run_id, counter, wanted_point):
                 page.add(H.items(notes))
     else:
         for text in kind.tables(experiment.data, records, options):
-            page.add(H.heading(3, _own_table(counter)))
-            page.add(H.preformatted(text.strip("\n")))
+            text = text.strip("\n")
+            if not _OWN_NUMBER.match(text):  # bonnie's "Figure 1. ...": one number per table
+                page.add(H.heading(3, _own_table(counter)))
+            page.add(H.preformatted(text))
     if probe.run:
         page.add(H.paragraph(f"Ideal curves (dotted) from the probe of this host and file system: "
                              f"run {probe.run}. The ideal rises by the one-rank rate per rank up to "
                              "the predicted peak, then stays flat (the CFS report's Figure 3)."))
     elif probe.why_none:
         page.add(H.paragraph(probe.why_none[0].upper() + probe.why_none[1:] + "."))
+    units = _units_sentence(run_id, explained)
+    if units:
+        page.add(H.paragraph(units))
     palette = Palette()
     for e in explained:
         data = e.data
@@ -182,7 +188,11 @@ def _run_section(page, store, run_id, counter, wanted_point):
     if failed:
         page.add(H.heading(3, "Failed points"))
         page.add(H.items([f"{p['test_id']} ranks={p['ranks']}: {p['error']}" for p in failed]))
-    pick = _pick_timeline(docs, wanted_point)
+    mine = wanted_point is not None and any(pid == wanted_point for pid, _, _ in docs)
+    pick = _pick_timeline(docs, wanted_point if mine else None)
+    if pick and wanted_point is not None and not mine:  # never swapped for this run's own silently
+        page.add(H.paragraph(f"--point {wanted_point} is not a point of run {run_id}: its timeline "
+                             f"below is the one pario picks for run {run_id} (most ranks, a write)."))
     if pick:
         pid, row, d, phase, it = pick
         number = _unnumbered(run_id, counter)
@@ -202,6 +212,24 @@ def _run_section(page, store, run_id, counter, wanted_point):
     page.add(H.heading(3, "Experiment definition"))
     page.add(H.preformatted(experiment.text))
     return pid if pick else None
+
+
+# a kind's table text that opens with a number of its own ("Figure 1. bonnie, ...")
+_OWN_NUMBER = re.compile(r"(Figure|Table) [A-Za-z0-9-]+\. ")
+
+
+def _units_sentence(run_id, explained):
+    """What the run's MiB/s mean, said once per run that has such figures:
+    a kind whose tables state their own units (bonnie's K/sec and MB/s, the
+    probe's seconds and operations per second) needs none."""
+    data = [e.data for e in explained]
+    if not any("MiB/s" in (d.unit or "") for d in data):
+        return ""
+    text = (f"Rates of run {run_id} are MiB/s (2^20 bytes per second), best of the trials as the CFS "
+            "report reports them")
+    if any(d.shows_ranges for d in data):
+        text += ", with the lowest trial and the median beside"
+    return text + "."
 
 
 def _own_table(counter):
@@ -251,13 +279,14 @@ def _prediction_sections(page, store, run_ids, counter):
 
 
 def build_report(store, run_ids, point=None):
+    twice = sorted({r for r in run_ids if run_ids.count(r) > 1})
+    if twice:  # one section, one anchor per run
+        raise UsageError(f"run {', '.join(map(str, twice))} is given twice: name each run once")
     pyplot()  # matplotlib settings for embedded SVG, before any figure is drawn
     page = H.Page(f"pario report: run{'s' if len(run_ids) > 1 else ''} {', '.join(map(str, run_ids))}")
     page.add(H.heading(1, page.title))
     page.add(H.paragraph(f"Made by pario {describe_version()} on "
-                         f"{datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} from {store.path}. "
-                         "Rates are MiB/s (2^20 bytes per second), best of the trials as the CFS report "
-                         "reports them, with the lowest trial and the median beside."))
+                         f"{datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} from {store.path}."))
     page.add(H.items([f"Run {r}" for r in run_ids], cls="contents"))
     counter = {"figure": 0, "table": 0}
     drawn = []
