@@ -95,14 +95,19 @@ def _names(d):
 
 
 def test_the_last_run_out_removes_a_stripe_directory_a_pario_run_made(tmp_path):
-    a, b = RunDirs(tmp_path, ["stripe-0", "stripe-1"], "a"), RunDirs(tmp_path, ["stripe-0", "stripe-1"], "b")
+    from pario.checks import tag_host
+    from pario.rundirs import NOTE
+    ta, tb = (f"{tag_host()}-{os.getpid()}-{x * 8}" for x in "ab")   # two live runs of this host
+    a, b = RunDirs(tmp_path, ["stripe-0", "stripe-1"], ta), RunDirs(tmp_path, ["stripe-0", "stripe-1"], tb)
     a.check()
     a.create()
     b.check()
     b.create()   # finds them there, made by run a
-    assert _names(tmp_path / "stripe-0") == sorted([MADE, IN_USE + "a", IN_USE + "b"])
+    assert _names(tmp_path / "stripe-0") == sorted([MADE, IN_USE + ta, IN_USE + tb])
     (tmp_path / "stripe-1" / "b-part").write_text("run b's part")
-    assert a.remove() == []                        # b is still in both: b removes them
+    stays = a.remove()                             # b is still in both: b removes them, and a says so
+    assert stays == [f"{NOTE}{tmp_path / d} stays for run {tb}, still running on this host (pid {os.getpid()}): "
+                     "the last run out removes it" for d in ("stripe-1", "stripe-0")], stays
     assert _names(tmp_path) == ["stripe-0", "stripe-1"]
     (tmp_path / "stripe-1" / "b-part").unlink()    # b's engine removes its part
     assert b.remove() == []

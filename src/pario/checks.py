@@ -91,8 +91,13 @@ def check_timeout(seconds):
     return seconds
 
 
+def tag_host():
+    """This host as run tags name it (rundirs judges markers by it)."""
+    return re.sub(r"[^A-Za-z0-9-]", "", socket.gethostname().split(".")[0])[:24] or "host"
+
+
 def run_tag():
     """A part of every file name this run's engines create that no other
-    run shares, on any host or with any database: host, pid, 32 random bits."""
-    host = re.sub(r"[^A-Za-z0-9-]", "", socket.gethostname().split(".")[0])[:24] or "host"
-    return f"{host}-{os.getpid()}-{secrets.token_hex(4)}"
+    run shares, on any host or with any database: host, pid, 32 random bits
+    (rundirs reads a stale in-use marker's host and pid back from it)."""
+    return f"{tag_host()}-{os.getpid()}-{secrets.token_hex(4)}"

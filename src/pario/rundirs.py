@@ -21,14 +21,23 @@ never followed through a link:
 A run enters a directory and leaves it under an flock of the directory
 itself, so "is anyone else in it?" and the removal are one step: the last
 run out, whichever made it, removes the marker and the directory; a run
-that finds another run's marker leaves it to that run."""
+that finds another run's marker leaves it to that run.
+
+A marker can outlive its run: pario and its watchdog both killed (kill -9,
+the OOM killer, a node crash).  Its name is the run's tag, host-pid-random
+(checks.run_tag), so a run leaving a directory judges the others' markers:
+one of this host whose pid no longer runs is stale and removed; one of
+another host, or of a pid that still runs here, stays, and the run says in
+one line which directory it left to whom."""
 
 import errno
 import fcntl
 import os
+import re
 import stat
 from pathlib import Path
 
+from .checks import tag_host
 from .errors import UsageError
 
 MADE = ".pario-made"
@@ -36,6 +45,11 @@ IN_USE = ".pario-in-use-"
 # How often a run retries entering a directory another run removed
 # between its check and its entry (the last one out left just then).
 ENTER_TRIES = 5
+# A line about a directory that stays for a run still in it (not a fault:
+# that run removes it); every other line is a warning.
+NOTE = "note: "
+# checks.run_tag's shape: host, pid, 32 random bits in hex
+_TAG = re.compile(r"(?P<host>[A-Za-z0-9-]+)-(?P<pid>[0-9]+)-[0-9a-f]{8}")
 
 
 class RunDirs:
@@ -143,8 +157,13 @@ def _leave_locked(path, marker):
             entries = os.listdir(path)
         except OSError:
             return ""
-        if any(e.startswith(IN_USE) for e in entries):
-            return ""  # another run is still in it: the last one out removes it
+        kept = [why for why in (_judge_marker(path, e) for e in entries if e.startswith(IN_USE)) if why]
+        if kept:  # another run is (or may be) still in it: the last one out removes it
+            return kept[0]
+        try:
+            entries = os.listdir(path)  # without the stale markers just removed
+        except OSError:
+            return ""
         if MADE not in entries or not _is_regular(path / MADE):
             return ""  # the user's directory: never removed
         others = sorted(e for e in entries if e != MADE)
@@ -159,6 +178,38 @@ def _leave_locked(path, marker):
         shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
         return (f"left {path}, a stripe directory pario made: it holds what pario did not put there "
                 f"({shown}); remove that, then the directory")
+
+
+def _pid_runs(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process: running
+    return True
+
+
+def _judge_marker(path, name):
+    """Another run's in-use marker, under the directory's lock: removed and
+    "" when its run is gone from this host (the marker is stale), else the
+    line saying why the directory stays."""
+    tag = name[len(IN_USE):]
+    m = _TAG.fullmatch(tag)
+    pario_made = _is_regular(path / MADE)
+    if m and m["host"] == tag_host() and not _pid_runs(int(m["pid"])):
+        _remove_regular(path / name)
+        return ""
+    if not pario_made:
+        return ""  # the user's directory stays whatever the markers say: nothing to report
+    if m and m["host"] == tag_host():
+        return (f"{NOTE}{path} stays for run {tag}, still running on this host (pid {m['pid']}): "
+                "the last run out removes it")
+    if m:
+        return (f"left {path}, a stripe directory pario made: run {tag} of host {m['host']} is in it "
+                f"(its marker {name}); once that run has ended, remove the marker, then the directory")
+    return (f"left {path}, a stripe directory pario made: it holds an in-use marker of no run pario can "
+            f"check ({name}); if no run uses the directory, remove the marker, then the directory")
 
 
 class _locked:

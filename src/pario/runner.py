@@ -24,7 +24,7 @@ from .model.command import bound_lines, predicted_label
 from .plot import Palette, check_figure_paths, plot_figure
 from .presets import load_experiment, parse_experiment, preset_figures, Experiment
 from .progress import Progress
-from .rundirs import RunDirs
+from .rundirs import NOTE, RunDirs
 from .space import check_space
 from .store import Store, check_db_path
 from .terminal import print_figure
@@ -211,7 +211,7 @@ def run_experiment(args, out=None):
     finally:
         progress.close()
         for line in dirs.remove(on_remove=watchdog.unmade):
-            print(f"pario: warning: {line}", file=sys.stderr)
+            print(f"pario: {line if line.startswith(NOTE) else 'warning: ' + line}", file=sys.stderr)
         watchdog.close()
         scratch_dir.cleanup()
         for s, h in old.items():
