@@ -58,6 +58,14 @@ rate_summary io_result_summary(const io_result *r, enum phase_kind kind)
     return s;
 }
 
+/* The targets a per-target rate is over: those the file reaches (a
+ * target that held no byte delivered nothing to average in). */
+static int targets_used(const io_result *r)
+{
+    int n = stripe_targets_reached(&r->opts->stripe, r->file_bytes);
+    return n > 0 ? n : 1;
+}
+
 void io_result_warn(io_result *r)
 {
     const io_options *o = r->opts;
@@ -135,6 +143,24 @@ void io_result_warn(io_result *r)
     const char *caveat = o->api->caveat ? o->api->caveat(o->api_config) : NULL;
     if (caveat)
         warn(r, "%s", caveat);
+    if (o->stripe.ntargets && targets_used(r) < o->stripe.ntargets) {
+        /* warned, not refused: a short file on few targets is a fair thing
+         * to measure (the front end's quick sizes), if said */
+        int used = targets_used(r);
+        size_format(r->file_bytes, a, sizeof a);
+        size_format(o->stripe.unit, b, sizeof b);
+        char most[32], idle[48];
+        size_format(r->file_bytes / (uint64_t)o->stripe.ntargets / 8 * 8, most, sizeof most);
+        if (used == o->stripe.ntargets - 1)
+            snprintf(idle, sizeof idle, "target %d", used);
+        else
+            snprintf(idle, sizeof idle, "targets %d..%d", used, o->stripe.ntargets - 1);
+        warn(r,
+             "--stripe-unit %s puts each %s file on %d of the %d targets: %s moved nothing, so "
+             "the per-target rates are over the %d that did; a --stripe-unit of at most %s "
+             "reaches every target",
+             b, a, used, o->stripe.ntargets, idle, used, most);
+    }
     if (o->direct && o->huge_pages && !r->huge_pages_granted)
         warn(r, "transparent huge pages were refused: direct I/O buffers are in 4 KiB pages");
 }
@@ -199,7 +225,7 @@ static void write_phase(json *j, const io_result *r, enum phase_kind kind)
         json_uint(j, "bytes", it->bytes);
         json_double(j, "mib_per_s", it->mib_per_s);
         if (r->opts->stripe.ntargets)
-            json_double(j, "per_target_mib_per_s", it->mib_per_s / r->opts->stripe.ntargets);
+            json_double(j, "per_target_mib_per_s", it->mib_per_s / targets_used(r));
         if (it->cache_fraction >= 0)
             json_double(j, "cache_resident_fraction", it->cache_fraction);
         else
@@ -232,8 +258,8 @@ static void write_phase(json *j, const io_result *r, enum phase_kind kind)
     json_double(j, "best_seconds", s.best_seconds);
     if (r->opts->stripe.ntargets) {
         /* the reports' "scaled" (per-RAID) rate: what each target delivered */
-        json_double(j, "per_target_best_mib_per_s", s.best / r->opts->stripe.ntargets);
-        json_double(j, "per_target_median_mib_per_s", s.median / r->opts->stripe.ntargets);
+        json_double(j, "per_target_best_mib_per_s", s.best / targets_used(r));
+        json_double(j, "per_target_median_mib_per_s", s.median / targets_used(r));
     }
     json_object_end(j);
     json_object_end(j);
@@ -302,6 +328,7 @@ int io_result_save_json(const io_result *r, const char *path)
     if (o->stripe.ntargets) {
         json_object_begin(&j, "stripe");
         json_int(&j, "targets", o->stripe.ntargets);
+        json_int(&j, "targets_with_data", targets_used(r)); /* the per-target rates' divisor */
         json_uint(&j, "unit_bytes", o->stripe.unit);
         json_array_begin(&j, "dirs");
         for (int t = 0; t < o->stripe.ntargets; t++)
@@ -415,11 +442,15 @@ void io_result_print(const io_result *r)
                    n ? sum / n : 0, n);
         }
         if (o->stripe.ntargets) {
-            rate_format(s.best / o->stripe.ntargets, best, sizeof best);
-            rate_format(s.median / o->stripe.ntargets, median, sizeof median);
-            printf("%s per target: best %s MiB/s, median %s (%d targets, unit %llu bytes)\n",
-                   phase_name(o->phases[p]), best, median, o->stripe.ntargets,
-                   (unsigned long long)o->stripe.unit);
+            int used = targets_used(r);
+            rate_format(s.best / used, best, sizeof best);
+            rate_format(s.median / used, median, sizeof median);
+            char over[48] = "";
+            if (used < o->stripe.ntargets)
+                snprintf(over, sizeof over, "%d of ", used);
+            printf("%s per target: best %s MiB/s, median %s (%s%d targets%s, unit %llu bytes)\n",
+                   phase_name(o->phases[p]), best, median, over, o->stripe.ntargets,
+                   used < o->stripe.ntargets ? " hold data" : "", (unsigned long long)o->stripe.unit);
         }
     }
     for (int i = 0; i < r->nwarnings; i++)

@@ -72,6 +72,12 @@ uint64_t stripe_part_bytes(const stripe_spec *s, uint64_t bytes, int t)
     return v;
 }
 
+int stripe_targets_reached(const stripe_spec *s, uint64_t bytes)
+{
+    uint64_t units = bytes / s->unit + (bytes % s->unit ? 1 : 0);
+    return units < (uint64_t)s->ntargets ? (int)units : s->ntargets;
+}
+
 void stripe_part_path(const stripe_spec *s, int t, const char *path, char out[PATH_MAX])
 {
     const char *base = strrchr(path, '/');

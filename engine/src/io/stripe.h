@@ -38,6 +38,10 @@ void stripe_locate(const stripe_spec *s, uint64_t off, int *target, uint64_t *lo
 /* Bytes on target t of a logical file of `bytes`. */
 uint64_t stripe_part_bytes(const stripe_spec *s, uint64_t bytes, int t);
 
+/* How many targets a logical file of `bytes` reaches (holds a byte on):
+ * fewer than N when the file is shorter than N units. */
+int stripe_targets_reached(const stripe_spec *s, uint64_t bytes);
+
 /* DIR_t/basename(path). */
 void stripe_part_path(const stripe_spec *s, int t, const char *path, char out[PATH_MAX]);
 
