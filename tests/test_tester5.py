@@ -150,12 +150,8 @@ def test_a_plan_whose_write_loaders_do_not_fit_names_background_as_a_fix(tmp_pat
     assert str(e.value).endswith("or lower --size") and "loaders' files" not in str(e.value)
 
 
-def test_a_bonnie_heading_on_tmpfs_never_claims_an_eviction():
-    """Small item l: '(evicted before reads)' on tmpfs, where nothing can be."""
-    from pario.studies.bonnie import _cache_note
-    assert _cache_note({"evict": True, "memory_backed": True}) == " (tmpfs: every byte in memory, nothing evicted)"
-    assert _cache_note({"evict": True, "memory_backed": False}) == " (evicted before reads)"
-    assert _cache_note({"evict": False}) == ""
+# small item l (bonnie's heading on tmpfs): through a real bonnie run in
+# tests/test_tester6_front.py, not a hand-made record
 
 
 def test_verify_of_a_per_rank_file_names_the_stream_its_suffix_gives(engine, launcher, shm_dir):
