@@ -430,8 +430,9 @@ def machine_from_probe(store, run_id, overrides=()):
         # Ranks above the cores: each hand-over switches the next holder in
         # on a core another rank holds; the probe's two ranks on one core
         # measure that.  An older probe has only the ring beside yielding
-        # threads, whose next holder is often running already on a core of
-        # its own (half the cost here: 1.5 against 3.3 us, shared machine).
+        # threads, whose next holder is sometimes running already on a core
+        # of its own (probe_cmd.c: 2.0 us on one core, 1.7 us beside the
+        # threads, best of 9, shared machine).
         shared = component_best(pooled, "token_pass_shared_core")
         if shared and shared > 0:
             put("network.token_latency_crowded", _time(shared),

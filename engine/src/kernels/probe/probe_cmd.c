@@ -837,11 +837,14 @@ static void token_ring_sample(probe_ctx *c, samples *out)
 /* Ranks 0 and 1 alone pass the token while both run on one core (the
  * core rank 0 may run on first), the others waiting in a barrier: each
  * hand-over then needs the next holder switched in on that core, as when
- * ranks outnumber the cores (a grouped run of 4 ranks on 2 cores).  The
- * ring beside yielding threads above misses that cost: its next holder is
- * often already running on its own core.  Measured on a 2-core PVM guest,
- * shared, the same minutes: 1.5 us per hand-over there, 3.3 us here, and
- * 3.2-3.4 us in the engine's ring of 4 ranks in 2 groups on 2 cores. */
+ * ranks outnumber the cores (a grouped run of 4 ranks on 2 cores).  In
+ * the ring beside yielding threads above the next holder is sometimes
+ * already running on its own core, and what it measures swings with the
+ * machine's load.  Measured on a 2-core PVM guest, shared (load 5-7), best
+ * of 12 runs each, the same minutes: 1.8-2.8 us per hand-over here,
+ * 1.5-8.3 us beside the yielding threads, 3.2 us in the engine's ring of
+ * 4 ranks in 2 groups with each group on its own core (Open MPI's yield
+ * off, as the engine's wait now behaves: group_token.c). */
 static void token_shared_core_sample(probe_ctx *c, MPI_Comm pair, int core, samples *out)
 {
     cpu_set_t own, one;
