@@ -166,19 +166,25 @@ def _device_requests(docs, row):
     """'; the device's read requests ...' of a read pass against the one
     stream's at each call size (how the kernel's read-ahead cut them), or ''
     where the probe did not count them."""
-    from ..studies.probe import device_request_bytes
+    from ..studies.probe import device_foreign, device_request_bytes
 
-    sizes = []
+    sizes, foreign = [], []
     for d in sorted(docs, key=lambda d: d["params"].get("block_bytes", 0)):
         c = d["components"]
+        # trials whose device bytes were not the pass's own are left out
         mine, one = device_request_bytes(c.get(row)), device_request_bytes(c.get("stream_read"))
         if mine and one:
             sizes.append(f"{format_size(c[row]['block_bytes'])} calls {mine / 1024:.0f} KiB "
                          f"(one stream {one / 1024:.0f})")
-    if not sizes:
-        return ""
-    return ("; the device's read requests over the pass, median of trials (the kernel's read-ahead "
-            "windows): " + ", ".join(sizes))
+        other = device_foreign(c.get(row))
+        if other and c.get(row):
+            foreign.append(f"{format_size(c[row]['block_bytes'])} calls {other}")
+    text = ("; the device's read requests over the pass, median of its own trials (the kernel's "
+            "read-ahead windows): " + ", ".join(sizes)) if sizes else ""
+    if foreign:
+        text += ("; left out, the device did other reads during the pass (its counters are the "
+                 "whole device's): " + ", ".join(foreign))
+    return text
 
 
 def _read_ahead(c, where, overrides):
