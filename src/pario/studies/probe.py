@@ -329,7 +329,8 @@ def probe_tables(records):
                        if _block(r) == b and r.params.get("device_foreign")}
             if foreign:
                 notes.append(f"the device did other reads during these passes at {format_size(b)} calls, "
-                             "left out of the request sizes (another process read the same device): " +
+                             "left out of the request sizes (its bytes were not the file's: another "
+                             "process read the same device, or pages stayed cached): " +
                              "; ".join(f"{label}: {foreign[k]}" for k, label in DEVICE_PASSES if k in foreign))
         notes.append("predicted peak: the slowest component of the path times its parallelism, "
                      "min(one storage stream x servers, memory copy of all ranks), as the CFS "
