@@ -920,3 +920,24 @@ def test_every_probe_table_in_the_report_has_a_number(runs, tmp_path):
     assert meta and all(c.startswith("Table P") for c in meta), captions
     body = out.read_text().split(meta[0])[1].split("</table>")[0]
     assert re.search(r"creates \(all ranks at once\)</td><td>\d", body), body[:300]
+
+
+def test_a_device_with_read_ahead_off_is_not_called_no_device(runs, tmp_path):
+    """Tester 6, item j: read_ahead_kb 0 (as database hosts set it; the
+    engine records max_bytes 0) is read-ahead off, not a file system
+    without a block device, in Table 2's note and the machine's source."""
+    db = _copy_db(runs, tmp_path)
+    con = sqlite3.connect(db)
+    rows = con.execute("SELECT id, result_json FROM points WHERE run_id=1").fetchall()
+    for pid, text in rows:
+        doc = json.loads(text)
+        doc["components"]["read_ahead"] = {"max_bytes": 0, "source": "/sys/dev/block/7:0/queue/read_ahead_kb"}
+        con.execute("UPDATE points SET result_json=? WHERE id=?", (json.dumps(doc), pid))
+    con.commit()
+    con.close()
+    shown = pario("show", "1", db=db)
+    assert shown.returncode == 0 and "the device's read-ahead is off (read_ahead_kb 0)" in shown.stdout
+    r = pario("model", "--machine", "probe:1", "--print-machine", db=db)
+    assert r.returncode == 0, r.stderr
+    src = tomllib.loads(r.stdout)["disk"]["read_ahead"]["source"]
+    assert "read-ahead off, read_ahead_kb 0" in src and "no block device" not in src

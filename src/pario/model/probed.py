@@ -202,6 +202,10 @@ def _read_ahead(c, where, overrides):
     if rec and rec.get("max_bytes"):
         return int(rec["max_bytes"]), (f"{where}: the device behind the directory, read_ahead_kb "
                                        f"{rec['max_bytes'] // 1024} ({rec.get('source', '/sys/dev/block')})")
+    if rec and rec.get("max_bytes") == 0:  # a device whose read-ahead is switched off
+        return 0, (f"{where}: the device behind the directory has its read-ahead off, read_ahead_kb 0 "
+                   f"({rec.get('source', '/sys/dev/block')}): no window, each read waits for its own "
+                   "call, so the read's start grows with the call, up to disk.read_start_limit")
     why = ("it has no block device's read-ahead (a memory-backed or network file system)" if "read_ahead" in c
            else "made by a probe before the read-ahead record")
     return 0, f"{where}: {why}: the read's start grows with the call, up to disk.read_start_limit"

@@ -316,6 +316,9 @@ def probe_tables(records):
             if ahead:
                 notes.append(f"the device's largest read-ahead window (read_ahead_kb): {format_size(ahead)}; "
                              "a read's first window is sized from its call up to it")
+            elif ahead == 0:  # a block device with read-ahead switched off, not "no device"
+                notes.append("the device's read-ahead is off (read_ahead_kb 0): every read waits for "
+                             "its own call's pages")
         for b in blocks:  # how the kernel's read-ahead cut each read pass into device requests
             sizes = {r.params["component"]: r.params.get("device_request_bytes") for r in here
                      if _block(r) == b and r.params.get("device_request_bytes")}
