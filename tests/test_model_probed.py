@@ -527,6 +527,43 @@ def test_a_probe_before_the_four_and_same_readers_still_predicts(runs, tmp_path)
         assert m[key] == 0 and "not measured" in m.sources[key], key
 
 
+def test_two_writers_that_synced_on_their_own_give_no_shared_write_rate(runs, tmp_path):
+    """The probe's two buffer writers fsync after both have written, as a
+    collective write's sync follows every aggregator's writes, and say so
+    (buffer_streams.two_writers_sync); a probe before that (the quiet
+    databases of issue 12) let each fsync on its own, an order a collective
+    never has: its row sets no shared write rate (0: the one writer's),
+    and the source says why.  The readers' rate is kept."""
+    from pario.model.probed import machine_from_probe
+    from pario.store import Store
+
+    docs = [json.loads(t) for (t,) in sqlite3.connect(runs["db"]).execute(
+        "SELECT result_json FROM points WHERE run_id=1")]
+    assert {d["components"]["buffer_streams"]["two_writers_sync"] for d in docs} == \
+        {"after every writer's writes"}
+    store = Store(runs["db"], create=False)
+    try:
+        assert machine_from_probe(store, 1)["disk.shared_buffer_write_rate"] > 0
+    finally:
+        store.close()
+    db = _copy_db(runs, tmp_path)
+    con = sqlite3.connect(db)
+    for pid, text in con.execute("SELECT id, result_json FROM points WHERE run_id=1").fetchall():
+        doc = json.loads(text)
+        del doc["components"]["buffer_streams"]["two_writers_sync"]
+        con.execute("UPDATE points SET result_json=? WHERE id=?", (json.dumps(doc), pid))
+    con.commit()
+    con.close()
+    store = Store(db, create=False)
+    try:
+        m = machine_from_probe(store, 1)
+    finally:
+        store.close()
+    assert m["disk.shared_buffer_write_rate"] == 0
+    assert "each fsynced as soon as its own writes were done" in m.sources["disk.shared_buffer_write_rate"]
+    assert m["disk.buffer_write_rate"] > 0 and m["disk.shared_buffer_read_rate"] > 0
+
+
 def test_a_probe_without_the_read_ahead_record_fits_the_start_against_the_call(runs, tmp_path):
     """A probe made before the read-ahead record (the quiet databases of
     issue 12): disk.read_ahead 0, the start's line against the call as

@@ -62,10 +62,14 @@ its source says which.  The model of a local file system:
   this host's storage does not follow the stream's line (its page cache
   takes such calls in large folios, its read-ahead serves them otherwise):
   the probe writes (new file, fsync) and reads the stream in such calls,
-  one rank alone and two at once, and the aggregators' buffer transfers
-  cost their bytes at those rates (disk.buffer_write_rate,
-  disk.shared_buffer_write_rate, disk.buffer_read_rate,
-  disk.shared_buffer_read_rate);
+  one rank alone and two at once (the two writers fsync after both have
+  written, as a collective write's sync follows every aggregator's
+  writes), and the aggregators' buffer transfers cost their bytes at
+  those rates (disk.buffer_write_rate, disk.shared_buffer_write_rate,
+  disk.buffer_read_rate, disk.shared_buffer_read_rate); a probe whose two
+  writers each fsynced as soon as its own writes were done (before the
+  row said otherwise) measured an order a collective write never has, so
+  its row sets no shared write rate: the one writer's;
 * MPI-IO's atomic mode (ROMIO on a local file system) locks each call's
   byte range and unlocks it after: file.lock_overhead is the probe's
   lock-and-unlock pair (Table 3), added to every call of an atomic point;
@@ -298,11 +302,17 @@ def _buffer_rates(put, run_id, rows, oc_write, oc_read, table2, where):
     an aggregator pays apart), over its bytes."""
     keys = (("write_seconds", "disk.buffer_write_rate", oc_write, "one writer, new file (fsync)"),
             ("two_writers_seconds", "disk.shared_buffer_write_rate", oc_write,
-             "two writers at once (ranks 0, 1)"),
+             "two writers at once (ranks 0, 1), each fsync after both wrote"),
             ("read_seconds", "disk.buffer_read_rate", oc_read, "one reader (cache kept out)"),
             ("two_readers_seconds", "disk.shared_buffer_read_rate", oc_read,
              "two readers at once (ranks 0, 1)"))
     for key, name, fixed, label in keys:
+        if rows and key == "two_writers_seconds" and key in rows and not rows.get("two_writers_sync"):
+            put(name, "0", f"{where}: made by a probe whose two writers each fsynced as soon as its "
+                           "own writes were done, so one's write-back ran beside the other's writes, "
+                           "which a collective write never lets happen (its sync follows every "
+                           "aggregator's writes): the one writer's rate (disk.buffer_write_rate)")
+            continue
         if not rows or key not in rows:
             why = ("an older probe, without streams in collective-buffer calls" if not rows
                    else "one rank: no two ranks at once measured")

@@ -146,8 +146,8 @@ COMPONENTS = [
      _buffer("write_seconds")),
     ("buffer_read", 2, "storage, collective-buffer calls, one reader (cache kept out)", "MiB/s", "max",
      _buffer("read_seconds")),
-    ("buffer_writers", 2, "storage, collective-buffer calls, two writers at once (ranks 0, 1)", "MiB/s",
-     "max", _buffer("two_writers_seconds")),
+    ("buffer_writers", 2, "storage, collective-buffer calls, two writers, then their fsyncs "
+     "(ranks 0, 1)", "MiB/s", "max", _buffer("two_writers_seconds")),
     ("buffer_readers", 2, "storage, collective-buffer calls, two readers at once (ranks 0, 1)", "MiB/s",
      "max", _buffer("two_readers_seconds")),
     ("open_read", 3, "open / read a byte / close", "s", "min",

@@ -48,7 +48,9 @@
  *   buffer streams    the stream in calls of a collective buffer (16 MiB, at
  *                     most half of --size) into a new file (fsync), then read
  *                     with the cache emptied: rank 0 alone, then ranks 0 and
- *                     1 a half each at once (ROMIO's aggregators' transfers)
+ *                     1 a half each at once (ROMIO's aggregators' transfers;
+ *                     the two writers fsync after both have written, as a
+ *                     collective write's sync follows every aggregator's)
  *   metadata          every rank creates, stats and removes --ops files
  *   read-ahead        (a fact, not a timing) the largest read-ahead window
  *                     of the device behind --dir (its read_ahead_kb)
