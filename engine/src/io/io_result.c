@@ -234,6 +234,14 @@ static void write_phase(json *j, const io_result *r, enum phase_kind kind)
             json_double(j, "background_load", it->background_load);
         else
             json_null(j, "background_load");
+        if (it->device_known) {
+            json_object_begin(j, "device_reads");
+            json_uint(j, "requests", it->device_requests);
+            json_uint(j, "bytes", it->device_bytes);
+            json_object_end(j);
+        } else {
+            json_null(j, "device_reads");
+        }
         json_object_begin(j, "verify");
         json_bool(j, "checked", it->verified);
         json_uint(j, "bytes", it->verified_bytes);
@@ -305,6 +313,10 @@ int io_result_save_json(const io_result *r, const char *path)
     json_uint(&j, "iterations", o->iterations);
     json_int(&j, "group", o->group);
     json_string(&j, "group_unit", o->group_unit == GROUP_PER_CALL ? "call" : "rank");
+    if (r->group_wait)
+        json_string(&j, "group_wait", r->group_wait);
+    else
+        json_null(&j, "group_wait");
     json_bool(&j, "prealloc", o->prealloc);
     json_bool(&j, "fsync", o->fsync);
     json_bool(&j, "direct", o->direct);

@@ -39,6 +39,11 @@ typedef struct io_iteration {
     double mib_per_s;
     double cache_fraction;   /* reads: page-cache share of the file before the phase, -1 n/a */
     double background_load;  /* known task under load / alone (largest node), -1 n/a */
+    /* reads: the read requests and bytes the device behind the file (rank
+     * 0's) completed over the phase, as the probe counts its passes: how
+     * the kernel's read-ahead cut the phase into device requests */
+    bool device_known;
+    uint64_t device_requests, device_bytes;
     bool verified;
     double verify_seconds;
     uint64_t verified_bytes;
@@ -68,6 +73,9 @@ typedef struct io_result {
     uint64_t transfer_slice_bytes; /* transfer style: rank 0's bytes per call; else 0 */
     uint64_t transfer_held_bytes;  /* transfer style: rank 0's slices packed before the clock */
     bool huge_pages_granted;
+    /* how rank 0 waits for a grouped run's token: "mpi_yield_when_idle"
+     * (the MPI library's polls yield), "sched_yield" (ours), NULL (no ring) */
+    const char *group_wait;
     io_iteration *its;
     int nits;
     uint64_t last_data_iteration;

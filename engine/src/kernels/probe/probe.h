@@ -35,7 +35,9 @@
  *   token hand-over   every rank passes a grouped run's token round a ring
  *                     (the engine's own wait), then again with one thread per
  *                     rank yielding beside it (two runnable per core, as ranks
- *                     above the core count are)
+ *                     above the core count are), then ranks 0 and 1 alone
+ *                     with both on one core (each hand-over switches the
+ *                     next holder in)
  *   busy hand-over    ranks 0 and 1 (the others asleep) pass a message back
  *                     and forth, each waiting by MPI_Test and sched_yield as
  *                     Open MPI does when ranks outnumber cores, while a
@@ -48,7 +50,9 @@
  *   buffer streams    the stream in calls of a collective buffer (16 MiB, at
  *                     most half of --size) into a new file (fsync), then read
  *                     with the cache emptied: rank 0 alone, then ranks 0 and
- *                     1 a half each at once (ROMIO's aggregators' transfers)
+ *                     1 a half each at once (ROMIO's aggregators' transfers;
+ *                     the two writers fsync after both have written, as a
+ *                     collective write's sync follows every aggregator's)
  *   metadata          every rank creates, stats and removes --ops files
  *   read-ahead        (a fact, not a timing) the largest read-ahead window
  *                     of the device behind --dir (its read_ahead_kb)
@@ -108,6 +112,14 @@ typedef struct read_iteration {
 
 /* The device's read requests over each trial of a read pass (rank 0's
  * view of the whole device: on a quiet machine, the pass's own). */
+/* A trial's device bytes are the pass's own when they are its file's bytes
+ * within this fraction: the kernel's read-ahead stops at the file's end and
+ * a file's own metadata (inode, extent blocks) is a few KiB, so a quiet
+ * pass reads its file to well under 1 % (64.0-64.2 MiB for 64 MiB here);
+ * beyond 5 % the device served another process too (a shared root disk
+ * moved 108 MB in 5 idle seconds), and the trial's request sizes are not
+ * the kernel's read-ahead of this pass. */
+#define DEVICE_OWN_TOLERANCE 0.05
 typedef struct device_reads {
     samples requests, bytes;
 } device_reads;
@@ -164,8 +176,9 @@ typedef struct probe_result {
     uint64_t message_bytes;                      /* in --block messages */
     samples message_seconds;
     /* A grouped run's token round a ring of every rank (two ranks or more):
-     * seconds per hand-over, alone and with a yielding thread per rank. */
-    samples token_pass, token_pass_crowded;
+     * seconds per hand-over, alone and with a yielding thread per rank;
+     * and between ranks 0 and 1 pinned to one core. */
+    samples token_pass, token_pass_crowded, token_pass_shared_core;
     /* Seconds per hand-over between ranks 0 and 1 waiting by MPI_Test and
      * sched_yield beside one busy thread per core (two ranks or more). */
     samples busy_handover;
