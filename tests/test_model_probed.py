@@ -317,19 +317,41 @@ def test_report_holds_the_comparison_marked_predicted(runs):
     assert "against PREDICTED" not in alone.read_text()
 
 
-def _probe_without(runs, tmp_path, *rows):
-    """A copy of the database whose probe (run 1) lacks these component
-    rows, as a probe made before they existed."""
+def _probe_edited(runs, tmp_path, edit):
+    """A copy of the database whose probe (run 1) has every point's
+    components passed through edit(components), as an older probe would
+    have recorded them."""
     db = _copy_db(runs, tmp_path)
     con = sqlite3.connect(db)
     for pid, text in con.execute("SELECT id, result_json FROM points WHERE run_id=1").fetchall():
         doc = json.loads(text)
-        for row in rows:
-            doc["components"].pop(row, None)
+        edit(doc["components"])
         con.execute("UPDATE points SET result_json=? WHERE id=?", (json.dumps(doc), pid))
     con.commit()
     con.close()
     return db
+
+
+def _edited_machine(runs, tmp_path, edit):
+    """The machine pario makes of the probe (run 1) as edit(components)
+    leaves it."""
+    from pario.model.probed import machine_from_probe
+    from pario.store import Store
+
+    store = Store(_probe_edited(runs, tmp_path, edit), create=False)
+    try:
+        return machine_from_probe(store, 1)
+    finally:
+        store.close()
+
+
+def _probe_without(runs, tmp_path, *rows):
+    """A copy of the database whose probe (run 1) lacks these component
+    rows, as a probe made before they existed."""
+    def edit(components):
+        for row in rows:
+            components.pop(row, None)
+    return _probe_edited(runs, tmp_path, edit)
 
 
 def _count_runs(db):
@@ -551,19 +573,10 @@ def test_two_writers_that_synced_on_their_own_give_no_shared_write_rate(runs, tm
         assert machine_from_probe(store, 1)["disk.shared_buffer_write_rate"] > 0
     finally:
         store.close()
-    db = _copy_db(runs, tmp_path)
-    con = sqlite3.connect(db)
-    for pid, text in con.execute("SELECT id, result_json FROM points WHERE run_id=1").fetchall():
-        doc = json.loads(text)
-        del doc["components"]["buffer_streams"]["two_writers_sync"]
-        con.execute("UPDATE points SET result_json=? WHERE id=?", (json.dumps(doc), pid))
-    con.commit()
-    con.close()
-    store = Store(db, create=False)
-    try:
-        m = machine_from_probe(store, 1)
-    finally:
-        store.close()
+
+    def edit(components):
+        del components["buffer_streams"]["two_writers_sync"]
+    m = _edited_machine(runs, tmp_path, edit)
     assert m["disk.shared_buffer_write_rate"] == 0
     assert "each fsynced as soon as its own writes were done" in m.sources["disk.shared_buffer_write_rate"]
     assert m["disk.buffer_write_rate"] > 0 and m["disk.shared_buffer_read_rate"] > 0
@@ -596,26 +609,14 @@ def test_a_probe_without_the_one_core_hand_over_takes_the_yielding_threads_ring(
     """A probe made before the row with ranks 0 and 1 on one core (the quiet
     databases of issue 12): the crowded hand-over is the ring beside
     yielding threads, as before, and its source says why."""
-    from pario.model.probed import machine_from_probe
-    from pario.store import Store
-
-    db = _copy_db(runs, tmp_path)
-    con = sqlite3.connect(db)
     thread = []
-    for pid, text in con.execute("SELECT id, result_json FROM points WHERE run_id=1").fetchall():
-        doc = json.loads(text)
-        token = doc["components"]["token_pass"]
+
+    def edit(components):
+        token = components["token_pass"]
         if token:
-            thread += token["crowded_seconds"]["values"]
+            thread.extend(token["crowded_seconds"]["values"])
             del token["shared_core_seconds"]
-        con.execute("UPDATE points SET result_json=? WHERE id=?", (json.dumps(doc), pid))
-    con.commit()
-    con.close()
-    store = Store(db, create=False)
-    try:
-        old = machine_from_probe(store, 1)
-    finally:
-        store.close()
+    old = _edited_machine(runs, tmp_path, edit)
     assert old["network.token_latency_crowded"] == pytest.approx(min(thread), rel=1e-3)
     assert "older probe" in old.sources["network.token_latency_crowded"]
 
