@@ -378,6 +378,10 @@ static void check_striping(io_options *o, const parse_state *s)
                    (unsigned long long)o->stripe.unit);
     if (o->direct && o->stripe.unit % 4096 != 0)
         fail_usage("--direct needs --stripe-unit to be a multiple of 4k (O_DIRECT alignment)");
+    if (o->api_caps & BACKEND_CAP_OBJECTS)
+        fail_usage("--stripe-dirs spreads a file over directories, and --api %s writes objects "
+                   "to one store: drop --stripe-dirs",
+                   o->api->name);
     if (!(o->api_caps & BACKEND_CAP_PER_CALL) ||
         (o->api_caps & (BACKEND_CAP_ASYNC | BACKEND_CAP_TRANSFER)))
         fail_usage("--stripe-dirs splits each call over the targets, which needs a per-call --api "
