@@ -3,7 +3,9 @@ make (the run and `pario-engine check` alike), and the files a stopped
 `pario-engine io` leaves behind."""
 
 import os
+import signal
 import subprocess
+import time
 
 import pytest
 
@@ -71,3 +73,45 @@ def test_hints_and_flags_may_still_repeat(engine, shm_dir):
                                          "cb_nodes=1", "--hint", "striping_unit=65536",
                                          "--verify", "--verify", "--size", "1m"])
     assert code == 0, message
+
+
+def _wait_for_file(directory, keep, deadline=30.0):
+    """The name of the first file the run created in directory."""
+    start = time.monotonic()
+    while time.monotonic() - start < deadline:
+        made = [n for n in os.listdir(directory) if n not in keep]
+        if made:
+            return made[0]
+        time.sleep(0.05)
+    raise AssertionError(f"no file appeared in {directory}")
+
+
+@pytest.mark.parametrize("sig,ranks", [("SIGINT", 1), ("SIGTERM", 2)])
+def test_a_stopped_io_run_removes_the_files_it_created_and_only_those(engine, launcher, shm_dir,
+                                                                      sig, ranks):
+    """Ctrl-C of the engine alone (SIGINT), and mpirun stopped (it passes
+    SIGTERM to its ranks): the run's file goes, a file of the user's in
+    --dir stays, the exit is non-zero and one line says why."""
+    theirs = os.path.join(shm_dir, "users-file")
+    with open(theirs, "w") as f:
+        f.write("keep me")
+    cmd = [engine, "io", "--dir", shm_dir, "--block", "4k", "--size", "256m", "--iterations", "50"]
+    argv = cmd if ranks == 1 else launcher.command(ranks, cmd)
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                         env=launcher.environment(), start_new_session=True)
+    try:
+        _wait_for_file(shm_dir, {"users-file"})
+        time.sleep(0.5)  # past the create, into the timed phases
+        p.send_signal(getattr(signal, sig))
+        _, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    assert p.returncode != 0
+    assert sorted(os.listdir(shm_dir)) == ["users-file"]
+    with open(theirs) as f:
+        assert f.read() == "keep me"
+    wanted = "SIGINT" if ranks == 1 else "SIGTERM"
+    assert f"pario-engine: stopped by {wanted}: removed the files this process created (1 file)" \
+        in err, err
