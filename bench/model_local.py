@@ -11,7 +11,9 @@ round's probe (`pario model P --quick --machine probe:RUN`).  Every point's
 measured figure is the median over the rounds of its best trial (pario's
 figure); its predicted figure is the median over the rounds of the
 predictions.  The table prints both, their ratio, the bound the model names,
-and the share of points within 25 %.  Then, per rank count and per test
+and the share of points within 25 %; a read point whose engine counted the
+device's read requests (device_reads) adds, per round, its best trial's
+requests and their mean size ("device [23x1.4M, ...]").  Then, per rank count and per test
 family, the model's share beside the machine's own repeatability on the
 same points (how often one round's measurement lies within 25 % of the
 median of the other rounds'), so a reader sees which misses are the
@@ -163,6 +165,21 @@ def remodel(kept, presets, probe=None, sets=()):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def device_requests(point):
+    """'N x S' of the device's read requests over a read point's best trial
+    (the engine's device_reads: how the kernel's read-ahead cut the phase;
+    two ranks in interleaved calls that lose their windows show many
+    requests of about a call), or None (a write, an older run, no device)."""
+    its = [it for it in point.iterations() if it.get("device_reads")]
+    if not its:
+        return None
+    d = max(its, key=lambda it: it.get("mib_per_s", 0))["device_reads"]
+    if not d["requests"]:
+        return "0"
+    size = d["bytes"] / d["requests"]
+    return f"{d['requests']}x{size / (1 << 20):.2g}M" if size >= 1 << 20 else f"{d['requests']}x{size / 1024:.0f}K"
+
+
 def family(preset, test):
     """The test families the misses are told apart by."""
     if re.search(r"-g\d+$", test):
@@ -225,6 +242,7 @@ def report(db, presets, rounds):
                                                 "ranks": c.measured.ranks, "test": c.measured.test})
                 e["m"].append(c.measured.best)
                 e["p"].append(c.predicted.best)
+                e.setdefault("dev", []).append(device_requests(c.measured))
                 per_round[i][0] += c.within
                 per_round[i][1] += 1
         w = max(len(k) for k in points)
@@ -236,9 +254,11 @@ def report(db, presets, rounds):
         for label, e in points.items():
             m, q = statistics.median(e["m"]), statistics.median(e["p"])
             ratio = q / m if m else float("inf")
+            dev = [d for d in e["dev"] if d]
             print(f"{label:<{w}}  {m:>9.1f}  {q:>9.1f}  {ratio:>9.2f}  "
                   f"{'yes' if abs(ratio - 1) <= TOLERANCE else 'no':>6}  "
-                  f"{e['bound']:<7} [{', '.join(f'{x:.0f}' for x in e['m'])}]")
+                  f"{e['bound']:<7} [{', '.join(f'{x:.0f}' for x in e['m'])}]"
+                  + (f" device [{', '.join(dev)}]" if dev else ""))
             for t in (mine, every, by_ranks.setdefault(e["ranks"], Tally()),
                       by_family.setdefault((family(p, e["test"]), e["ranks"] > 1), Tally())):
                 t.add(ratio, e["m"])

@@ -1,8 +1,9 @@
 """model/exchange.py: what a two-phase aggregator spends on a collective
 buffer.  A buffer's one call to storage goes at the machine's rate for
 buffer-sized calls (the probe's streams in 16 MiB calls) where it has one,
-the shared rate with several aggregators at once, else at the disk's rates
-(no engine: the model alone)."""
+the shared rate with several aggregators at once (for writes, measured in
+a collective's order; without it the one writer's), else at the disk's
+rates (no engine: the model alone)."""
 
 import pytest
 
@@ -43,6 +44,30 @@ def test_buffer_transfers_go_at_the_buffer_rates():
     assert "2 buffer transfer(s) of up to 16 MiB" in one["explanation"]["text"]
     assert _phase(4, 4, rates, "read")["summary"]["best_mib_per_s"] == pytest.approx(300, rel=0.01)
     assert _phase(4, 1, rates, "read")["summary"]["best_mib_per_s"] == pytest.approx(400, rel=0.01)
+
+
+def test_several_writers_without_a_shared_rate_go_at_the_one_writers():
+    """No shared write rate (a probe whose two writers each fsynced on their
+    own gives none): one file's writes pass one at a time and its sync waits
+    for the last, so four aggregators' 32 MiB go at the one writer's rate,
+    and the bound says why; reads keep their shared rate."""
+    rates = ["disk.buffer_write_rate=200MB/s", "disk.shared_buffer_write_rate=0",
+             "disk.buffer_read_rate=400MB/s", "disk.shared_buffer_read_rate=300MB/s"]
+    four = _phase(4, 4, rates)
+    assert four["summary"]["best_mib_per_s"] == pytest.approx(200, rel=0.01)
+    assert ("4 buffer transfer(s) of up to 8 MiB at the probe's 200 MiB/s for calls that size, one "
+            "writer's rate: one file's writes pass one at a time and its sync waits for the last "
+            "of them") in four["explanation"]["text"]
+    two = _phase(4, 2, rates)
+    assert two["summary"]["best_mib_per_s"] == pytest.approx(200, rel=0.01)
+    # one aggregator is one writer anyway; a read is no write
+    assert "one writer's rate" not in _phase(4, 1, rates)["explanation"]["text"]
+    read = _phase(4, 4, rates, "read")
+    assert read["summary"]["best_mib_per_s"] == pytest.approx(300, rel=0.01)
+    assert "one writer's rate" not in read["explanation"]["text"]
+    # with the shared rate the text does not say so
+    shared = _phase(4, 4, rates[:1] + ["disk.shared_buffer_write_rate=100MB/s"] + rates[2:])
+    assert "one writer's rate" not in shared["explanation"]["text"]
 
 
 def test_one_rank_is_two_phase_as_romio_does_it():

@@ -21,6 +21,7 @@ from conftest import ROOT
 from pario.model.machine import load_machine
 from pario.model.params import PARAMS
 from pario.model.read_start import first_window
+from pario.studies.probe import device_request_bytes
 from test_front_end import pario
 
 PLAN = ["--quick", "--tests", "partitioned", "--ranks", "1,2", "--blocks", "64k,1m", "--size", "4m"]
@@ -81,8 +82,8 @@ def test_probe_measures_the_stream_at_each_call_size(runs):
     ahead = (json.loads(con.execute("SELECT result_json FROM points WHERE run_id=1").fetchone()[0])
              ["components"].get("read_ahead") or {}).get("max_bytes")
     assert ("the device's largest read-ahead window (read_ahead_kb)" in table) == bool(ahead)
-    counted = (json.loads(con.execute("SELECT result_json FROM points WHERE run_id=1").fetchone()[0])
-               ["components"]["two_interleaved"].get("device_reads"))
+    counted = device_request_bytes(json.loads(con.execute(
+        "SELECT result_json FROM points WHERE run_id=1").fetchone()[0])["components"]["stream_read"])
     assert ("device read requests at 4 KiB calls (median of trials): one stream" in table) == bool(counted)
     for row in ("token hand-over, ring of all ranks", "token hand-over, a yielding thread beside each rank",
                 "collective MPI-IO write call, 1 byte per rank", "collective MPI-IO read call, 1 byte per rank",
@@ -118,10 +119,11 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
     assert "probe run 1" in flat["agent.cb_buffer"]["source"]
     assert "4 KiB calls" in flat["disk.write_rate"]["source"]
     # where the probe counted the device's requests, the readers' rates say how read-ahead cut them
-    counted = json.loads(sqlite3.connect(runs["db"]).execute(
-        "SELECT result_json FROM points WHERE run_id=1").fetchone()[0])["components"]["two_interleaved"]
+    counted = [json.loads(t)["components"] for (t,) in sqlite3.connect(runs["db"]).execute(
+        "SELECT result_json FROM points WHERE run_id=1")]
     assert ("the device's read requests over the pass" in flat["disk.interleaved_read_rate"]["source"]) == \
-        bool(counted.get("device_reads"))
+        any(device_request_bytes(c["two_interleaved"]) and device_request_bytes(c["stream_read"])
+            for c in counted)
     # the numbers are the probe's: the 1 MiB stream's time is rebuilt within the fit's scatter
     con = sqlite3.connect(runs["db"])
     docs = [json.loads(t) for (t,) in con.execute("SELECT result_json FROM points WHERE run_id=1")]
@@ -527,6 +529,43 @@ def test_a_probe_before_the_four_and_same_readers_still_predicts(runs, tmp_path)
         assert m[key] == 0 and "not measured" in m.sources[key], key
 
 
+def test_two_writers_that_synced_on_their_own_give_no_shared_write_rate(runs, tmp_path):
+    """The probe's two buffer writers fsync after both have written, as a
+    collective write's sync follows every aggregator's writes, and say so
+    (buffer_streams.two_writers_sync); a probe before that (the quiet
+    databases of issue 12) let each fsync on its own, an order a collective
+    never has: its row sets no shared write rate (0: the one writer's),
+    and the source says why.  The readers' rate is kept."""
+    from pario.model.probed import machine_from_probe
+    from pario.store import Store
+
+    docs = [json.loads(t) for (t,) in sqlite3.connect(runs["db"]).execute(
+        "SELECT result_json FROM points WHERE run_id=1")]
+    assert {d["components"]["buffer_streams"]["two_writers_sync"] for d in docs} == \
+        {"after every writer's writes"}
+    store = Store(runs["db"], create=False)
+    try:
+        assert machine_from_probe(store, 1)["disk.shared_buffer_write_rate"] > 0
+    finally:
+        store.close()
+    db = _copy_db(runs, tmp_path)
+    con = sqlite3.connect(db)
+    for pid, text in con.execute("SELECT id, result_json FROM points WHERE run_id=1").fetchall():
+        doc = json.loads(text)
+        del doc["components"]["buffer_streams"]["two_writers_sync"]
+        con.execute("UPDATE points SET result_json=? WHERE id=?", (json.dumps(doc), pid))
+    con.commit()
+    con.close()
+    store = Store(db, create=False)
+    try:
+        m = machine_from_probe(store, 1)
+    finally:
+        store.close()
+    assert m["disk.shared_buffer_write_rate"] == 0
+    assert "each fsynced as soon as its own writes were done" in m.sources["disk.shared_buffer_write_rate"]
+    assert m["disk.buffer_write_rate"] > 0 and m["disk.shared_buffer_read_rate"] > 0
+
+
 def test_a_probe_without_the_read_ahead_record_fits_the_start_against_the_call(runs, tmp_path):
     """A probe made before the read-ahead record (the quiet databases of
     issue 12): disk.read_ahead 0, the start's line against the call as
@@ -804,3 +843,138 @@ def test_plot_legends_sit_beside_the_data_and_y_names_the_quantity(runs):
         assert whole.x0 <= box.x0 and box.x1 <= whole.x1 + 1 and whole.y0 <= box.y0 and box.y1 <= whole.y1 + 1
         assert ax.get_ylabel().startswith("rate (MiB/s, best of 2"), ax.get_ylabel()
     store.close()
+
+
+@pytest.mark.parametrize("window", ["4k", "12k"])
+def test_every_call_size_opening_one_window_is_no_growth_not_a_traceback(runs, window):
+    """Tester 6, item 1: with a largest read-ahead window of 12 KiB or less
+    every call size opens the same first window (as 64 KiB and 1 MiB calls
+    do under the common read_ahead_kb of 128): no line to fit, so no growth
+    and the median start, as for one call size; the model runs and stores."""
+    from pario.model.probed import machine_from_probe
+    from pario.store import Store
+
+    store = Store(runs["db"], create=False)
+    try:
+        m = machine_from_probe(store, 1, [f"disk.read_ahead={window}"])
+    finally:
+        store.close()
+    assert m["disk.read_start_rate"] == 0 and m["disk.read_start_limit"] == 0
+    assert "every call size at one x" in m.sources["disk.read_start_rate"]
+    assert "their median" in m.sources["disk.read_latency"]
+    r = pario("model", "cfs", "--quick", "--tests", "partitioned", "--ranks", "2", "--blocks", "1m",
+              "--size", "4m", "--machine", "probe:1", "--set", f"disk.read_ahead={window}",
+              "--print-machine", db=runs["db"])
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+
+
+def test_one_x_fit_is_the_median_start():
+    from pario.model import read_start
+
+    assert read_start.fit([(4096, 3e-3), (4096, 1e-3), (4096, 2e-3)])[:2] == (2e-3, 0.0)
+    assert read_start.fit([(4096, 3e-3), (4096, 1e-3)])[:2] == (2e-3, 0.0)
+
+
+def test_a_pass_the_device_did_not_serve_alone_is_left_out_of_the_notes(runs, tmp_path):
+    """Tester 6, item 2: the device's counters are the whole device's.  A
+    trial whose device bytes are not its file's (another process read the
+    disk: 100 MiB for a 64 MiB file) is flagged by the engine and left out
+    of the request sizes under Table 2 and in the rates' sources, and both
+    say so; a probe made before the engine's verdict is judged alike."""
+    db = _copy_db(runs, tmp_path)
+    con = sqlite3.connect(db)
+    rows = con.execute("SELECT id, result_json FROM points WHERE run_id=1").fetchall()
+    if not json.loads(rows[0][1])["components"]["two_same"].get("device_reads"):
+        pytest.skip("the probe's directory has no block device to count")
+    for pid, text in rows:
+        doc = json.loads(text)
+        c = doc["components"]
+        for key in ("two_same", "stream_read"):
+            dev = c[key]["device_reads"]
+            size = dev["file_bytes"]
+            # every trial the pass's own but the first, which the disk shared
+            dev["bytes"] = [int(size * 1.5)] + [size] * (len(dev["bytes"]) - 1)
+            dev["own"] = [False] + [True] * (len(dev["bytes"]) - 1)
+            dev["requests"] = [400] + [32] * (len(dev["bytes"]) - 1)
+        if doc["params"]["block_bytes"] == 65536:  # as a probe before the verdict
+            del c["two_same"]["device_reads"]["own"]
+        con.execute("UPDATE points SET result_json=? WHERE id=?", (json.dumps(doc), pid))
+    con.commit()
+    con.close()
+    shown = pario("show", "1", db=db)
+    assert shown.returncode == 0, shown.stderr
+    assert "the device did other reads during these passes at 4 KiB calls" in shown.stdout
+    assert "two readers of the same bytes: 1 of 2 trial(s) read" in shown.stdout
+    one_own = f"{size // 32 // 1024} KiB"  # the own trials' requests, not the shared one's
+    assert f"one stream {one_own}" in shown.stdout and "two readers of the same bytes " + one_own in shown.stdout
+    r = pario("model", "--machine", "probe:1", "--print-machine", db=db)
+    assert r.returncode == 0, r.stderr
+    src = tomllib.loads(r.stdout)["disk"]["same_read_rate"]["source"]
+    assert "left out, the device did other reads during the pass" in src
+    assert "64 KiB calls 1 of 2 trial(s) read" in src  # judged without the engine's verdict too
+    assert f"4 KiB calls {size // 32 // 1024} KiB (one stream {size // 32 // 1024})" in src
+
+
+def test_a_predicted_point_carries_the_measured_ones_params_and_columns(runs, tmp_path):
+    """Tester 6, item c: a read-only broadcast syncs nothing, measured or
+    predicted (fsync False in both exports, so the two join on their
+    parameters), and a time is one column `seconds` in both, not
+    `seconds_s`."""
+    import csv
+    import io
+
+    db = _copy_db(runs, tmp_path)
+    plan = ["--quick", "--tests", "broadcast", "--ranks", "1", "--blocks", "1m", "--size", "4m"]
+    assert pario("run", "cfs", "--dir", runs["dir"], *plan, db=db).returncode == 0
+    assert pario("model", "cfs", *plan, "--machine", "probe:1", db=db).returncode == 0
+    ran, predicted = sqlite3.connect(db).execute("SELECT max(id) - 1, max(id) FROM runs").fetchone()
+    exports = []
+    for run_id in (ran, predicted):
+        e = pario("export", str(run_id), "--csv", db=db)
+        assert e.returncode == 0, e.stderr
+        exports.append(list(csv.DictReader(io.StringIO(e.stdout))))
+    values = {"run", "point", "source", "fs_type", "memory_backed", "measured", "predicted", "iteration",
+              "rate_MiB_per_s", "seconds", "cache_fraction", "per_target_rate_MiB_per_s", "load"}
+    for rows in exports:
+        assert "seconds" in rows[0] and "seconds_s" not in rows[0]
+        assert {r["fsync"] for r in rows} == {"False"}
+    measured, model = ({k: v for k, v in rows[0].items() if k not in values} for rows in exports)
+    assert measured == model
+    assert all(float(r["seconds"]) > 0 for rows in exports for r in rows)
+    assert list(d for d in runs["dir"].iterdir()) == []
+
+
+def test_every_probe_table_in_the_report_has_a_number(runs, tmp_path):
+    """Tester 6, item d: Tables 2 and 3 keep the CFS report's numbers; the
+    metadata rates, a table of pario's own, take pario's (Table P2), with
+    the probe's numbers in it."""
+    out = tmp_path / "probe.html"
+    r = pario("report", "1", "--out", out, db=runs["db"])
+    assert r.returncode == 0, r.stderr
+    captions = re.findall(r"<caption>([^<]*)</caption>", out.read_text())
+    assert all(re.match(r"Table (P?\d+)\. ", c) for c in captions), captions
+    meta = [c for c in captions if "Metadata rates" in c]
+    assert meta and all(c.startswith("Table P") for c in meta), captions
+    body = out.read_text().split(meta[0])[1].split("</table>")[0]
+    assert re.search(r"creates \(all ranks at once\)</td><td>\d", body), body[:300]
+
+
+def test_a_device_with_read_ahead_off_is_not_called_no_device(runs, tmp_path):
+    """Tester 6, item j: read_ahead_kb 0 (as database hosts set it; the
+    engine records max_bytes 0) is read-ahead off, not a file system
+    without a block device, in Table 2's note and the machine's source."""
+    db = _copy_db(runs, tmp_path)
+    con = sqlite3.connect(db)
+    rows = con.execute("SELECT id, result_json FROM points WHERE run_id=1").fetchall()
+    for pid, text in rows:
+        doc = json.loads(text)
+        doc["components"]["read_ahead"] = {"max_bytes": 0, "source": "/sys/dev/block/7:0/queue/read_ahead_kb"}
+        con.execute("UPDATE points SET result_json=? WHERE id=?", (json.dumps(doc), pid))
+    con.commit()
+    con.close()
+    shown = pario("show", "1", db=db)
+    assert shown.returncode == 0 and "the device's read-ahead is off (read_ahead_kb 0)" in shown.stdout
+    r = pario("model", "--machine", "probe:1", "--print-machine", db=db)
+    assert r.returncode == 0, r.stderr
+    src = tomllib.loads(r.stdout)["disk"]["read_ahead"]["source"]
+    assert "read-ahead off, read_ahead_kb 0" in src and "no block device" not in src

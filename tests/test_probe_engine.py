@@ -105,6 +105,11 @@ def test_read_passes_count_the_devices_requests(probes):
             continue
         assert len(dev["requests"]) == len(dev["bytes"]) == len(c[key]["seconds"]["values"]), key
         assert all(n >= 1 for n in dev["requests"]) and all(b >= 4096 for b in dev["bytes"]), key
+        # the counters are the whole device's: each trial says whether its
+        # bytes were the pass's file's, within the tolerance (tester 6, 2)
+        size = c["stream_read"]["bytes"] if key == "stream_read" else c["two_streams"]["bytes"]
+        assert dev["file_bytes"] == size and dev["own_tolerance"] == 0.05, key
+        assert dev["own"] == [abs(b - size) <= 0.05 * size for b in dev["bytes"]], key
     assert "device_reads" not in c["two_writers"]  # a write pass
     shm = probes["shm"][2]["components"]
     assert shm["stream_read"]["device_reads"] is None and shm["two_interleaved"]["device_reads"] is None

@@ -67,6 +67,23 @@ def _param_columns(params, names):
     return out
 
 
+# A value's name that already says its unit keeps it as it is (`seconds`,
+# not `seconds_s`); other units are appended (`rate_MiB_per_s`).
+_UNIT_WORDS = {"s": "seconds", "B": "bytes"}
+
+
+def value_column(name, unit):
+    """The export column of a value `name` in `unit`: the unit appended
+    (rate, MiB/s -> rate_MiB_per_s) unless the name already is or ends
+    with it (seconds, s -> seconds); docs/result-schema.md, 'export'."""
+    if not unit:
+        return name
+    word = _UNIT_WORDS.get(unit)
+    if word and (name == word or name.endswith("_" + word)):
+        return name
+    return f"{name}_{unit.replace('/', '_per_')}"
+
+
 def iteration_rows(store, run_id):
     """One dict per trial of every record of a run: the run and point ids,
     whether it was measured or predicted (`source`), the point's `status`,
@@ -102,7 +119,7 @@ def iteration_rows(store, run_id):
             for q, vals in r.record.values.items():
                 per_record = q in mine.quantities and not mine.quantities[q].unit and units.get(q)
                 unit = units.get(q) or (mine.quantities[q].unit if q in mine.quantities else "")
-                key = f"{q}_{unit.replace('/', '_per_')}" if unit and not per_record else q
+                key = value_column(q, unit) if not per_record else q
                 if per_record:  # one column, a unit per record (the probe's components)
                     row["unit"] = unit
                 row[key] = vals[i] if i < len(vals) else None

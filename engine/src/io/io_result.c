@@ -208,6 +208,14 @@ static void write_phase(json *j, const io_result *r, enum phase_kind kind)
             json_double(j, "background_load", it->background_load);
         else
             json_null(j, "background_load");
+        if (it->device_known) {
+            json_object_begin(j, "device_reads");
+            json_uint(j, "requests", it->device_requests);
+            json_uint(j, "bytes", it->device_bytes);
+            json_object_end(j);
+        } else {
+            json_null(j, "device_reads");
+        }
         json_object_begin(j, "verify");
         json_bool(j, "checked", it->verified);
         json_uint(j, "bytes", it->verified_bytes);

@@ -39,6 +39,11 @@ typedef struct io_iteration {
     double mib_per_s;
     double cache_fraction;   /* reads: page-cache share of the file before the phase, -1 n/a */
     double background_load;  /* known task under load / alone (largest node), -1 n/a */
+    /* reads: the read requests and bytes the device behind the file (rank
+     * 0's) completed over the phase, as the probe counts its passes: how
+     * the kernel's read-ahead cut the phase into device requests */
+    bool device_known;
+    uint64_t device_requests, device_bytes;
     bool verified;
     double verify_seconds;
     uint64_t verified_bytes;

@@ -1007,6 +1007,39 @@ static double prepare_read(io_ctx *c, uint64_t data_iteration)
     return most;
 }
 
+/* The read requests of the device behind the file over a read phase (rank
+ * 0, around the phase's barriers, so every rank's reads are inside): the
+ * kernel's read-ahead windows as the device saw them.  Several ranks
+ * reading one file in interleaved calls can lose those windows (a rank
+ * ahead of the other finds the other's last call uncached and Linux reads
+ * its call alone), which shows here as many requests of about a call each.
+ * Not known for an object store, a striped file or a memory-backed file
+ * system (no block device); on several nodes it is rank 0's node's device,
+ * and other I/O on the device at the same time counts too. */
+typedef struct device_count {
+    bool ok;
+    uint64_t requests, bytes;
+} device_count;
+
+static device_count device_count_start(const io_ctx *c, enum phase_kind kind)
+{
+    device_count d = {0};
+    if (kind == PHASE_READ && c->rank == 0 && c->nparts == 1 && !(c->o->api_caps & BACKEND_CAP_OBJECTS))
+        d.ok = device_reads_of(c->read_parts[0], &d.requests, &d.bytes) == 0;
+    return d;
+}
+
+static void device_count_end(const io_ctx *c, device_count before, io_iteration *it)
+{
+    uint64_t requests, bytes;
+    if (!before.ok || device_reads_of(c->read_parts[0], &requests, &bytes) != 0 ||
+        requests < before.requests || bytes < before.bytes)
+        return;
+    it->device_known = true;
+    it->device_requests = requests - before.requests;
+    it->device_bytes = bytes - before.bytes;
+}
+
 static void timed_phase(io_ctx *c, enum phase_kind kind, rank_record *rec, double *trace)
 {
     const io_options *o = c->o;
@@ -1172,8 +1205,10 @@ int io_command(int argc, char **argv)
                 it.data_iteration = data_iteration;
             }
             rank_record rec;
+            device_count dev = device_count_start(&c, kind);
             double load = background_resume(&c.bg);
             timed_phase(&c, kind, &rec, trace);
+            device_count_end(&c, dev, &it);
             char gone[PATH_MAX + 160];
             if (background_pause(&c.bg, o.dir, gone, sizeof gone))
                 record_error(&c, ECHILD, "%s", gone);

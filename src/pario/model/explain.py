@@ -55,6 +55,9 @@ def _transfers(b):
     size = b["largest_bytes"] / (1 << 20)
     how = (f"at the probe's {b['rate'] / (1 << 20):.0f} MiB/s for calls that size" if b["rate"]
            else "at the disk's rates")
+    if b.get("in_turn"):
+        how += (", one writer's rate: one file's writes pass one at a time and its sync waits "
+                "for the last of them")
     return (f"; {b['aggregators']} collective aggregator(s), {b['transfers']} buffer transfer(s) "
             f"of up to {size:.3g} MiB {how}")
 

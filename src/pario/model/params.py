@@ -159,8 +159,11 @@ PARAMS = {p.name: p for p in [
           "holds its disk for extent / this rate (0 = the disk's write rates, as for any call); "
           "such calls are far above the stream's and need not follow its line"),
     Param("disk.shared_buffer_write_rate", "rate", "B/s",
-          "disk.buffer_write_rate while two or more aggregators write at once "
-          "(0 = disk.buffer_write_rate)"),
+          "disk.buffer_write_rate while two or more aggregators write at once, each syncing only "
+          "after all have written (a collective write's order: the call ends in an agreement of "
+          "every rank before MPI_File_sync), so no one's write-back runs beside another's writes "
+          "(0 = disk.buffer_write_rate: one file's writes pass one at a time and its sync waits "
+          "for the last, which is the one writer's stream)"),
     Param("disk.buffer_read_rate", "rate", "B/s",
           "rate of one reader reading a file from storage in calls of a collective buffer, a read "
           "phase's fixed start (disk.read_latency) apart: a two-phase aggregator's buffer read "

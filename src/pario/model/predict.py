@@ -100,7 +100,7 @@ def predict_point(point, machine, env_factory=Environment):
                    "group_unit": "rank" if sim.per_rank_grain else "call",
                    # the engine's flags as a measured run's document states them
                    # (model/scope.py refuses the values the model cannot honour)
-                   "prealloc": "--prealloc" in point.extra, "fsync": sim.fsync,
+                   "prealloc": "--prealloc" in point.extra, "fsync": sim.fsync and "write" in point.phases,  # the engine's: only write phases sync
                    "direct": "--direct" in point.extra, "evict": "--evict" in point.extra,
                    "stripe": None, "background": None, "api_options": _api_options(point)},
         "phases": phase_docs,

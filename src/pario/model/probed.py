@@ -62,10 +62,14 @@ its source says which.  The model of a local file system:
   this host's storage does not follow the stream's line (its page cache
   takes such calls in large folios, its read-ahead serves them otherwise):
   the probe writes (new file, fsync) and reads the stream in such calls,
-  one rank alone and two at once, and the aggregators' buffer transfers
-  cost their bytes at those rates (disk.buffer_write_rate,
-  disk.shared_buffer_write_rate, disk.buffer_read_rate,
-  disk.shared_buffer_read_rate);
+  one rank alone and two at once (the two writers fsync after both have
+  written, as a collective write's sync follows every aggregator's
+  writes), and the aggregators' buffer transfers cost their bytes at
+  those rates (disk.buffer_write_rate, disk.shared_buffer_write_rate,
+  disk.buffer_read_rate, disk.shared_buffer_read_rate); a probe whose two
+  writers each fsynced as soon as its own writes were done (before the
+  row said otherwise) measured an order a collective write never has, so
+  its row sets no shared write rate: the one writer's;
 * MPI-IO's atomic mode (ROMIO on a local file system) locks each call's
   byte range and unlocks it after: file.lock_overhead is the probe's
   lock-and-unlock pair (Table 3), added to every call of an atomic point;
@@ -166,19 +170,25 @@ def _device_requests(docs, row):
     """'; the device's read requests ...' of a read pass against the one
     stream's at each call size (how the kernel's read-ahead cut them), or ''
     where the probe did not count them."""
-    from ..studies.probe import device_request_bytes
+    from ..studies.probe import device_foreign, device_request_bytes
 
-    sizes = []
+    sizes, foreign = [], []
     for d in sorted(docs, key=lambda d: d["params"].get("block_bytes", 0)):
         c = d["components"]
+        # trials whose device bytes were not the pass's own are left out
         mine, one = device_request_bytes(c.get(row)), device_request_bytes(c.get("stream_read"))
         if mine and one:
             sizes.append(f"{format_size(c[row]['block_bytes'])} calls {mine / 1024:.0f} KiB "
                          f"(one stream {one / 1024:.0f})")
-    if not sizes:
-        return ""
-    return ("; the device's read requests over the pass, median of trials (the kernel's read-ahead "
-            "windows): " + ", ".join(sizes))
+        other = device_foreign(c.get(row))
+        if other and c.get(row):
+            foreign.append(f"{format_size(c[row]['block_bytes'])} calls {other}")
+    text = ("; the device's read requests over the pass, median of its own trials (the kernel's "
+            "read-ahead windows): " + ", ".join(sizes)) if sizes else ""
+    if foreign:
+        text += ("; left out, the device did other reads during the pass (its counters are the "
+                 "whole device's): " + ", ".join(foreign))
+    return text
 
 
 def _read_ahead(c, where, overrides):
@@ -196,6 +206,10 @@ def _read_ahead(c, where, overrides):
     if rec and rec.get("max_bytes"):
         return int(rec["max_bytes"]), (f"{where}: the device behind the directory, read_ahead_kb "
                                        f"{rec['max_bytes'] // 1024} ({rec.get('source', '/sys/dev/block')})")
+    if rec and rec.get("max_bytes") == 0:  # a device whose read-ahead is switched off
+        return 0, (f"{where}: the device behind the directory has its read-ahead off, read_ahead_kb 0 "
+                   f"({rec.get('source', '/sys/dev/block')}): no window, each read waits for its own "
+                   "call, so the read's start grows with the call, up to disk.read_start_limit")
     why = ("it has no block device's read-ahead (a memory-backed or network file system)" if "read_ahead" in c
            else "made by a probe before the read-ahead record")
     return 0, f"{where}: {why}: the read's start grows with the call, up to disk.read_start_limit"
@@ -298,11 +312,17 @@ def _buffer_rates(put, run_id, rows, oc_write, oc_read, table2, where):
     an aggregator pays apart), over its bytes."""
     keys = (("write_seconds", "disk.buffer_write_rate", oc_write, "one writer, new file (fsync)"),
             ("two_writers_seconds", "disk.shared_buffer_write_rate", oc_write,
-             "two writers at once (ranks 0, 1)"),
+             "two writers at once (ranks 0, 1), each fsync after both wrote"),
             ("read_seconds", "disk.buffer_read_rate", oc_read, "one reader (cache kept out)"),
             ("two_readers_seconds", "disk.shared_buffer_read_rate", oc_read,
              "two readers at once (ranks 0, 1)"))
     for key, name, fixed, label in keys:
+        if rows and key == "two_writers_seconds" and key in rows and not rows.get("two_writers_sync"):
+            put(name, "0", f"{where}: made by a probe whose two writers each fsynced as soon as its "
+                           "own writes were done, so one's write-back ran beside the other's writes, "
+                           "which a collective write never lets happen (its sync follows every "
+                           "aggregator's writes): the one writer's rate (disk.buffer_write_rate)")
+            continue
         if not rows or key not in rows:
             why = ("an older probe, without streams in collective-buffer calls" if not rows
                    else "one rank: no two ranks at once measured")

@@ -21,7 +21,8 @@ byte of call (1 / disk.read_start_rate), up to the largest call size it
 measured (disk.read_start_limit): beyond the data the line is not taken
 (the kernel caps its read-ahead window, so the growth stops somewhere the
 probe did not see).  With one call size there is no growth to see: the
-start is that one.  A two-phase point's aggregators read ROMIO's buffers,
+start is that one; nor where every call size maps to one first window (a
+small read_ahead_kb, below): the start is their median.  A two-phase point's aggregators read ROMIO's buffers,
 larger than the probe's calls: they start as the largest call.
 
 Where the probe recorded the device's largest read-ahead window
@@ -82,8 +83,16 @@ def largest_call_start(machine, block):
 def fit(points):
     """(latency s, growth s per byte, text) from [(block, start s)], sorted."""
     k = len(points)
-    if k == 1:
-        return points[0][1], 0.0, "one call size: no growth with the call seen"
+    if len({b for b, _ in points}) == 1:
+        # one x (one call size, or every call size opening the same first
+        # window: a read_ahead_kb of 128 and calls of 64 KiB and 1 MiB): no
+        # line to fit, the start does not depend on the call
+        starts = sorted(s for _, s in points)
+        mid = k // 2
+        median = starts[mid] if k % 2 else (starts[mid - 1] + starts[mid]) / 2
+        return median, 0.0, ("one call size: no growth with the call seen" if k == 1 else
+                             f"every call size at one x ({format_size(points[0][0])}): no growth "
+                             "with the call seen, their median")
     mb = sum(b for b, _ in points) / k
     ms = sum(s for _, s in points) / k
     sbb = sum((b - mb) ** 2 for b, _ in points)

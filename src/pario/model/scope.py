@@ -8,7 +8,7 @@ planner grows later and nobody taught the model is refused as unknown
 rather than dropped.  A rule returns None when the model honours the
 value, else the reason it does not."""
 
-from .params import API_KIND
+from .params import API_KIND, ATOMIC_APIS
 from .workload import LAYOUTS
 
 
@@ -168,6 +168,31 @@ def refusals(points, machine):
                      f"predict: {what}; give --tests without {test} to leave it out, or measure it "
                      "with 'pario run'")
     return kept, lines
+
+
+# --set keys that act only at some points: a what-if that acts on no point
+# of the plan would be stored as a run labelled with it and predicting the
+# same as without it, so it is refused (check_sets).  Each entry says where
+# the key acts and, where it does not, why.
+SET_SCOPE = {
+    # simulate.py: an MPI-IO or HDF5 test states its own semantics, --atomic
+    # MUNIX and relaxed MASYNC, whatever the machine's mode
+    "agent.mode": (lambda p: p.api not in ATOMIC_APIS,
+                   "each of its tests sets its mode itself (mpiio/hdf5: --atomic is MUNIX, "
+                   "without it MASYNC)"),
+}
+
+
+def check_sets(points, machine, origin):
+    """Refuses (one line) a --set of a key that acts on none of the plan's
+    points, naming why and what does act."""
+    from ..errors import UsageError
+
+    for key, text in machine.overrides.items():
+        acts, why = SET_SCOPE.get(key, (None, ""))
+        if acts and points and not any(acts(p) for p in points):
+            raise UsageError(f"--set {key}={text} does not act on {origin}: {why}; drop it (a test's "
+                             "--atomic, or --set agent.munix_overhead, changes what atomic mode costs)")
 
 
 # The most stripe-unit pieces of one point's files the model simulates in a

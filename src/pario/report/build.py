@@ -125,7 +125,10 @@ def _run_section(page, store, run_id, counter, wanted_point):
                      caption=f"Provenance of run {run_id}", text_columns=(0, 1), cls="provenance"))
     if kind.name == "probe":
         for caption, head, rows, notes in probe_tables(records):
-            page.add(H.table(head, rows, caption=caption, text_columns=(0, 2)))
+            # Tables 2 and 3 carry the CFS report's numbers; a table it has
+            # none for (the metadata rates) gets pario's own, as provenance
+            own = None if caption.startswith("Table ") else _own_table(counter)
+            page.add(H.table(head, rows, number=own, caption=caption, text_columns=(0, 2)))
             if notes:
                 page.add(H.items(notes))
     else:

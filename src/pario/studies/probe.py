@@ -146,8 +146,8 @@ COMPONENTS = [
      _buffer("write_seconds")),
     ("buffer_read", 2, "storage, collective-buffer calls, one reader (cache kept out)", "MiB/s", "max",
      _buffer("read_seconds")),
-    ("buffer_writers", 2, "storage, collective-buffer calls, two writers at once (ranks 0, 1)", "MiB/s",
-     "max", _buffer("two_writers_seconds")),
+    ("buffer_writers", 2, "storage, collective-buffer calls, two writers, then their fsyncs "
+     "(ranks 0, 1)", "MiB/s", "max", _buffer("two_writers_seconds")),
     ("buffer_readers", 2, "storage, collective-buffer calls, two readers at once (ranks 0, 1)", "MiB/s",
      "max", _buffer("two_readers_seconds")),
     ("open_read", 3, "open / read a byte / close", "s", "min",
@@ -172,14 +172,47 @@ DEVICE_PASSES = (("stream_read", "one stream"), ("two_streams", "two streams"),
                  ("two_same", "two readers of the same bytes"))
 
 
-def device_request_bytes(component):
-    """Median bytes per device read request over a read pass's trials, or
-    None where the device was not asked (tmpfs, an older probe)."""
+# A trial's device bytes are the pass's own within this fraction of its
+# file's bytes: the engine's DEVICE_OWN_TOLERANCE (probe.h says why), for
+# the documents of a probe made before it recorded its own verdict.
+DEVICE_OWN_TOLERANCE = 0.05
+
+
+def device_own_trials(component):
+    """[(requests, bytes, own)] of a read pass's trials: own is False where
+    the device's bytes were not the pass's file's (another process read the
+    same device during it: the counters are the whole device's).  The
+    engine's own verdict where it recorded one, else the same rule against
+    the row's bytes; [] where the device was not asked (tmpfs)."""
     d = (component or {}).get("device_reads")
     if not d or not d.get("requests"):
-        return None
-    each = sorted(b / n for n, b in zip(d["requests"], d["bytes"]) if n)
+        return []
+    own = d.get("own")
+    if own is None:
+        size = d.get("file_bytes") or component.get("bytes") or 0
+        own = [size > 0 and abs(b - size) <= DEVICE_OWN_TOLERANCE * size for b in d["bytes"]]
+    return list(zip(d["requests"], d["bytes"], own))
+
+
+def device_request_bytes(component):
+    """Median bytes per device read request over a read pass's own trials,
+    or None where the device was not asked (tmpfs) or no trial was the
+    pass's own (the device served other processes during each)."""
+    each = sorted(b / n for n, b, own in device_own_trials(component) if n and own)
     return each[len(each) // 2] if each else None
+
+
+def device_foreign(component):
+    """'k of n trials read X MiB from the device for a Y MiB file' where a
+    trial's device bytes were not the pass's own, else ''."""
+    trials = device_own_trials(component)
+    bad = [b for _, b, own in trials if not own]
+    if not bad:
+        return ""
+    size = component["device_reads"].get("file_bytes") or component.get("bytes") or 0
+    return (f"{len(bad)} of {len(trials)} trial(s) read "
+            f"{', '.join(f'{b / (1 << 20):.1f}' for b in bad)} MiB from the device for a "
+            f"{size / (1 << 20):.1f} MiB file")
 
 
 def _fmt(v, unit):
@@ -283,6 +316,9 @@ def probe_tables(records):
             if ahead:
                 notes.append(f"the device's largest read-ahead window (read_ahead_kb): {format_size(ahead)}; "
                              "a read's first window is sized from its call up to it")
+            elif ahead == 0:  # a block device with read-ahead switched off, not "no device"
+                notes.append("the device's read-ahead is off (read_ahead_kb 0): every read waits for "
+                             "its own call's pages")
         for b in blocks:  # how the kernel's read-ahead cut each read pass into device requests
             sizes = {r.params["component"]: r.params.get("device_request_bytes") for r in here
                      if _block(r) == b and r.params.get("device_request_bytes")}
@@ -290,6 +326,15 @@ def probe_tables(records):
                 notes.append(f"device read requests at {format_size(b)} calls (median of trials): " +
                              ", ".join(f"{label} {sizes[k] / 1024:.0f} KiB" for k, label in DEVICE_PASSES
                                        if k in sizes) + " each")
+            # the device's counters are the whole device's: a trial during
+            # which another process read it is no measure of this pass
+            foreign = {r.params["component"]: r.params["device_foreign"] for r in here
+                       if _block(r) == b and r.params.get("device_foreign")}
+            if foreign:
+                notes.append(f"the device did other reads during these passes at {format_size(b)} calls, "
+                             "left out of the request sizes (its bytes were not the file's: another "
+                             "process read the same device, or pages stayed cached): " +
+                             "; ".join(f"{label}: {foreign[k]}" for k, label in DEVICE_PASSES if k in foreign))
         notes.append("predicted peak: the slowest component of the path times its parallelism, "
                      "min(one storage stream x servers, memory copy of all ranks), as the CFS "
                      "report's 10 disks x 0.82 MB/s"
@@ -433,6 +478,7 @@ class ProbeKind(Kind):
                     params["read_ahead"] = (c.get("read_ahead") or {}).get("max_bytes")
                 if key in dict(DEVICE_PASSES):
                     params["device_request_bytes"] = device_request_bytes(c.get(key))
+                    params["device_foreign"] = device_foreign(c.get(key))
                 out.append(Record(params, {"value": vals}))
         for phase in ("write", "read"):
             p = result["predicted_peak"][phase]

@@ -1045,16 +1045,22 @@ static void measure_collective(probe_ctx *c, probe_result *r)
  * emptied, by rank 0 alone and then by ranks 0 and 1 a half each at once.
  * Each iteration makes the file anew. */
 /* Ranks below `ranks` each move their `part` bytes of the file (rank r
- * from r x part) in `call`-byte calls, at once (a write ends with fsync);
- * the later one's time. */
+ * from r x part) in `call`-byte calls, at once; a write ends with fsync,
+ * and with two writers each waits for the other's writes before its fsync
+ * (a barrier), as a collective write's sync waits for every aggregator:
+ * the call's closing agreement comes before MPI_File_sync.  Two writers
+ * that each fsync on their own finish sooner (one's write-back runs
+ * beside the other's last writes), which a collective write never lets
+ * happen.  The later one's time. */
 static double buffer_pass(probe_ctx *c, const char *p, const owned_file *who, bool writing,
                           pattern_source *src, unsigned char *buf, uint64_t call, int ranks,
                           uint64_t part)
 {
     MPI_Barrier(c->comm);
     double t0 = clock_now();
+    int fd = -1;
     if (c->rank < ranks) {
-        int fd = open_ours(p, writing ? O_WRONLY : O_RDONLY, who);
+        fd = open_ours(p, writing ? O_WRONLY : O_RDONLY, who);
         if (fd < 0)
             record_error(c, -fd, "open %s: %s", p, owned_file_reason(-fd));
         const uint64_t first = (uint64_t)c->rank * part;
@@ -1066,6 +1072,10 @@ static double buffer_pass(probe_ctx *c, const char *p, const owned_file *who, bo
                              writing ? "write" : "read", p, (unsigned long long)off,
                              n < 0 ? strerror(errno) : "short transfer");
         }
+    }
+    if (writing && ranks > 1)
+        MPI_Barrier(c->comm); /* every writer's writes done: then the syncs */
+    if (c->rank < ranks) {
         if (fd >= 0 && writing && !c->err && fsync(fd) != 0)
             record_error(c, errno, "fsync %s: %s", p, strerror(errno));
         if (fd >= 0)

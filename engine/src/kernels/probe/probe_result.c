@@ -216,7 +216,7 @@ void probe_result_print(const probe_result *r)
         snprintf(what, sizeof what, "storage, %s calls: read (cache kept out)", cb);
         printf("  %-56s %12.1f\n", what, mib / samples_best(&r->buffer_read_seconds, false));
         if (r->buffer_writers_seconds.n) {
-            snprintf(what, sizeof what, "storage, %s calls: two writers at once", cb);
+            snprintf(what, sizeof what, "storage, %s calls: two writers, then fsyncs", cb);
             printf("  %-56s %12.1f\n", what, mib / samples_best(&r->buffer_writers_seconds, false));
             snprintf(what, sizeof what, "storage, %s calls: two readers at once", cb);
             printf("  %-56s %12.1f\n", what, mib / samples_best(&r->buffer_readers_seconds, false));
@@ -300,8 +300,12 @@ static void write_peak(json *j, const char *key, const probe_peak *p)
  * over the time until the last is done, or null when the run did not time
  * it. */
 /* The device's read requests and bytes over each trial of a read pass, or
- * null where the device could not be asked (tmpfs, no /sys). */
-static void write_device_reads(json *j, const device_reads *d)
+ * null where the device could not be asked (tmpfs, no /sys); with the
+ * pass's file bytes and, per trial, whether the device's bytes were the
+ * pass's own (DEVICE_OWN_TOLERANCE): the counters are the whole device's,
+ * so a trial during which another process read is flagged, and the front
+ * end leaves it out of its notes. */
+static void write_device_reads(json *j, const device_reads *d, uint64_t file_bytes)
 {
     if (!d || !d->requests.n) {
         json_null(j, "device_reads");
@@ -315,6 +319,12 @@ static void write_device_reads(json *j, const device_reads *d)
     json_array_begin(j, "bytes");
     for (int i = 0; i < d->bytes.n; i++)
         json_uint(j, NULL, (uint64_t)d->bytes.v[i]);
+    json_array_end(j);
+    json_uint(j, "file_bytes", file_bytes);
+    json_double(j, "own_tolerance", DEVICE_OWN_TOLERANCE);
+    json_array_begin(j, "own");
+    for (int i = 0; i < d->bytes.n; i++)
+        json_bool(j, NULL, fabs(d->bytes.v[i] - (double)file_bytes) <= DEVICE_OWN_TOLERANCE * (double)file_bytes);
     json_array_end(j);
     json_object_end(j);
 }
@@ -335,7 +345,7 @@ static void write_readers(json *j, const char *key, const char *who, int count, 
     write_samples(j, "seconds", s, false);
     json_double(j, "best_mib_per_s", (double)bytes / (1 << 20) / samples_best(s, false));
     if (!writes)
-        write_device_reads(j, dev);
+        write_device_reads(j, dev, two_ranks_bytes(o)); /* every reader pass reads one file of this size */
     json_object_end(j);
 }
 
@@ -399,7 +409,7 @@ int probe_result_save_json(const probe_result *r, const char *path)
     json_uint(&j, "block_bytes", o->block);
     write_samples(&j, "mib_per_s", &r->stream_read, true);
     write_samples(&j, "seconds", &r->stream_read_seconds, false);
-    write_device_reads(&j, &r->stream_read_dev);
+    write_device_reads(&j, &r->stream_read_dev, o->stream_bytes);
     json_array_begin(&j, "iterations");
     for (int i = 0; i < r->stream_read.n; i++) {
         json_object_begin(&j, NULL);
@@ -521,6 +531,10 @@ int probe_result_save_json(const probe_result *r, const char *path)
         write_samples(&j, "write_seconds", &r->buffer_write_seconds, false);
         write_samples(&j, "read_seconds", &r->buffer_read_seconds, false);
         if (r->buffer_writers_seconds.n) {
+            /* the two writers' fsyncs come after both have written (a
+             * collective write's order); probes before this key let each
+             * writer fsync as soon as its own writes were done */
+            json_string(&j, "two_writers_sync", "after every writer's writes");
             write_samples(&j, "two_writers_seconds", &r->buffer_writers_seconds, false);
             write_samples(&j, "two_readers_seconds", &r->buffer_readers_seconds, false);
         }
