@@ -2,6 +2,8 @@
 once, checked from the per-rank timestamps the engine records (one clock,
 CLOCK_MONOTONIC, shared by every process of this node)."""
 
+import os
+
 import pytest
 
 
@@ -82,3 +84,34 @@ def test_per_rank_token_with_a_collective_open_backend_takes_turns_and_ends(disk
         assert len(shares) == 3 and max_overlap(shares) == 1
     assert r.result["verification"]["ok"]
     assert r.result["verification"]["bytes_checked"] == 2 * 96 * 1024  # write and read
+
+
+def test_a_waiting_rank_yields_once_per_poll(engine, launcher, shm_dir, tmp_path):
+    """Ranks above the slots: Open MPI's own polls yield the core
+    (mpi_yield_when_idle, on by itself when oversubscribed), so the token's
+    wait adds no yield of its own (a second one doubled every hand-over's
+    context switches); with the library's yield off, or a library without it
+    (MPICH), the wait yields itself.  The result says which."""
+    import json
+    import subprocess
+
+    if launcher.flavour != "openmpi":
+        pytest.skip("mpi_yield_when_idle is Open MPI's")
+
+    def wait(ranks, env_extra):
+        out = tmp_path / f"w{ranks}{len(env_extra)}.json"
+        argv = launcher.command(ranks, [engine, "io", "--dir", shm_dir, "--layout", "partitioned",
+                                        "--block", "4k", "--size", "256k", "--group", "2",
+                                        "--phases", "write", "--iterations", "1", "--json", str(out)])
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=120,
+                              env={**launcher.environment(), **env_extra})
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(out.read_text())["params"]["group_wait"]
+
+    cores = len(os.sched_getaffinity(0))
+    over = 2 * cores if cores <= 4 else None  # a few ranks above the cores, kept small
+    if over is None:
+        pytest.skip("a host of more than 4 cores: the oversubscribed run would be large")
+    assert wait(over, {}) == "mpi_yield_when_idle"
+    assert wait(over, {"OMPI_MCA_mpi_yield_when_idle": "0"}) == "sched_yield"
+    assert wait(2, {}) is None  # G=2 at 2 ranks: one rank per group, no token to pass

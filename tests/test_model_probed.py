@@ -86,6 +86,7 @@ def test_probe_measures_the_stream_at_each_call_size(runs):
         "SELECT result_json FROM points WHERE run_id=1").fetchone()[0])["components"]["stream_read"])
     assert ("device read requests at 4 KiB calls (median of trials): one stream" in table) == bool(counted)
     for row in ("token hand-over, ring of all ranks", "token hand-over, a yielding thread beside each rank",
+                "token hand-over, ranks 0 and 1 on one core",
                 "collective MPI-IO write call, 1 byte per rank", "collective MPI-IO read call, 1 byte per rank",
                 "byte-range lock and unlock (fcntl)"):
         assert row in table
@@ -199,8 +200,10 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
 
     assert m["host.cores"] == host["cores"] and m["host.page_cache"] == host["memory_bytes"]
     assert m["network.token_latency"] == pytest.approx(best(lambda c: c["token_pass"]["seconds"]), rel=1e-3)
+    # ranks above the cores: the hand-over with both ranks on one core
     assert m["network.token_latency_crowded"] == pytest.approx(
-        best(lambda c: c["token_pass"]["crowded_seconds"]), rel=1e-3)
+        best(lambda c: c["token_pass"]["shared_core_seconds"]), rel=1e-3)
+    assert "ranks 0 and 1 on one core" in m.sources["network.token_latency_crowded"]
     assert m["client.collective_overhead"] == pytest.approx(
         best(lambda c: c["collective_mpiio"]["read_seconds"]), rel=1e-3)
     assert m["client.collective_write_overhead"] == pytest.approx(
@@ -280,7 +283,7 @@ def test_compare_shows_measured_against_predicted_either_way(runs):
         assert float(cells[2]) == pytest.approx(p / m, abs=0.006)
         assert cells[3] == ("yes" if abs(p / m - 1) <= 0.25 else "no")
         assert cells[4] in ("disk", "latency", "io_link", "rank_link", "io_node", "backplane", "cpu",
-                            "read_start")
+                            "read_start", "token")
     inside = sum(r.split()[-2] == "yes" for r in rows)
     assert f"8 matched points: {inside} ({inside / 8:.0%}) predicted within 25%" in out
 
@@ -587,6 +590,34 @@ def test_a_probe_without_the_read_ahead_record_fits_the_start_against_the_call(r
     if told["disk.read_start_rate"]:  # a start that grows: fitted against the windows
         assert "first read-ahead window" in told.sources["disk.read_start_rate"]
         assert "first window" not in old.sources["disk.read_start_rate"]
+
+
+def test_a_probe_without_the_one_core_hand_over_takes_the_yielding_threads_ring(runs, tmp_path):
+    """A probe made before the row with ranks 0 and 1 on one core (the quiet
+    databases of issue 12): the crowded hand-over is the ring beside
+    yielding threads, as before, and its source says why."""
+    from pario.model.probed import machine_from_probe
+    from pario.store import Store
+
+    db = _copy_db(runs, tmp_path)
+    con = sqlite3.connect(db)
+    thread = []
+    for pid, text in con.execute("SELECT id, result_json FROM points WHERE run_id=1").fetchall():
+        doc = json.loads(text)
+        token = doc["components"]["token_pass"]
+        if token:
+            thread += token["crowded_seconds"]["values"]
+            del token["shared_core_seconds"]
+        con.execute("UPDATE points SET result_json=? WHERE id=?", (json.dumps(doc), pid))
+    con.commit()
+    con.close()
+    store = Store(db, create=False)
+    try:
+        old = machine_from_probe(store, 1)
+    finally:
+        store.close()
+    assert old["network.token_latency_crowded"] == pytest.approx(min(thread), rel=1e-3)
+    assert "older probe" in old.sources["network.token_latency_crowded"]
 
 
 @pytest.mark.parametrize("edit,phrase", [

@@ -243,8 +243,13 @@ def test_a_grouped_point_waiting_for_its_token_names_the_token():
 
     counters = {"seconds": 0.02, "utilisation": {"disk": {"max": 0.34, "mean": 0.3}},
                 "token_handover_seconds": 0.0134}
-    text = explain(counters, "read")["text"]
-    assert "token hand-overs (network.token_latency) take 13.4 ms, 67% of the phase" in text
+    said = explain(counters, "read")
+    assert said["bound"] == "token"
+    assert "token hand-overs (network.token_latency) take 13.4 ms, 67% of the phase" in said["text"]
+    # ranks above the cores: the crowded hand-over, each switching the next holder in
+    crowded = explain({**counters, "token_latency_key": "network.token_latency_crowded"}, "read")
+    assert crowded["bound"] == "token"
+    assert "(network.token_latency_crowded (ranks above the cores" in crowded["text"]
     del counters["token_handover_seconds"]
     assert "round trips" in explain(counters, "read")["text"]
     # and the simulation counts them for a grouped point

@@ -181,6 +181,12 @@ def test_rows_for_the_model(probes):
         # than the token's hand-over between idle ranks, and under a second
         assert len(busy["seconds"]["values"]) == 3
         assert t["seconds"]["best"] < busy["seconds"]["best"] < 1.0
+        # ranks 0 and 1 pinned to one core: every trial taken (this host lets a
+        # rank move), each hand-over a switch on that core: microseconds, far
+        # below the wait beside a rank that does not yield
+        one_core = t["shared_core_seconds"]
+        assert len(one_core["values"]) == 3
+        assert 0 < one_core["best"] < busy["seconds"]["best"]
         coll = c["collective_mpiio"]
         assert coll["implementation"].startswith("romio") and coll["aggregators"] == 2
         assert coll["calls"] == 50

@@ -7,7 +7,8 @@
  *     round-robin through the members;
  *   per rank: a member keeps the token for its whole share (open and close
  *     stay outside), then hands it on, like checkpoint "waves".
- * Passing costs one zero-byte message per hand-over. */
+ * Passing costs one zero-byte message per hand-over; a waiting rank polls
+ * and gives its core away between polls (group_token.c). */
 #ifndef PARIO_GROUP_TOKEN_H
 #define PARIO_GROUP_TOKEN_H
 
@@ -22,6 +23,7 @@ typedef struct token_ring {
     bool per_call; /* else per rank */
     bool first, last;
     int prev, next; /* ring neighbours (wrapping) */
+    bool mpi_yields; /* the MPI library's own polling gives the core away */
     MPI_Comm comm;
 } token_ring;
 

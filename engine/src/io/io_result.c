@@ -287,6 +287,10 @@ int io_result_save_json(const io_result *r, const char *path)
     json_uint(&j, "iterations", o->iterations);
     json_int(&j, "group", o->group);
     json_string(&j, "group_unit", o->group_unit == GROUP_PER_CALL ? "call" : "rank");
+    if (r->group_wait)
+        json_string(&j, "group_wait", r->group_wait);
+    else
+        json_null(&j, "group_wait");
     json_bool(&j, "prealloc", o->prealloc);
     json_bool(&j, "fsync", o->fsync);
     json_bool(&j, "direct", o->direct);

@@ -73,6 +73,9 @@ typedef struct io_result {
     uint64_t transfer_slice_bytes; /* transfer style: rank 0's bytes per call; else 0 */
     uint64_t transfer_held_bytes;  /* transfer style: rank 0's slices packed before the clock */
     bool huge_pages_granted;
+    /* how rank 0 waits for a grouped run's token: "mpi_yield_when_idle"
+     * (the MPI library's polls yield), "sched_yield" (ours), NULL (no ring) */
+    const char *group_wait;
     io_iteration *its;
     int nits;
     uint64_t last_data_iteration;

@@ -870,6 +870,8 @@ static void setup(io_ctx *c, const io_options *o, io_result *r)
     memset(r, 0, sizeof *r);
     r->opts = o;
     r->nranks = c->nranks;
+    if (c->ring.active)
+        r->group_wait = c->ring.mpi_yields ? "mpi_yield_when_idle" : "sched_yield";
     utc_now(r->started_utc, sizeof r->started_utc);
     int len;
     MPI_Get_library_version(r->mpi_library, &len);

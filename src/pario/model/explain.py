@@ -10,7 +10,10 @@ prefetched blocks were evicted unread (the CFS report's thrashing); on a
 probed host, which of the probe's rates for several readers it read at.
 A point with nothing busy whose ranks spent a quarter or more of the phase
 in their read's fixed start (the kernel's first read-ahead) is bound by
-that start ("read_start"), not by round trips.
+that start ("read_start"), not by round trips; a grouped point with nothing
+busy whose ring spent a quarter or more of the phase handing its token on
+is bound by the token ("token"): on a host whose ranks outnumber its cores
+each hand-over switches the next holder in on a core.
 
 A read served partly from blocks an earlier phase left in the I/O nodes'
 caches says how many, and which phase left them: the caches are the
@@ -144,8 +147,12 @@ def _explain(counters, op, storage=None):
     token = counters.get("token_handover_seconds", 0.0)
     if top < BUSY and token >= START_SHARE * counters["seconds"]:
         # a grouped run's ranks mostly wait for the token to come round
-        out["text"] = (f"latency: no resource above {BUSY:.0%} busy (busiest: {plain[kind]} "
-                       f"{top:.0%}); the group's token hand-overs (network.token_latency) take "
+        key = counters.get("token_latency_key", "network.token_latency")
+        crowded = (" (ranks above the cores: each switches the next holder in on a core)"
+                   if key.endswith("_crowded") else "")
+        out["bound"] = "token"
+        out["text"] = (f"token: no resource above {BUSY:.0%} busy (busiest: {plain[kind]} "
+                       f"{top:.0%}); the group's token hand-overs ({key}{crowded}) take "
                        f"{token * 1e3:.3g} ms, {token / counters['seconds']:.0%} of the phase"
                        ) + _page_cache_hits(counters)
         return out

@@ -441,7 +441,12 @@ class Simulation:
         for i, k in visits:
             m = members[i]
             if holder is not None and holder != m:
-                yield env.timeout(self.token_lat)  # the token's message
+                if self.crowded:
+                    # ranks above the cores: the next holder is switched in
+                    # on a core, which that switch occupies
+                    yield env.timeout(self.cpu(env.now, self.token_lat) - env.now)
+                else:
+                    yield env.timeout(self.token_lat)  # the token's message
                 handovers += 1
             holder = m
             if first[m] is None:
@@ -554,6 +559,8 @@ class Simulation:
         }
         if self.token_seconds:
             out["token_handover_seconds"] = self.token_seconds
+            out["token_latency_key"] = ("network.token_latency_crowded" if self.crowded
+                                        else "network.token_latency")
         if self.op == "read":
             out["disk_read_rate"] = self.read_rate_key
             if self.two_phase is None and self.read_latency:

@@ -134,6 +134,8 @@ COMPONENTS = [
      lambda c: (c.get("token_pass") or {}).get("seconds", {}).get("values", [])),
     ("token_pass_crowded", 3, "token hand-over, a yielding thread beside each rank", "s", "min",
      lambda c: (c.get("token_pass") or {}).get("crowded_seconds", {}).get("values", [])),
+    ("token_pass_shared_core", 3, "token hand-over, ranks 0 and 1 on one core", "s", "min",
+     lambda c: (c.get("token_pass") or {}).get("shared_core_seconds", {}).get("values", [])),
     ("busy_handover", 3, "hand-over between yielding waiters, a busy thread on every core", "s", "min",
      lambda c: (c.get("busy_handover") or {}).get("seconds", {}).get("values", [])),
     ("collective_write", 3, "collective MPI-IO write call, 1 byte per rank", "s", "min",

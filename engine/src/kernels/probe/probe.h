@@ -35,7 +35,9 @@
  *   token hand-over   every rank passes a grouped run's token round a ring
  *                     (the engine's own wait), then again with one thread per
  *                     rank yielding beside it (two runnable per core, as ranks
- *                     above the core count are)
+ *                     above the core count are), then ranks 0 and 1 alone
+ *                     with both on one core (each hand-over switches the
+ *                     next holder in)
  *   busy hand-over    ranks 0 and 1 (the others asleep) pass a message back
  *                     and forth, each waiting by MPI_Test and sched_yield as
  *                     Open MPI does when ranks outnumber cores, while a
@@ -174,8 +176,9 @@ typedef struct probe_result {
     uint64_t message_bytes;                      /* in --block messages */
     samples message_seconds;
     /* A grouped run's token round a ring of every rank (two ranks or more):
-     * seconds per hand-over, alone and with a yielding thread per rank. */
-    samples token_pass, token_pass_crowded;
+     * seconds per hand-over, alone and with a yielding thread per rank;
+     * and between ranks 0 and 1 pinned to one core. */
+    samples token_pass, token_pass_crowded, token_pass_shared_core;
     /* Seconds per hand-over between ranks 0 and 1 waiting by MPI_Test and
      * sched_yield beside one busy thread per core (two ranks or more). */
     samples busy_handover;

@@ -834,6 +834,49 @@ static void token_ring_sample(probe_ctx *c, samples *out)
         add(out, slowest / (double)(TOKEN_CALLS_PER_SAMPLE * (uint64_t)c->nranks - 1));
 }
 
+/* Ranks 0 and 1 alone pass the token while both run on one core (the
+ * core rank 0 may run on first), the others waiting in a barrier: each
+ * hand-over then needs the next holder switched in on that core, as when
+ * ranks outnumber the cores (a grouped run of 4 ranks on 2 cores).  In
+ * the ring beside yielding threads above the next holder is sometimes
+ * already running on its own core, and what it measures swings with the
+ * machine's load.  Measured on a 2-core PVM guest, shared (load 5-7), best
+ * of 12 runs each, the same minutes: 1.8-2.8 us per hand-over here,
+ * 1.5-8.3 us beside the yielding threads, 3.2 us in the engine's ring of
+ * 4 ranks in 2 groups with each group on its own core (Open MPI's yield
+ * off, as the engine's wait now behaves: group_token.c). */
+static void token_shared_core_sample(probe_ctx *c, MPI_Comm pair, int core, samples *out)
+{
+    cpu_set_t own, one;
+    const bool in = c->rank < 2;
+    int pinned = 0, both = 0;
+    if (in) {
+        CPU_ZERO(&one);
+        CPU_SET(core, &one);
+        pinned = sched_getaffinity(0, sizeof own, &own) == 0 &&
+                 sched_setaffinity(0, sizeof one, &one) == 0;
+        /* a rank the host's cpuset keeps off that core: no such sample */
+        MPI_Allreduce(&pinned, &both, 1, MPI_INT, MPI_MIN, pair);
+    }
+    MPI_Barrier(c->comm);
+    if (in && both) {
+        token_ring t;
+        token_ring_init(&t, c->rank, 2, 1, GROUP_PER_CALL, pair);
+        double t0 = clock_now();
+        for (uint64_t k = 0; k < TOKEN_CALLS_PER_SAMPLE; k++) {
+            token_enter_call(&t, k);
+            token_leave_call(&t, k, TOKEN_CALLS_PER_SAMPLE);
+        }
+        double mine = clock_now() - t0, slowest;
+        MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, pair);
+        if (c->rank == 0)
+            add(out, slowest / (double)(2 * TOKEN_CALLS_PER_SAMPLE - 1));
+    }
+    if (pinned)
+        sched_setaffinity(0, sizeof own, &own);
+    MPI_Barrier(c->comm);
+}
+
 static void measure_token(probe_ctx *c, probe_result *r)
 {
     if (c->nranks < 2)
@@ -851,6 +894,19 @@ static void measure_token(probe_ctx *c, probe_result *r)
     atomic_store(&crowd_stop, 1);
     pthread_join(helper, NULL);
     MPI_Barrier(c->comm);
+    /* the core: the first rank 0 may run on */
+    cpu_set_t own;
+    int core = 0;
+    if (c->rank == 0 && sched_getaffinity(0, sizeof own, &own) == 0)
+        while (core < CPU_SETSIZE - 1 && !CPU_ISSET(core, &own))
+            core++;
+    MPI_Bcast(&core, 1, MPI_INT, 0, c->comm);
+    MPI_Comm pair;
+    MPI_Comm_split(c->comm, c->rank < 2 ? 0 : MPI_UNDEFINED, c->rank, &pair);
+    for (uint64_t it = 0; it < c->o->iterations; it++)
+        token_shared_core_sample(c, pair, core, &r->token_pass_shared_core);
+    if (pair != MPI_COMM_NULL)
+        MPI_Comm_free(&pair);
 }
 
 /* ---- busy hand-over: waiters that yield beside busy ranks --------------- */

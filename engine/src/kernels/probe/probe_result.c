@@ -234,6 +234,8 @@ void probe_result_print(const probe_result *r)
         printf("  %-56s %12.7f\n", "token hand-over (ring of all ranks)", samples_best(&r->token_pass, false));
         printf("  %-56s %12.7f\n", "token hand-over, a yielding thread beside each rank",
                samples_best(&r->token_pass_crowded, false));
+        printf("  %-56s %12.7f\n", "token hand-over, ranks 0 and 1 on one core",
+               samples_best(&r->token_pass_shared_core, false));
     }
     if (r->busy_handover.n)
         printf("  %-56s %12.7f\n", "hand-over between yielding waiters, every core busy",
@@ -492,6 +494,7 @@ int probe_result_save_json(const probe_result *r, const char *path)
         json_int(&j, "cores", r->hosts[0].cores);
         write_samples(&j, "seconds", &r->token_pass, false);
         write_samples(&j, "crowded_seconds", &r->token_pass_crowded, false);
+        write_samples(&j, "shared_core_seconds", &r->token_pass_shared_core, false);
         json_object_end(&j);
     } else {
         json_null(&j, "messages");
