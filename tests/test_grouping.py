@@ -66,6 +66,26 @@ def test_ungrouped_ranks_do_overlap(shm_dir, run_io):
     assert max(overlaps) == 2
 
 
+@pytest.mark.parametrize("api", ["mpiio", "hdf5"])
+def test_per_rank_token_with_a_collective_open_backend_takes_turns_and_ends(disk_dir, run_io,
+                                                                            api):
+    """mpiio/hdf5 open, sync and agree on failures collectively: a rank
+    holding its whole share's token once waited in MPI_File_sync for a
+    rank that waited for the token (tester 6, item 8).  The turns end
+    with the calls, so the run finishes, the file verifies, and no two
+    ranks' calls overlap."""
+    r = run_io(3, "--dir", disk_dir, "--api", api, "--layout", "interleaved", "--block", "8k",
+               "--size", "96k", "--group", 1, "--group-unit", "rank", "--trace",
+               "--iterations", 1, "--verify", timeout=60)
+    for phase in ("write", "read"):
+        it = r.phase(phase)["iterations"][0]
+        shares = [(min(c[0] for c in rk["calls"]), max(c[1] for c in rk["calls"]))
+                  for rk in it["ranks"]]
+        assert len(shares) == 3 and max_overlap(shares) == 1
+    assert r.result["verification"]["ok"]
+    assert r.result["verification"]["bytes_checked"] == 2 * 96 * 1024  # write and read
+
+
 def test_a_waiting_rank_yields_once_per_poll(engine, launcher, shm_dir, tmp_path):
     """Ranks above the slots: Open MPI's own polls yield the core
     (mpi_yield_when_idle, on by itself when oversubscribed), so the token's

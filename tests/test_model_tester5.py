@@ -87,9 +87,25 @@ def test_a_phase_with_no_rate_is_not_stored_as_a_prediction():
 
 def test_a_stripe_unit_that_cuts_a_point_into_millions_is_refused():
     """Item 9: stripe.unit=8 ran a quick point for many minutes."""
-    with pytest.raises(UsageError, match=r"into 4194304 pieces, .* use --set stripe.unit=32 or more"):
+    with pytest.raises(UsageError, match=r"into 4194304 pieces, .* use --set stripe.unit=128 or more"):
         predict_preset("cfs", load_machine("asci-red", ["stripe.unit=8"]), tests=["partitioned"],
                        ranks=["2"], blocks=["1m"], size="32m")
+
+
+def test_the_piece_limit_refuses_the_unit_that_took_minutes_and_keeps_the_readmes_point():
+    """Tester 6, item h: stripe.unit=32 (2^20 pieces) was accepted and took
+    82 s for one point; the limit is now 2^18, which the README's 1024-rank
+    ipsc860 point (1 GiB at its 4 KiB unit) exactly reaches."""
+    from pario.model.scope import MAX_PIECES
+    assert MAX_PIECES == 262144
+    with pytest.raises(UsageError, match=r"into 1048576 pieces, .* use --set stripe.unit=128 or more"):
+        predict_preset("cfs", load_machine("asci-red", ["stripe.unit=32"]), tests=["partitioned"],
+                       ranks=["2"], blocks=["1m"], size="32m")
+    from pario.model.scope import check_pieces
+    from pario.studies.io import IoPoint
+    point = IoPoint(test_id="partitioned", title="partitioned", layout="partitioned",
+                    phases=["write", "read"], ranks=1024, block=1 << 20, size=1 << 30)
+    check_pieces([point], load_machine("ipsc860", []))  # accepted: 262144 pieces
 
 
 def test_ascired_load_without_loaders_is_refused_and_nothing_stored(tmp_path):

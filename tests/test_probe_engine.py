@@ -9,9 +9,11 @@ import pytest
 
 
 def _probe(engine, launcher, ranks, directory, json_path, *extra, timeout=300):
-    argv = launcher.command(ranks, [engine, "probe", "--dir", str(directory), "--size", "32m",
-                                    "--memory", "128m", "--ops", "50", "--json", str(json_path),
-                                    *extra])
+    # a case's own --size/--memory/--ops stand instead of these (each option once)
+    defaults = [w for opt, v in (("--size", "32m"), ("--memory", "128m"), ("--ops", "50"))
+                if opt not in extra for w in (opt, v)]
+    argv = launcher.command(ranks, [engine, "probe", "--dir", str(directory), *defaults,
+                                    "--json", str(json_path), *extra])
     proc = subprocess.run(argv, capture_output=True, text=True, env=launcher.environment(),
                           timeout=timeout)
     assert proc.returncode == 0, proc.stderr

@@ -62,7 +62,7 @@ def test_a_stripe_unit_that_cuts_a_point_into_millions_of_pieces_is_refused(tmp_
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 2 and len(lines) == 1, r.stdout + r.stderr
     assert "stripe.unit 8 B cuts partitioned ranks=2 block=1 MiB" in lines[0], lines[0]
-    assert "more than the model simulates (1048576): use --set stripe.unit=" in lines[0], lines[0]
+    assert "more than the model simulates (262144): use --set stripe.unit=" in lines[0], lines[0]
     assert _runs(db) == []
 
 

@@ -8,6 +8,7 @@
 
 #include "util/check_mode.h"
 #include "util/fail.h"
+#include "util/safe_file.h"
 #include "version.h"
 
 int io_command(int argc, char **argv);
@@ -102,9 +103,12 @@ int main(int argc, char **argv)
         const engine_command *c = &commands[i];
         if (strcmp(cmd, c->name) != 0)
             continue;
-        if (!c->mpi)
+        if (!c->mpi) {
+            owned_files_remove_on_signal();
             return c->run(argc - 1, argv + 1);
+        }
         MPI_Init(&argc, &argv);
+        owned_files_remove_on_signal(); /* after MPI_Init: the handler is ours */
         int rank;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         fail_set_mpi(rank);

@@ -280,6 +280,9 @@ typedef struct backend_ops {
     /* Options (all may be NULL/0 when the backend has none). */
     const backend_option *options;
     size_t noptions;
+    /* The names of the valued options that may be given again (--hint),
+     * NULL-terminated; any other valued option given twice is refused. */
+    const char *const *repeatable;
     size_t config_size;
     void (*config_init)(void *config);
     void (*config_set)(void *config, int id, const char *opt, const char *arg);

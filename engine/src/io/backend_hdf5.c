@@ -653,6 +653,7 @@ const backend_ops backend_hdf5 = {
     .caps_for = hdf5_caps_for,
     .options = hdf5_options,
     .noptions = sizeof hdf5_options / sizeof hdf5_options[0],
+    .repeatable = (const char *const[]){"hint", NULL},
     .config_size = sizeof(hdf5_config),
     .config_init = hdf5_config_init,
     .config_set = hdf5_config_set,

@@ -372,6 +372,7 @@ const backend_ops backend_mpiio = {
     .caps_for = mpiio_caps_for,
     .options = mpiio_options,
     .noptions = sizeof mpiio_options / sizeof mpiio_options[0],
+    .repeatable = (const char *const[]){"hint", NULL},
     .config_size = sizeof(mpiio_config),
     .config_init = mpiio_config_init,
     .config_set = mpiio_config_set,

@@ -338,6 +338,18 @@ typedef struct option_entry {
     const backend_option *bopt;
 } option_entry;
 
+/* Whether a backend option may be given again: the same name may belong
+ * to several backends, and getopt hands back the first one's row. */
+static bool repeats(const backend_option *opt)
+{
+    const backend_ops *b;
+    for (size_t i = 0; (b = backend_at(i)) != NULL; i++)
+        for (const char *const *r = b->repeatable; r && *r; r++)
+            if (strcmp(*r, opt->name) == 0)
+                return true;
+    return false;
+}
+
 static void apply_backend_option(io_options *o, const backend_option *opt, const char *arg)
 {
     /* The same name may belong to several backends (e.g. --queue-depth). */
@@ -378,6 +390,10 @@ static void check_striping(io_options *o, const parse_state *s)
                    (unsigned long long)o->stripe.unit);
     if (o->direct && o->stripe.unit % 4096 != 0)
         fail_usage("--direct needs --stripe-unit to be a multiple of 4k (O_DIRECT alignment)");
+    if (o->api_caps & BACKEND_CAP_OBJECTS)
+        fail_usage("--stripe-dirs spreads a file over directories, and --api %s writes objects "
+                   "to one store: drop --stripe-dirs",
+                   o->api->name);
     if (!(o->api_caps & BACKEND_CAP_PER_CALL) ||
         (o->api_caps & (BACKEND_CAP_ASYNC | BACKEND_CAP_TRANSFER)))
         fail_usage("--stripe-dirs splits each call over the targets, which needs a per-call --api "
@@ -533,7 +549,8 @@ void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o
     /* backend options seen, applied once --api is known */
     const backend_option **pending = calloc((size_t)argc + 1, sizeof *pending);
     const char **pending_arg = calloc((size_t)argc + 1, sizeof *pending_arg);
-    if (!entries || !longopts || !pending || !pending_arg)
+    bool *seen = calloc(nentries, sizeof *seen);
+    if (!entries || !longopts || !pending || !pending_arg || !seen)
         fail_usage("out of memory parsing the options");
     size_t n = 0, npending = 0;
     for (size_t i = 0; i < NCORE; i++, n++) {
@@ -562,6 +579,9 @@ void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o
         /* "--block --json f": the next option is not a value */
         if (optarg && optarg[0] == '-' && optarg[1] == '-')
             fail_usage("--%s needs a value: see pario-engine io --help", longopts[which].name);
+        char shown[80];
+        snprintf(shown, sizeof shown, "--%s", longopts[which].name);
+        option_given(&seen[c - 1000], shown, optarg != NULL, e->bopt && repeats(e->bopt), "io");
         if (e->core) {
             e->core->set(o, s, optarg);
         } else {
@@ -569,6 +589,7 @@ void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o
             pending_arg[npending++] = optarg;
         }
     }
+    free(seen);
     if (s->help) {
         free(entries);
         free(longopts);

@@ -1082,12 +1082,20 @@ static void timed_phase(io_ctx *c, enum phase_kind kind, rank_record *rec, doubl
         drive(c, h, &P);
     rec->io_first = P.io_first;
     rec->io_done = clock_now() - c->epoch;
+    /* A collective-open backend's sync (MPI_File_sync, H5Fflush) and the
+     * agreement on failures are collective: the rank holding a whole
+     * share's token would wait in them for ranks that wait for the token.
+     * Its turn therefore ends with its calls; the sync follows together. */
+    const bool collective_end = o->api_caps & BACKEND_CAP_COLLECTIVE_OPEN;
+    if (collective_end)
+        token_leave_share(&c->ring);
     const bool apart = failed_apart(c, &L);
     if (writing && o->fsync && h && may_sync(c, apart) && (e = o->mover->sync(h)) != 0)
         record_error(c, e, "fsync %s: %s", P.path, strerror(e));
     rec->sync_done = clock_now() - c->epoch;
     rec->io_last = rec->sync_done;
-    token_leave_share(&c->ring);
+    if (!collective_end)
+        token_leave_share(&c->ring);
     if (h && (e = end_file(c, h, apart)) != 0)
         record_error(c, e, "close %s: %s", P.path, strerror(e));
     rec->close_done = clock_now() - c->epoch;

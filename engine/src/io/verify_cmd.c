@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../util/fail.h"
+#include "../util/options.h"
 #include "../util/input_file.h"
 #include "../util/pattern.h"
 #include "../util/sizes.h"
@@ -163,9 +164,15 @@ int verify_command(int argc, char **argv)
     opterr = 0;
     optind = 1;
     int c, which = 0;
+    bool seen[O_SUNIT - O_FILE + 1] = {false}; /* valued options given: once each */
     while ((c = getopt_long(argc, argv, ":", opts, &which)) != -1) {
         if (optarg && optarg[0] == '-' && optarg[1] == '-' && c >= O_FILE)
             fail_usage("--%s needs a value: see pario-engine verify --help", opts[which].name);
+        if (c >= O_FILE && c <= O_SUNIT) {
+            char shown[40];
+            snprintf(shown, sizeof shown, "--%s", opts[which].name);
+            option_given(&seen[c - O_FILE], shown, optarg != NULL, false, "verify");
+        }
         switch (c) {
         case O_FILE: file = optarg; break;
         case O_SEED: seed = parse_u64("--seed", optarg); seed_given = true; break;

@@ -82,13 +82,22 @@ static void usage(const command_spec *cmd)
         printf("\n%s\n", cmd->epilogue);
 }
 
+void option_given(bool *seen, const char *shown, bool valued, bool repeatable, const char *cmd)
+{
+    if (valued && !repeatable && *seen)
+        fail_usage("%s is given twice: give it once (pario-engine %s would take only the last)",
+                   shown, cmd);
+    *seen = true;
+}
+
 int options_parse(const command_spec *cmd, int argc, char **argv, int rank, option_setter set,
                    void *ctx)
 {
     const size_t n = cmd->noptions;
     struct option *longopts = calloc(n + 2, sizeof *longopts);
     char *shorts = calloc(2 * n + 2, 1);
-    if (!longopts || !shorts)
+    bool *seen = calloc(n + 1, sizeof *seen);
+    if (!longopts || !shorts || !seen)
         fail_usage("out of memory parsing the options");
     size_t ns = 0;
     shorts[ns++] = ':'; /* a missing value is ':', not '?' */
@@ -111,6 +120,7 @@ int options_parse(const command_spec *cmd, int argc, char **argv, int rank, opti
         if (c == HELP_ID) {
             free(longopts);
             free(shorts);
+            free(seen);
             if (rank == 0)
                 usage(cmd);
             fail_exit(0, 0, "%s", "");
@@ -140,8 +150,10 @@ int options_parse(const command_spec *cmd, int argc, char **argv, int rank, opti
         /* "--size --json f": the next option is not a value */
         if (optarg && optarg[0] == '-' && optarg[1] == '-')
             fail_usage("%s needs a value: see pario-engine %s --help", shown, cmd->name);
+        option_given(&seen[o - cmd->options], shown, o->arg != NULL, false, cmd->name);
         set(ctx, o->id, shown, optarg);
     }
+    free(seen);
     free(longopts);
     free(shorts);
     if (argc - optind > cmd->operands)

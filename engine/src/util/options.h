@@ -14,6 +14,7 @@
 #ifndef PARIO_OPTIONS_H
 #define PARIO_OPTIONS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,6 +61,13 @@ int options_parse(const command_spec *cmd, int argc, char **argv, int rank, opti
 
 /* One option's --help line(s), in the column every command uses. */
 void option_print(const char *name, const char *arg, const char *help);
+
+/* Every table-driven parser calls this for each option it meets, with
+ * the option's own `seen` flag: a valued option given twice would run
+ * with the last value silently, so it is refused by name unless it
+ * repeats by design (a backend's --hint, backend_ops.repeatable; no
+ * kernel's option_spec row repeats). */
+void option_given(bool *seen, const char *shown, bool valued, bool repeatable, const char *cmd);
 
 /* Values.  Each returns the value or fails with its one line. */
 /* A size ("4k", "1m", "2g"; powers of 1024) of at least 1 byte. */

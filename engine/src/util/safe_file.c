@@ -4,16 +4,106 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The files this process created and has not removed, for the signal
+ * handler below: a fixed table (nothing is allocated in a handler), each
+ * row written whole before it is counted. */
+enum { MADE_MAX = 256 };
+static struct made_row {
+    dev_t dev;
+    ino_t ino;
+    volatile sig_atomic_t live;
+    char path[PATH_MAX];
+} made[MADE_MAX];
+static volatile sig_atomic_t nmade;
+
+static void made_add(const owned_file *who, const char *path)
+{
+    int i = 0;
+    while (i < nmade && made[i].live)
+        i++;
+    if (i == MADE_MAX || strlen(path) >= sizeof made[i].path)
+        return; /* beyond the table: the front end's ledger still knows it */
+    made[i].dev = who->dev;
+    made[i].ino = who->ino;
+    memcpy(made[i].path, path, strlen(path) + 1);
+    made[i].live = 1;
+    if (i == nmade)
+        nmade = i + 1;
+}
+
+static void made_forget(const owned_file *who)
+{
+    for (int i = 0; i < nmade; i++)
+        if (made[i].live && made[i].dev == who->dev && made[i].ino == who->ino)
+            made[i].live = 0;
+}
+
+/* SIGINT/SIGTERM (Ctrl-C, mpirun passing on its own, a timeout): remove
+ * the files this process created, each only while its name still holds
+ * that very file, say so in one line and exit non-zero.  Only
+ * async-signal-safe calls (lstat, unlink, write, _exit). */
+static void remove_made_and_exit(int sig)
+{
+    int removed = 0;
+    for (int i = 0; i < nmade; i++) {
+        struct stat st;
+        if (made[i].live && lstat(made[i].path, &st) == 0 && S_ISREG(st.st_mode) &&
+            st.st_dev == made[i].dev && st.st_ino == made[i].ino && unlink(made[i].path) == 0)
+            removed++;
+    }
+    if (removed) {
+        char line[160] = "pario-engine: stopped by ";
+        size_t n = strlen(line);
+        const char *what = sig == SIGINT ? "SIGINT" : "SIGTERM";
+        memcpy(line + n, what, strlen(what));
+        n += strlen(what);
+        const char *rest = ": removed the files this process created (";
+        memcpy(line + n, rest, strlen(rest));
+        n += strlen(rest);
+        char digits[12];
+        int k = 0;
+        for (int v = removed; v; v /= 10)
+            digits[k++] = (char)('0' + v % 10);
+        while (k)
+            line[n++] = digits[--k];
+        const char *end = removed == 1 ? " file)\n" : " files)\n";
+        memcpy(line + n, end, strlen(end));
+        n += strlen(end);
+        if (write(STDERR_FILENO, line, n) < 0) {
+            /* nothing more to do */
+        }
+    }
+    _exit(128 + sig);
+}
+
+void owned_files_remove_on_signal(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = remove_made_and_exit;
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 /* One line in the front end's ledger (safe_file.h); best effort: without
- * it the front end removes nothing, which is the safe side. */
+ * it the front end removes nothing, which is the safe side.  Every made
+ * and gone file also passes here, so the signal handler's table follows. */
 static void ledger(const char *what, const owned_file *who, const char *path)
 {
+    if (what[0] == 'm')
+        made_add(who, path);
+    else
+        made_forget(who);
     const char *name = getenv(OWNED_LEDGER_ENV);
     if (!name || !*name)
         return;

@@ -72,4 +72,10 @@ int open_ours(const char *path, int flags, const owned_file *who);
  * made and did not remove itself: never a file put there in its place. */
 #define OWNED_LEDGER_ENV "PARIO_OWNED_LEDGER"
 
+/* On SIGINT or SIGTERM, remove every file this process created and has
+ * not removed (each only while its name still holds that file), say so in
+ * one line on stderr and exit with 128 + the signal: a run stopped by
+ * Ctrl-C, mpirun or a timeout leaves none of its files behind. */
+void owned_files_remove_on_signal(void);
+
 #endif

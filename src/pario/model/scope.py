@@ -196,11 +196,16 @@ def check_sets(points, machine, origin):
 
 
 # The most stripe-unit pieces of one point's files the model simulates in a
-# phase: each is an event of the core, and at about 25 thousand a second a
-# million is a phase of under a minute (the README's 1024-rank point, 1 GiB
-# at 4 KiB units, is a quarter of it); a tiny --set stripe.unit would
-# otherwise cut a quick point into millions and run for hours.
-MAX_PIECES = 1 << 20
+# phase: each is an event of the core.  Measured 2026-11-23 on the shared
+# 2-core machine, one asci-red point (`pario model cfs --quick --machine
+# asci-red --tests partitioned --ranks 2 --blocks 1m --set stripe.unit=U`):
+# 3.0 s at 2^15 pieces, 5.7 s at 2^16, 11.2 s at 2^17, 17.4 s at 2^18 and
+# 82 s at the earlier limit of 2^20 (tester 6, item h); ipsc860 is cheaper
+# per piece (6.6 s at 2^18).  2^18 is the README's 1024-rank ipsc860 point
+# (1 GiB at 4 KiB units) exactly, so the limit stays there: lower would
+# refuse that documented point.  A tiny --set stripe.unit would otherwise
+# cut a quick point into millions and run for hours.
+MAX_PIECES = 1 << 18
 
 
 def check_pieces(points, machine):

@@ -20,6 +20,7 @@
 #include "../../util/clock.h"
 #include "../../util/disk_full.h"
 #include "../../util/check_mode.h"
+#include "../../util/options.h"
 #include "../../util/fail.h"
 #include "../../util/json.h"
 #include "../../util/mpiio_env.h"
@@ -113,9 +114,15 @@ static void parse(int argc, char **argv, int rank, bt_options *o)
     int c, which = 0, grid = 0;
     double dt = 0;
     char *end;
+    bool seen[O_HELP - O_CLASS + 1] = {false}; /* valued options given: once each */
     while ((c = getopt_long(argc, argv, ":", opts, &which)) != -1) {
         if (optarg && optarg[0] == '-' && optarg[1] == '-')
             fail_usage("--%s needs a value: see pario-engine bt --help", opts[which].name);
+        if (c >= O_CLASS && c <= O_HELP) {
+            char shown[40];
+            snprintf(shown, sizeof shown, "--%s", opts[which].name);
+            option_given(&seen[c - O_CLASS], shown, optarg != NULL, c == O_HINT, "bt");
+        }
         switch (c) {
         case O_CLASS:
             if (strlen(optarg) != 1 || !(o->cls = bt_class_find(optarg[0])))

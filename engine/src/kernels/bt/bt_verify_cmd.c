@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "../../util/fail.h"
+#include "../../util/options.h"
 #include "bt.h"
 #include "btio.h"
 
@@ -55,9 +56,15 @@ int verify_bt_command(int argc, char **argv)
     opterr = 0;
     optind = 1;
     int c, which = 0;
+    bool seen[O_HELP - O_CLASS + 1] = {false}; /* valued options given: once each */
     while ((c = getopt_long(argc, argv, ":", opts, &which)) != -1) {
         if (optarg && optarg[0] == '-' && optarg[1] == '-')
             fail_usage("--%s needs a value: see pario-engine verify-bt --help", opts[which].name);
+        if (c >= O_CLASS && c <= O_HELP) {
+            char shown[40];
+            snprintf(shown, sizeof shown, "--%s", opts[which].name);
+            option_given(&seen[c - O_CLASS], shown, optarg != NULL, false, "verify-bt");
+        }
         switch (c) {
         case O_CLASS:
             if (strlen(optarg) != 1 || !(cls = bt_class_find(optarg[0])))
