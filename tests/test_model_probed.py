@@ -640,13 +640,7 @@ def test_a_probe_without_the_one_core_hand_over_takes_the_yielding_threads_ring(
 def test_a_probe_without_good_rows_is_refused_as_a_machine(runs, tmp_path, edit, phrase):
     """A probe made before these rows existed, or with a value no machine can
     have: one line naming the row and the fix, exit 2, nothing stored."""
-    db = _copy_db(runs, tmp_path)
-    con = sqlite3.connect(db)
-    for pid, text in con.execute("SELECT id, result_json FROM points WHERE run_id=1").fetchall():
-        doc = json.loads(text)
-        edit(doc["components"])
-        con.execute("UPDATE points SET result_json=? WHERE id=?", (json.dumps(doc), pid))
-    con.commit()
+    db = _probe_edited(runs, tmp_path, edit)
     before = _count_runs(db)
     r = pario("model", "cfs", *PLAN, "--machine", "probe:1", db=db)
     assert r.returncode == 2, r.stdout
