@@ -129,9 +129,6 @@ const char *mpiio_hint_add(mpiio_settings *s, const char *text, char *why, size_
 
 const char *mpiio_impl_parse(mpiio_settings *s, const char *text, char *why, size_t len)
 {
-    /* the last one would win silently, as with --fsync --no-fsync */
-    if (s->choice != MPIIO_IMPL_AUTO)
-        return failf(why, len, "--mpiio-impl is given twice: give it once (romio or ompio)");
     if (strcmp(text, "romio") == 0)
         s->choice = MPIIO_IMPL_ROMIO;
     else if (strcmp(text, "ompio") == 0)
