@@ -55,8 +55,12 @@ def test_quick_cfs_runs_and_verifies_on_the_volume(volume_dir, tmp_path):
         assert doc["verification"]["ok"] and doc["verification"]["bytes_checked"] > 0
         for phase in doc["phases"]:
             if phase["name"] == "read":
-                # evicted: nothing of the file was in the client's page cache
-                assert all(it["cache_resident_fraction"] == 0 for it in phase["iterations"]), phase
+                # evicted: the file was not in the client's page cache; as in
+                # test_evict_sends_reads_to_the_bricks, POSIX_FADV_DONTNEED
+                # skips a page the kernel still holds busy (one 4 KiB page of
+                # 8 MiB stayed in 2 of today's runs), a kept cache is ~1.0
+                assert all(0 <= it["cache_resident_fraction"] <= 0.01
+                           for it in phase["iterations"]), phase
     assert os.listdir(d) == []
 
 
