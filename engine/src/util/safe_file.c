@@ -58,29 +58,27 @@ static void remove_made_and_exit(int sig)
             st.st_dev == made[i].dev && st.st_ino == made[i].ino && unlink(made[i].path) == 0)
             removed++;
     }
-    /* One line whether or not a file was live: between iterations a run
-     * has removed its file and not yet made the next. */
-    char line[160] = "pario-engine: stopped by ";
-    size_t n = strlen(line);
-    const char *what = sig == SIGINT ? "SIGINT" : "SIGTERM";
-    memcpy(line + n, what, strlen(what));
-    n += strlen(what);
-    const char *rest = ": removed the files this process created (";
-    memcpy(line + n, rest, strlen(rest));
-    n += strlen(rest);
-    char digits[12];
-    int k = 0;
-    int v = removed;
-    do
-        digits[k++] = (char)('0' + v % 10);
-    while ((v /= 10) != 0);
-    while (k)
-        line[n++] = digits[--k];
-    const char *end = removed == 1 ? " file)\n" : " files)\n";
-    memcpy(line + n, end, strlen(end));
-    n += strlen(end);
-    if (write(STDERR_FILENO, line, n) < 0) {
-        /* nothing more to do */
+    if (removed) {
+        char line[160] = "pario-engine: stopped by ";
+        size_t n = strlen(line);
+        const char *what = sig == SIGINT ? "SIGINT" : "SIGTERM";
+        memcpy(line + n, what, strlen(what));
+        n += strlen(what);
+        const char *rest = ": removed the files this process created (";
+        memcpy(line + n, rest, strlen(rest));
+        n += strlen(rest);
+        char digits[12];
+        int k = 0;
+        for (int v = removed; v; v /= 10)
+            digits[k++] = (char)('0' + v % 10);
+        while (k)
+            line[n++] = digits[--k];
+        const char *end = removed == 1 ? " file)\n" : " files)\n";
+        memcpy(line + n, end, strlen(end));
+        n += strlen(end);
+        if (write(STDERR_FILENO, line, n) < 0) {
+            /* nothing more to do */
+        }
     }
     _exit(128 + sig);
 }
