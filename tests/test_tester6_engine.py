@@ -95,13 +95,16 @@ def test_a_stopped_io_run_removes_the_files_it_created_and_only_those(engine, la
     theirs = os.path.join(shm_dir, "users-file")
     with open(theirs, "w") as f:
         f.write("keep me")
-    cmd = [engine, "io", "--dir", shm_dir, "--block", "4k", "--size", "256m", "--iterations", "50"]
+    # one iteration of a file big enough to outlive the signal: a run of
+    # many iterations removes its file between them, and a signal there
+    # has nothing to remove (and says nothing)
+    cmd = [engine, "io", "--dir", shm_dir, "--block", "4k", "--size", "1g", "--iterations", "1"]
     argv = cmd if ranks == 1 else launcher.command(ranks, cmd)
     p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                          env=launcher.environment(), start_new_session=True)
     try:
         _wait_for_file(shm_dir, {"users-file"})
-        time.sleep(0.5)  # past the create, into the timed phases
+        time.sleep(0.2)  # past the create, into the timed write
         p.send_signal(getattr(signal, sig))
         _, err = p.communicate(timeout=60)
     finally:
