@@ -81,7 +81,7 @@ value with its source."""
 import json
 
 from ..errors import UsageError
-from ..studies.probe import KIND as PROBE, component_best
+from ..studies.probe import KIND as PROBE, component_expected_best
 from ..units import format_size
 from .machine import Machine, apply_overrides, check_relations
 from . import read_start
@@ -335,7 +335,7 @@ def _buffer_rates(put, run_id, rows, oc_write, oc_read, table2, where):
                              f"{best} s, no more than opening the file: {NEWER_PROBE}")
         put(name, _rate(1 / per_byte),
             f"{table2} 'storage, collective-buffer calls, {label}': {format_size(rows['bytes'])} in "
-            f"{format_size(rows['call_bytes'])} calls, best {best * 1e3:.2f} ms, less open/close"
+            f"{format_size(rows['call_bytes'])} calls, {best * 1e3:.2f} ms (the best of one call size's trials that every call size's trials expect), less open/close"
             + (" and disk.read_latency" if "read" in key and fixed > oc_write else "")
             + " over its bytes")
 
@@ -427,20 +427,24 @@ def machine_from_probe(store, run_id, overrides=()):
     if cores < 1 or memory < 1:
         raise UsageError(f"probe run {run_id} does not say how many cores and how much memory its "
                          f"host has (mpi.hosts): {NEWER_PROBE}")
-    # A component measured alike at every point (all but the streams) is
-    # the best of every point's trials, as Tables 2 and 3 show it.
+    # A component measured alike at every point (all but the streams)
+    # pools every point's trials; the model takes the best of one point's
+    # number of trials they expect (studies/probe.expected_best), the same
+    # statistic as a stream row's (its point's best) and a measured
+    # point's figure, where Tables 2 and 3 show the best of them all.
     pooled = [r for d in docs if d["mpi"]["ranks"] == main["mpi"]["ranks"]
               for r in PROBE.records(None, d)]
     n_points = len({r.params["block"] for r in pooled})
-    every = f"best of every trial at all {n_points} call sizes" if n_points > 1 else "best"
-    oc_read = component_best(pooled, "open_read")
-    oc_write = component_best(pooled, "open_write")
+    every = (f"the best of one call size's trials that all {n_points} call sizes' trials expect"
+             if n_points > 1 else "best")
+    oc_read = component_expected_best(pooled, "open_read")
+    oc_write = component_expected_best(pooled, "open_write")
     servers = int(main["params"].get("servers") or 1)
 
     put("network.latency", "0s", "a call is a system call on this host, not a message: its cost is "
                                  "in the fitted disk costs")
     if token:
-        plain, crowded = component_best(pooled, "token_pass"), component_best(pooled, "token_pass_crowded")
+        plain, crowded = component_expected_best(pooled, "token_pass"), component_expected_best(pooled, "token_pass_crowded")
         if not (plain and crowded and plain > 0 and crowded > 0):
             raise UsageError(f"probe run {run_id}: its token hand-over times ({plain}, {crowded} s) "
                              f"are not positive: {NEWER_PROBE}")
@@ -453,7 +457,7 @@ def machine_from_probe(store, run_id, overrides=()):
         # threads, whose next holder is sometimes running already on a core
         # of its own (probe_cmd.c: 2.0 us on one core, 1.7 us beside the
         # threads, best of 9, shared machine).
-        shared = component_best(pooled, "token_pass_shared_core")
+        shared = component_expected_best(pooled, "token_pass_shared_core")
         if shared and shared > 0:
             put("network.token_latency_crowded", _time(shared),
                 f"{table3} 'token hand-over, ranks 0 and 1 on one core': {every}, time per "
@@ -477,7 +481,7 @@ def machine_from_probe(store, run_id, overrides=()):
     coll = c["collective_mpiio"]
     for key, which, label in (("client.collective_overhead", "read_seconds", "read"),
                               ("client.collective_write_overhead", "write_seconds", "write")):
-        best = component_best(pooled, f"collective_{label}")
+        best = component_expected_best(pooled, f"collective_{label}")
         if not best or best <= 0:
             raise UsageError(f"probe run {run_id}: its collective MPI-IO {label} call took {best} s, "
                              f"not a positive time: {NEWER_PROBE}")
@@ -485,7 +489,7 @@ def machine_from_probe(store, run_id, overrides=()):
             f"{table3} 'collective MPI-IO {label} call, 1 byte per rank': {every}, time per call "
             f"({coll['implementation']}, {coll['aggregators']} aggregators, {coll['calls']} calls); "
             "its own 1-byte transfer is a few microseconds of it")
-    library = component_best(pooled, "collective_open")
+    library = component_expected_best(pooled, "collective_open")
     if library and library > 0:
         put("client.mpiio_open_close", _time(library),
             f"{table3} 'collective MPI-IO open and close, every rank': {every}, time per pair "
@@ -496,7 +500,7 @@ def machine_from_probe(store, run_id, overrides=()):
             "file.open_close_*")
     put("file.open_close_read", _time(oc_read), f"{table3} 'open / read a byte / close', {every}")
     put("file.open_close_write", _time(oc_write), f"{table3} 'open / write a byte / close', {every}")
-    lock = component_best(pooled, "lock")
+    lock = component_expected_best(pooled, "lock")
     if lock and lock > 0:
         put("file.lock_overhead", _time(lock),
             f"{table3} 'byte-range lock and unlock (fcntl)': {every}, time per pair, rank 0 on ranges "
@@ -601,7 +605,7 @@ def machine_from_probe(store, run_id, overrides=()):
     put("agent.count", 0, "no service agents")
     put("agent.overhead", "0s", "no service agents; collective MPI-IO's aggregators, which act as "
                                 "agents, cost their copy (agent.copy_rate)")
-    mem_rank = component_best(pooled, "memory_rank") * MIB
+    mem_rank = component_expected_best(pooled, "memory_rank") * MIB
     put("agent.copy_rate", _rate(mem_rank),
         f"{table2} 'memory copy, slowest rank' (all ranks copying at once), {every}: a collective "
         "MPI-IO aggregator copies every call's data through its collective buffer")
@@ -659,11 +663,11 @@ def machine_from_probe(store, run_id, overrides=()):
             put(over_key, _time(max(per_call, 0.0)),
                 fit + ("; a negative slope is noise: no cost per call" if per_call < 0 else ""))
     buffers = c.get("buffer_streams")
-    if buffers:  # each row's best of every point's trials, as Table 2 shows it
+    if buffers:  # each row pooled over every point's trials, as the other pooled rows
         rows = {"write_seconds": "buffer_write", "read_seconds": "buffer_read",
                 "two_writers_seconds": "buffer_writers", "two_readers_seconds": "buffer_readers"}
-        buffers = {**buffers, **{k: {**buffers[k], "best": buffers["bytes"] / MIB / component_best(pooled, r)}
-                                 for k, r in rows.items() if k in buffers and component_best(pooled, r)}}
+        buffers = {**buffers, **{k: {**buffers[k], "best": buffers["bytes"] / MIB / component_expected_best(pooled, r)}
+                                 for k, r in rows.items() if k in buffers and component_expected_best(pooled, r)}}
     _buffer_rates(put, run_id, buffers, oc_write, oc_read + latency, table2, where)
     cb = c["collective_mpiio"].get("cb_buffer_size")
     if cb:
@@ -693,7 +697,7 @@ def machine_from_probe(store, run_id, overrides=()):
 
     put("host.cores", cores, f"{where}: mpi.hosts, the {cores} cores of {host}; ranks above them "
                              "share cores")
-    busy = component_best(pooled, "busy_handover")
+    busy = component_expected_best(pooled, "busy_handover")
     busy_threads = (c.get("busy_handover") or {}).get("busy_threads", cores)
     if busy and busy > 0:
         put("host.busy_handover", _time(busy),
