@@ -849,9 +849,11 @@ def test_a_probe_whose_stream_misses_its_own_line_is_named_in_the_plan_and_in_sh
     pid, text = con.execute("SELECT id, result_json FROM points WHERE run_id=1 AND block_bytes=65536").fetchone()
     doc = json.loads(text)
     row = doc["components"]["stream_write"]
-    row["seconds"]["best"] *= 30
+    row["seconds"]["best"] *= 30  # every trial, as the model reads each row's trials (as_best_of)
+    row["seconds"]["values"] = [v * 30 for v in row["seconds"]["values"]]
     if "mib_per_s" in row:
         row["mib_per_s"]["best"] /= 30
+        row["mib_per_s"]["values"] = [v / 30 for v in row["mib_per_s"]["values"]]
     con.execute("UPDATE points SET result_json=? WHERE id=?", (json.dumps(doc), pid))
     con.commit()
     con.close()
@@ -1036,3 +1038,39 @@ def test_expected_best_is_the_order_statistic_of_a_pick():
     assert expected_best(nine, 1) == pytest.approx(5.0)  # one trial: their mean
     assert expected_best(nine, 9) == 9 and expected_best(nine, 12, "min") == 1
     assert expected_best([], 3) is None
+
+
+def test_a_probe_row_stands_for_the_best_of_the_measured_runs_trials():
+    """A measured figure is the best of its run's trials: each probe row is
+    taken as the best of that many that its own trials expect, a time the
+    smaller way, a rate the larger; a row's trials are kept as measured."""
+    from pario.model.probed import as_best_of
+    doc = {"components": {"s": {"seconds": {"values": [3.0, 1.0, 2.0], "best": 1.0},
+                                "mib_per_s": {"values": [10.0, 30.0, 20.0], "best": 30.0}},
+                          "rows": [{"values": [5.0, 7.0], "best": 7.0}], "other": 4}}
+    two = as_best_of(doc, 2)
+    assert two["components"]["s"]["seconds"]["best"] == pytest.approx((1 * 2 + 2 * 1) / 3)
+    assert two["components"]["s"]["mib_per_s"]["best"] == pytest.approx((30 * 2 + 20 * 1) / 3)
+    assert two["components"]["s"]["seconds"]["values"] == [3.0, 1.0, 2.0]
+    assert two["components"]["rows"][0]["best"] == 7.0 and two["components"]["other"] == 4
+    assert as_best_of(doc, 1)["components"]["rows"][0]["best"] == pytest.approx(6.0)
+    assert doc["components"]["s"]["seconds"]["best"] == 1.0  # the stored document is not changed
+
+
+def test_a_prediction_of_fewer_trials_is_no_faster(runs, tmp_path):
+    """pario model with the measured run's --iterations: one trial is the
+    mean of the probe's trials, two their expected best of two; the
+    parameters' sources say which."""
+    db = _copy_db(runs, tmp_path)
+    figures = {}
+    for n in (1, 2):
+        r = pario("model", "cfs", "--quick", "--tests", "partitioned", "--ranks", "1", "--blocks", "1m",
+                  "--size", "4m", "--machine", "probe:1", "--iterations", str(n), db=db)
+        assert r.returncode == 0, r.stderr
+        figures[n] = float(re.search(r"\n\s+1\s+([0-9.]+)", r.stdout.split("Figure")[1]).group(1))
+    assert 0 < figures[1] <= figures[2]
+    con = sqlite3.connect(db)
+    sources = [json.loads(t)["model"]["machine"] for (t,) in con.execute(
+        "SELECT result_json FROM points WHERE run_id=(SELECT max(id) FROM runs)")]
+    con.close()
+    assert "the best of 2 trials that its pooled trials expect" in json.dumps(sources)

@@ -89,6 +89,15 @@ def model_points(experiment, options):
     return kind_of(experiment.data).plan(experiment.data, options)
 
 
+def measured_trials(experiment, options):
+    """The trials per point a measured run of this plan takes (its best is
+    the figure): the plan as 'pario run' makes it, before the model's own
+    default of one deterministic trial."""
+    points, _ = kind_of(experiment.data).plan(experiment.data, {**options, "slots": 1 << 20,
+                                                                 "slots_from": "a modelled machine"})
+    return points[0].iterations if points else None
+
+
 def predict_preset(name, machine, **options):
     """[(point, result document)] of 'pario model NAME' with `options`
     (tests=["partitioned"], ranks=["16"], blocks=["1m"], size="128m", ...)
@@ -129,6 +138,12 @@ def run_model(args, out=None):
         raise UsageError(f"{experiment.origin} is a study of kind {kind.name}, which the model does "
                          "not predict: use an access-pattern (io) preset such as cfs")
     options = {k: v for k, v in vars(args).items() if k not in ("func", "parameters", "print_machine")}
+    if store is not None:
+        # A measured figure is the best of its run's trials (the preset's
+        # iterations, or --iterations): the probe's rows are taken as the
+        # best of that many (probed.as_best_of), not of however many the
+        # probe happened to run.
+        machine = machine_by_spec(args.machine, args.set or [], store, measured_trials(experiment, options))
     for dest, flag in _ENGINE_ONLY.items():
         if options.get(dest) is not None:  # kind options default to None: given
             raise UsageError(f"{flag} acts on real files and does not apply to pario model: drop it")

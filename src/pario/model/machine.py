@@ -196,16 +196,17 @@ def apply_overrides(machine, overrides):
     check_relations(machine.values, "--set")
 
 
-def machine_by_spec(spec, overrides=(), store=None):
+def machine_by_spec(spec, overrides=(), store=None, trials=None):
     """--machine: a shipped name, a .toml file, or probe:RUN (a stored
-    `pario probe` run of `store`, see probed.py)."""
+    `pario probe` run of `store`, see probed.py; its rows taken as the best
+    of `trials` trials, the measured run's --iterations, when given)."""
     if spec.startswith("probe:"):
         from .probed import machine_from_probe
 
         text = spec[len("probe:"):]
         if not text.isdigit() or int(text) < 1:
             raise UsageError(f"--machine {spec}: give a probe run's id, e.g. probe:7 (see 'pario list')")
-        return machine_from_probe(store, int(text), overrides)
+        return machine_from_probe(store, int(text), overrides, trials)
     return load_machine(spec, overrides)
 
 

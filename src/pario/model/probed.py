@@ -81,7 +81,7 @@ value with its source."""
 import json
 
 from ..errors import UsageError
-from ..studies.probe import KIND as PROBE, component_expected_best
+from ..studies.probe import KIND as PROBE, component_expected_best, expected_best
 from ..units import format_size
 from .machine import Machine, apply_overrides, check_relations
 from . import read_start
@@ -394,9 +394,32 @@ def _rate(bps):
     return f"{bps / MIB:.6g}MB/s"
 
 
-def machine_from_probe(store, run_id, overrides=()):
-    """The Machine that probe run `run_id` of `store` measured."""
+def as_best_of(doc, trials):
+    """`doc` (a probe point's result) with every row's "best" (of its own
+    trials) replaced by the best of `trials` trials its trials expect
+    (studies/probe.expected_best): a measured figure is the best of its
+    run's --iterations, so a prediction of it takes every row as the best
+    of that many.  Rows keep their "values"; which way is best is the way
+    the row's own best lies."""
+    if isinstance(doc, list):
+        return [as_best_of(x, trials) for x in doc]
+    if not isinstance(doc, dict):
+        return doc
+    out = {k: as_best_of(x, trials) for k, x in doc.items()}
+    values = [x for x in out.get("values") or [] if isinstance(x, (int, float))]
+    if "best" in out and values and len(values) == len(out["values"]):
+        better = "min" if out["best"] == min(values) and out["best"] != max(values) else "max"
+        out["best"] = expected_best(values, trials, better)
+    return out
+
+
+def machine_from_probe(store, run_id, overrides=(), trials=None):
+    """The Machine that probe run `run_id` of `store` measured.  `trials`:
+    the number of trials whose best the predictions stand for (a measured
+    run's --iterations; None: each row's own point's trials)."""
     run, docs = _probe_docs(store, run_id)
+    if trials:
+        docs = as_best_of(docs, trials)
     main = max(docs, key=lambda d: (d["params"].get("block_bytes") == 1 << 20,
                                     d["params"].get("block_bytes", 0)))
     c, t = main["components"], main["target"]
@@ -435,16 +458,20 @@ def machine_from_probe(store, run_id, overrides=()):
     pooled = [r for d in docs if d["mpi"]["ranks"] == main["mpi"]["ranks"]
               for r in PROBE.records(None, d)]
     n_points = len({r.params["block"] for r in pooled})
-    every = (f"the best of one call size's trials that all {n_points} call sizes' trials expect"
-             if n_points > 1 else "best")
-    oc_read = component_expected_best(pooled, "open_read")
-    oc_write = component_expected_best(pooled, "open_write")
+    if trials:
+        every = (f"the best of {trials} trials that its {'pooled ' if n_points > 1 else ''}trials expect"
+                 if trials > 1 else "the mean of its trials (a measured figure of one trial)")
+    else:
+        every = (f"the best of one call size's trials that all {n_points} call sizes' trials expect"
+                 if n_points > 1 else "best")
+    oc_read = component_expected_best(pooled, "open_read", trials)
+    oc_write = component_expected_best(pooled, "open_write", trials)
     servers = int(main["params"].get("servers") or 1)
 
     put("network.latency", "0s", "a call is a system call on this host, not a message: its cost is "
                                  "in the fitted disk costs")
     if token:
-        plain, crowded = component_expected_best(pooled, "token_pass"), component_expected_best(pooled, "token_pass_crowded")
+        plain, crowded = component_expected_best(pooled, "token_pass", trials), component_expected_best(pooled, "token_pass_crowded", trials)
         if not (plain and crowded and plain > 0 and crowded > 0):
             raise UsageError(f"probe run {run_id}: its token hand-over times ({plain}, {crowded} s) "
                              f"are not positive: {NEWER_PROBE}")
@@ -457,7 +484,7 @@ def machine_from_probe(store, run_id, overrides=()):
         # threads, whose next holder is sometimes running already on a core
         # of its own (probe_cmd.c: 2.0 us on one core, 1.7 us beside the
         # threads, best of 9, shared machine).
-        shared = component_expected_best(pooled, "token_pass_shared_core")
+        shared = component_expected_best(pooled, "token_pass_shared_core", trials)
         if shared and shared > 0:
             put("network.token_latency_crowded", _time(shared),
                 f"{table3} 'token hand-over, ranks 0 and 1 on one core': {every}, time per "
@@ -481,7 +508,7 @@ def machine_from_probe(store, run_id, overrides=()):
     coll = c["collective_mpiio"]
     for key, which, label in (("client.collective_overhead", "read_seconds", "read"),
                               ("client.collective_write_overhead", "write_seconds", "write")):
-        best = component_expected_best(pooled, f"collective_{label}")
+        best = component_expected_best(pooled, f"collective_{label}", trials)
         if not best or best <= 0:
             raise UsageError(f"probe run {run_id}: its collective MPI-IO {label} call took {best} s, "
                              f"not a positive time: {NEWER_PROBE}")
@@ -489,7 +516,7 @@ def machine_from_probe(store, run_id, overrides=()):
             f"{table3} 'collective MPI-IO {label} call, 1 byte per rank': {every}, time per call "
             f"({coll['implementation']}, {coll['aggregators']} aggregators, {coll['calls']} calls); "
             "its own 1-byte transfer is a few microseconds of it")
-    library = component_expected_best(pooled, "collective_open")
+    library = component_expected_best(pooled, "collective_open", trials)
     if library and library > 0:
         put("client.mpiio_open_close", _time(library),
             f"{table3} 'collective MPI-IO open and close, every rank': {every}, time per pair "
@@ -500,7 +527,7 @@ def machine_from_probe(store, run_id, overrides=()):
             "file.open_close_*")
     put("file.open_close_read", _time(oc_read), f"{table3} 'open / read a byte / close', {every}")
     put("file.open_close_write", _time(oc_write), f"{table3} 'open / write a byte / close', {every}")
-    lock = component_expected_best(pooled, "lock")
+    lock = component_expected_best(pooled, "lock", trials)
     if lock and lock > 0:
         put("file.lock_overhead", _time(lock),
             f"{table3} 'byte-range lock and unlock (fcntl)': {every}, time per pair, rank 0 on ranges "
@@ -605,7 +632,7 @@ def machine_from_probe(store, run_id, overrides=()):
     put("agent.count", 0, "no service agents")
     put("agent.overhead", "0s", "no service agents; collective MPI-IO's aggregators, which act as "
                                 "agents, cost their copy (agent.copy_rate)")
-    mem_rank = component_expected_best(pooled, "memory_rank") * MIB
+    mem_rank = component_expected_best(pooled, "memory_rank", trials) * MIB
     put("agent.copy_rate", _rate(mem_rank),
         f"{table2} 'memory copy, slowest rank' (all ranks copying at once), {every}: a collective "
         "MPI-IO aggregator copies every call's data through its collective buffer")
@@ -666,8 +693,8 @@ def machine_from_probe(store, run_id, overrides=()):
     if buffers:  # each row pooled over every point's trials, as the other pooled rows
         rows = {"write_seconds": "buffer_write", "read_seconds": "buffer_read",
                 "two_writers_seconds": "buffer_writers", "two_readers_seconds": "buffer_readers"}
-        buffers = {**buffers, **{k: {**buffers[k], "best": buffers["bytes"] / MIB / component_expected_best(pooled, r)}
-                                 for k, r in rows.items() if k in buffers and component_expected_best(pooled, r)}}
+        buffers = {**buffers, **{k: {**buffers[k], "best": buffers["bytes"] / MIB / component_expected_best(pooled, r, trials)}
+                                 for k, r in rows.items() if k in buffers and component_expected_best(pooled, r, trials)}}
     _buffer_rates(put, run_id, buffers, oc_write, oc_read + latency, table2, where)
     cb = c["collective_mpiio"].get("cb_buffer_size")
     if cb:
@@ -697,7 +724,7 @@ def machine_from_probe(store, run_id, overrides=()):
 
     put("host.cores", cores, f"{where}: mpi.hosts, the {cores} cores of {host}; ranks above them "
                              "share cores")
-    busy = component_expected_best(pooled, "busy_handover")
+    busy = component_expected_best(pooled, "busy_handover", trials)
     busy_threads = (c.get("busy_handover") or {}).get("busy_threads", cores)
     if busy and busy > 0:
         put("host.busy_handover", _time(busy),

@@ -288,15 +288,15 @@ def expected_best(values, draws, better="max"):
     return sum(v * math.comb(n - 1 - i, draws - 1) for i, v in enumerate(ordered)) / picks
 
 
-def component_expected_best(records, key):
-    """`expected_best` of a pooled row: the best of one point's number of
-    trials (its --iterations) that every point's trials together expect;
-    None if it was not measured."""
+def component_expected_best(records, key, draws=None):
+    """`expected_best` of a pooled row: the best of `draws` trials (None:
+    one point's number of trials, its --iterations) that every point's
+    trials together expect; None if it was not measured."""
     per_point = [len(r.values["value"]) for r in records if r.params["component"] == key]
     vals = component_trials(records, key)
     if not vals:
         return None
-    return expected_best(vals, max(per_point), _better(key))
+    return expected_best(vals, draws or max(per_point), _better(key))
 
 
 def probe_tables(records):
