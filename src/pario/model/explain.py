@@ -192,6 +192,9 @@ def _explain(counters, op, storage=None):
             text += f": write-behind, {per:.1f} blocks per disk write"
     elif kind == "disk" and op == "read" and counters.get("disk_read_rate", "disk.rate") != "disk.rate":
         text += f": read at {_RATES[counters['disk_read_rate']]} ({counters['disk_read_rate']})"
+        if counters.get("read_race_seconds"):
+            text += (f", and {counters['read_race_seconds'] * 1e3:.3g} ms of extra device requests "
+                     "once per phase: the readers' read-ahead race (disk.interleaved_race_requests)")
     elif kind == "agent":
         text += f": {counters['agents']} agent(s) each serve one synchronous call at a time"
     pc = counters.get("page_cache")

@@ -139,6 +139,19 @@ PARAMS = {p.name: p for p in [
           "read-ahead serves them worse; 0 = disk.shared_read_rate)"),
     Param("disk.interleaved_read_overhead", "time", "s",
           "disk.overhead for such reads (used when disk.interleaved_read_rate is set)"),
+    Param("disk.interleaved_race_requests", "count", "requests",
+          "device read requests that two or more ranks reading one file in interleaved calls "
+          "make per read phase beyond the ones a stream whose read-ahead windows hold makes: the "
+          "kernel's read-ahead marks land on the other rank's calls and the leading rank's calls "
+          "are read one at a time (docs/model.md, the read-ahead race); a number per phase, not "
+          "per byte (0 = no race)"),
+    Param("disk.interleaved_race_from", "size", "B",
+          "the smallest call size at which interleaved readers lose that race: smaller calls "
+          "keep their read-ahead windows (0 = every call size)"),
+    Param("disk.interleaved_request_overhead", "time", "s",
+          "time one such extra device request adds to the read phase (the readers wait for it: "
+          "a read of about one call, no read-ahead beside it); the race costs "
+          "disk.interleaved_race_requests times this, once per phase, on the disk"),
     Param("disk.write_rate", "rate", "B/s",
           "media rate of one disk or RAID for long writes (disk.rate is for reads)"),
     Param("disk.shared_write_rate", "rate", "B/s",

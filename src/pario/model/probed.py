@@ -149,8 +149,8 @@ def _stream_fit(run_id, docs, which, open_close, start=None):
     for d in docs:
         c = d["components"].get(which)
         if c:
-            seconds = c["seconds"]["best"]
-            rate = c["mib_per_s"]["best"] if "mib_per_s" in c else c["bytes"] / MIB / seconds
+            seconds = _row_seconds(c)
+            rate = c["bytes"] / MIB / seconds
             by_block[c["block_bytes"]] = (c["bytes"], seconds, rate)
     sizes = {v[0] for v in by_block.values()}
     if len(by_block) < 2 or len(sizes) != 1:
@@ -164,6 +164,99 @@ def _stream_fit(run_id, docs, which, open_close, start=None):
     rows = ", ".join(f"{format_size(b)} calls {r:.1f} MiB/s ({t * 1e3:.2f} ms)"
                      for b, (_, t, r) in sorted(by_block.items()))
     return per_call, per_byte, rows, size
+
+
+def _row_seconds(component):
+    """The time of a stream row at one call size that the model takes: its
+    best trial, as Table 2 shows it.  The one place that picks which
+    statistic of a row's trials the fits use (the race's requests below
+    follow the same trial)."""
+    return component["seconds"]["best"]
+
+
+def _row_requests(component):
+    """The device's read requests of the trial whose time is the row's
+    (_row_seconds), or None where the probe did not count them or that
+    trial's device bytes were not the pass's own."""
+    from ..studies.probe import device_own_trials
+
+    trials = device_own_trials(component)
+    values = (component or {}).get("seconds", {}).get("values") or []
+    if not trials or len(trials) != len(values):
+        return None
+    t = _row_seconds(component)
+    k = min((i for i, v in enumerate(values) if v is not None), key=lambda i: abs(values[i] - t),
+            default=None)
+    if k is None:
+        return None
+    n, _, own = trials[k]
+    return n if own and n else None
+
+
+def _median(values):
+    v = sorted(values)
+    mid = len(v) // 2
+    return v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2
+
+
+def read_race(docs):
+    """(extra requests per phase, smallest call size that lost, seconds per
+    request, text) of two ranks reading one file in interleaved calls
+    (docs/model.md, the read-ahead race), from the probe's two interleaved
+    readers and their device requests at each call size:
+
+    * a request's cost: within each call size, the pass's trials' time
+      against their device requests (least squares, the call sizes pooled
+      about their own means: the same calls and bytes, only the requests
+      differ);
+    * at a call size the race was lost when the row's trial made more
+      requests than the two readers of contiguous halves of the same file
+      (two_streams: two readers whose windows hold); its extra requests are
+      those beyond the one stream's of the same file at that call size;
+    * the race's requests: the median extra over the call sizes that lost
+      it, charged per phase (a number per phase, not per byte: measured,
+      docs/model.md); from the smallest call size that lost it.
+    (0, 0, 0, text) where the probe counted no requests or saw no race."""
+    from ..studies.probe import device_own_trials
+
+    sxx = sxy = 0.0
+    sizes = []
+    for d in sorted(docs, key=lambda d: d["params"].get("block_bytes", 0)):
+        c = d["components"]
+        inter = c.get("two_interleaved")
+        if not inter:
+            continue
+        pairs = [(n, t) for (n, _, own), t in zip(device_own_trials(inter), inter["seconds"].get("values") or [])
+                 if own and n and t]
+        if len(pairs) >= 2:
+            mn = sum(n for n, _ in pairs) / len(pairs)
+            mt = sum(t for _, t in pairs) / len(pairs)
+            sxx += sum((n - mn) ** 2 for n, _ in pairs)
+            sxy += sum((n - mn) * (t - mt) for n, t in pairs)
+        one = [n for n, _, own in device_own_trials(c.get("stream_read")) if own and n]
+        halves = [n for n, _, own in device_own_trials(c.get("two_streams")) if own and n]
+        n = _row_requests(inter)
+        if n and one and halves:
+            sizes.append((inter["block_bytes"], n, _median(one), _median(halves)))
+    if not sizes:
+        return 0, 0, 0.0, "the probe counted no device requests of its interleaved readers"
+    each = ", ".join(f"{format_size(b)} calls {n} (one stream {one:g}, two halves {h:g})"
+                     for b, n, one, h in sizes)
+    per_request = sxy / sxx if sxx > 0 else 0.0
+    lost = [(b, n - one) for b, n, one, h in sizes if n > h]
+    text = (f"'storage, two interleaved readers', the device's read requests of the row's trial at "
+            f"each call size: {each}; ")
+    if per_request <= 0:
+        return 0, 0, 0.0, text + ("their trials' time did not grow with their requests (noise): "
+                                  "no cost per request, no race charged")
+    text += (f"the trials' time against their requests within each call size: "
+             f"{per_request * 1e3:.3g} ms per request")
+    if not lost:
+        return 0, 0, per_request, text + "; no call size made more requests than two halves: no race"
+    extra = max(0, round(_median([e for _, e in lost])))
+    return extra, min(b for b, _ in lost), per_request, (
+        text + f"; lost (more requests than two halves) at {', '.join(format_size(b) for b, _ in lost)}: "
+        f"the median extra over the one stream, {extra} requests per phase")
 
 
 def _device_requests(docs, row):
@@ -574,16 +667,18 @@ def machine_from_probe(store, run_id, overrides=(), trials=None):
         # largest it did, window or not
         return read_start.largest_call_start(start_values, block)
 
-    def read_fit(row, open_close):
-        """A read row's fit after each rank's start at each call size; where
-        that leaves the row no time per byte (a noisy short read makes a
-        call size's start nearly its whole time), after the median start
-        at every call size instead, and the text says so."""
-        per_call, per_byte, rows, size = _stream_fit(run_id, docs, row, open_close, start)
+    def read_fit(row, open_close, less=lambda b: 0.0):
+        """A read row's fit after each rank's start at each call size (and
+        `less(b)`, a cost the model charges apart); where that leaves the
+        row no time per byte (a noisy short read makes a call size's start
+        nearly its whole time), after the median start at every call size
+        instead, and the text says so."""
+        per_call, per_byte, rows, size = _stream_fit(run_id, docs, row, open_close,
+                                                     lambda b: start(b) + less(b))
         if per_byte > 0 or not start_rate:
             return per_call, per_byte, rows, size, ""
         per_call, per_byte, rows, size = _stream_fit(run_id, docs, row, open_close,
-                                                     lambda b: median_start)
+                                                     lambda b: median_start + less(b))
         return per_call, per_byte, rows, size, (
             f"; the start at each call size left no time per byte (noise), so the median start, "
             f"{median_start * 1e3:.3g} ms, was taken off every call size")
@@ -669,10 +764,31 @@ def machine_from_probe(store, run_id, overrides=(), trials=None):
             put(key, "0", f"{where}: {alone}")
             if over_key:
                 put(over_key, "0s", f"{where}: {alone}")
+                put("disk.interleaved_race_requests", 0, f"{where}: {alone}")
+                put("disk.interleaved_race_from", "0", f"{where}: {alone}")
+                put("disk.interleaved_request_overhead", "0s", f"{where}: {alone}")
             continue
+        race_less = None
+        if row == "two_interleaved":
+            # the read-ahead race: extra device requests per phase, charged
+            # apart, so the rate is that of readers whose windows hold
+            requests, race_from, per_request, race_text = read_race(docs)
+            put("disk.interleaved_race_requests", requests, f"{table2} {race_text}")
+            put("disk.interleaved_race_from", str(race_from),
+                f"{table2} the smallest call size whose interleaved readers made more device requests "
+                "than two readers of contiguous halves" if requests else f"{table2} no race: unused")
+            put("disk.interleaved_request_overhead", _time(per_request), f"{table2} {race_text}")
+
+            def race_less(b, cost=requests * per_request, race_from=race_from):
+                return cost if b >= race_from else 0.0
         if row == "two_writers":
             per_call, per_byte, rows, size = _stream_fit(run_id, docs, row, open_close)
             fallback = ""
+        elif race_less:
+            per_call, per_byte, rows, size, fallback = read_fit(row, open_close, race_less)
+            if requests:
+                fallback += (" (after the read-ahead race's requests, charged apart per phase: "
+                             "disk.interleaved_race_requests)")
         else:
             per_call, per_byte, rows, size, fallback = read_fit(row, open_close)
         if per_byte <= 0:

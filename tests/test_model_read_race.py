@@ -1,0 +1,121 @@
+"""The read-ahead race of ranks reading one file in interleaved calls
+(docs/model.md, "The read-ahead race, modelled"): a number of extra device
+requests per read phase (disk.interleaved_race_requests), each costing
+disk.interleaved_request_overhead, from calls of disk.interleaved_race_from
+on; and how model/probed.py reads the three from the probe's two
+interleaved readers and their device requests.  Pure simulation and
+hand-made probe components: no engine, well under a second."""
+
+import pytest
+
+from pario.errors import UsageError
+from pario.model import load_machine, predict_point
+from pario.model.probed import read_race
+from test_model_host import LOCAL, phase, point
+
+RACE = ["disk.interleaved_read_rate=50MB/s", "disk.interleaved_read_overhead=0s",
+        "disk.shared_read_rate=80MB/s", "disk.interleaved_race_requests=20",
+        "disk.interleaved_request_overhead=1ms", "disk.interleaved_race_from=64k"]
+
+
+def machine(*extra):
+    return load_machine("ipsc860", LOCAL + list(extra))
+
+
+def test_the_race_is_a_cost_per_phase_not_per_byte():
+    """8 MiB at 50 MiB/s is 160 ms; the race adds 20 x 1 ms once per read
+    phase, so twice the file adds the same 20 ms, not twice it; and the
+    bound says so."""
+    m = machine(*RACE)
+    seconds, counters, ph = phase(predict_point(point("interleaved", ranks=2), m))
+    assert seconds == pytest.approx(8 / 50 + 0.020)
+    big = phase(predict_point(point("interleaved", ranks=2, size=16 << 20), m))[0]
+    assert big == pytest.approx(16 / 50 + 0.020)
+    assert counters["read_race_seconds"] == pytest.approx(0.020)
+    assert "read-ahead race" in ph["explanation"]["text"]
+    # four ranks reading one file interleaved: the same race, once
+    assert phase(predict_point(point("interleaved", ranks=4), m))[0] == pytest.approx(8 / 50 + 0.020)
+
+
+def test_no_race_where_the_probe_saw_none_or_nothing_interleaves():
+    m = machine(*RACE)
+    # calls below disk.interleaved_race_from keep their windows
+    small = point("interleaved", ranks=2, block=4 << 10)
+    assert phase(predict_point(small, m))[0] == pytest.approx(8 / 50)
+    # one rank, a partitioned file, files of their own, writes: no race
+    assert phase(predict_point(point("interleaved", ranks=1), m))[0] == pytest.approx(8 / 100)
+    assert phase(predict_point(point("partitioned", ranks=2), m))[0] == pytest.approx(8 / 80)
+    assert phase(predict_point(point("interleaved", ranks=2, files="per-rank"), m))[0] == pytest.approx(8 / 80)
+    writes = point("interleaved", ("write",), ranks=2, extra=["--prealloc"])
+    assert phase(predict_point(writes, m))[0] == pytest.approx(8 / 100)
+    # a token ring that acts paces the ranks in turn: no race (G=2 at 4
+    # ranks), where a group at the rank count cannot act and races
+    paced = point("interleaved", ranks=4, group=2)
+    assert "read_race_seconds" not in phase(predict_point(paced, m))[1]
+    assert phase(predict_point(point("interleaved", ranks=2, group=2), m))[1]["read_race_seconds"] \
+        == pytest.approx(0.020)
+    # no race requests: nothing charged
+    none = machine(*RACE[:-3])
+    assert phase(predict_point(point("interleaved", ranks=2), none))[0] == pytest.approx(8 / 50)
+
+
+@pytest.mark.parametrize("sets,phrase", [
+    (["disk.interleaved_race_requests=-1"], "disk.interleaved_race_requests = '-1' is not a valid count"),
+    (["disk.interleaved_race_requests=many"], "is not a valid count"),
+    (["disk.interleaved_race_from=1ms"], "disk.interleaved_race_from = '1ms' is not a valid size"),
+    (["disk.interleaved_request_overhead=5MB"], "is not a valid time"),
+    (["disk.interleaved_request_overhead=-1ms"], "is not a valid time"),
+])
+def test_bad_values_are_refused(sets, phrase):
+    with pytest.raises(UsageError) as e:
+        machine(*sets)
+    assert phrase in str(e.value) and "\n" not in str(e.value)
+
+
+def _row(block, seconds, requests, size=64 << 20):
+    """A probe read pass at one call size: its trials' times and device
+    requests (every trial the pass's own)."""
+    return {"block_bytes": block, "bytes": size,
+            "seconds": {"best": min(seconds), "values": list(seconds)},
+            "device_reads": {"requests": list(requests), "bytes": [size] * len(requests),
+                             "own": [True] * len(requests), "file_bytes": size}}
+
+
+def _doc(block, inter_s, inter_n, one=20, halves=24):
+    return {"params": {"block_bytes": block},
+            "components": {"two_interleaved": _row(block, inter_s, inter_n),
+                           "stream_read": _row(block, [0.04] * 3, [one] * 3),
+                           "two_streams": _row(block, [0.04] * 3, [halves] * 3)}}
+
+
+def test_the_probe_gives_the_race_from_its_interleaved_trials():
+    """Within each call size the trials' time grows 1 ms per request
+    (0.040 s + n x 1 ms); 4 KiB calls kept their windows (the best trial
+    made 21 requests, no more than two halves' 24); 64 KiB and 1 MiB lost
+    it: their best trials made 30 and 50 requests, 10 and 30 more than the
+    one stream's 20, so the race is their median, 20 requests per phase,
+    from 64 KiB on."""
+    docs = [_doc(4 << 10, [0.061, 0.070, 0.075], [21, 30, 35]),
+            _doc(64 << 10, [0.070, 0.090, 0.100], [30, 50, 60]),
+            _doc(1 << 20, [0.090, 0.100, 0.140], [50, 60, 100])]
+    requests, race_from, per_request, text = read_race(docs)
+    assert (requests, race_from) == (20, 64 << 10)
+    assert per_request == pytest.approx(0.001)
+    assert "lost (more requests than two halves) at 64 KiB, 1 MiB" in text
+    # the requests are those of the trial the row's time is (its best), not
+    # the most or the median
+    assert "64 KiB calls 30 (one stream 20, two halves 24)" in text
+
+
+def test_no_race_without_requests_or_without_a_loss():
+    kept = [_doc(b, [0.061, 0.062, 0.064], [21, 22, 24]) for b in (4 << 10, 1 << 20)]
+    requests, race_from, per_request, text = read_race(kept)
+    assert requests == 0 and "no race" in text
+    # time that does not grow with the requests: noise, no cost, no race
+    flat = [_doc(1 << 20, [0.09, 0.08, 0.07], [50, 60, 70])]
+    assert read_race(flat)[:3] == (0, 0, 0.0)
+    # a probe that counted no device requests (tmpfs, older probes)
+    for d in flat:
+        for row in d["components"].values():
+            row["device_reads"] = None
+    assert read_race(flat)[:3] == (0, 0, 0.0)
