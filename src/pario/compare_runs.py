@@ -218,7 +218,9 @@ def _judging_lines(got, whole):
     """What the verdicts mean, in a few lines: the whole run, the noise
     band, the rank test and its shared bar, and what too few trials need."""
     lines = []
-    if whole.low is None:
+    if not whole.points:
+        lines.append("whole run: no point has a finite ratio (run A measured nothing above 0)")
+    elif whole.low is None:
         lines.append(f"whole run: median ratio {whole.median:.2f} over {whole.points} point(s); too few "
                      "points for a 95 % interval (6 are needed)")
     else:
