@@ -166,6 +166,30 @@ def test_compare_grouped_flags_slower_and_fails_below(runs, tmp_path):
     assert r.returncode == 0 and "regression:" not in r.stdout, r.stdout
 
 
+def test_compare_fails_a_whole_run_below_the_bar_when_no_point_can_be_called(runs, tmp_path):
+    """Tester report 7, item 8: every point of B 0.8 x A at its best, but
+    each point's trials spread 3-fold and overlap, so no point alone is
+    beyond chance; the whole run's median ratio is, and --fail-below 0.9
+    says so (0.7 does not fail)."""
+    spread = [0.10, 0.30, 0.12, 0.28, 0.11, 0.29]
+    db = _planted(runs, tmp_path, lambda run, ranks, block, phase:
+                  [t * 1.25 for t in spread] if run == 3 else spread)
+    r = pario("compare", "2", "3", "--fail-below", "0.9", db=db)
+    assert r.returncode == 1, r.stdout
+    lines = _verdicts(r.stdout)
+    assert len(lines) == 8 and all(" 0.80 " in l and l.endswith("same within noise") for l in lines), r.stdout
+    text = " ".join(r.stdout.split())
+    assert "whole run: median ratio 0.80 over 8 points, 95 % interval 0.80-0.80: slower" in text, text
+    assert "regression: run 3 below 0.9 x run 2: the whole run's median ratio 0.80 lies below 0.9" in text
+    assert "called slower" not in text.split("regression:")[1], text
+    r = pario("compare", "2", "3", "--fail-below", "0.7", db=db)
+    assert r.returncode == 0 and "no regression below 0.7 x run 2" in r.stdout, r.stdout
+    # the same trials on both sides: nothing called, nothing failed
+    db = _planted(runs, tmp_path, lambda run, ranks, block, phase: spread)
+    r = pario("compare", "2", "3", "--fail-below", "0.99", db=db)
+    assert r.returncode == 0 and "95 % interval 1.00-1.00: same within noise" in " ".join(r.stdout.split())
+
+
 def _in_process(capsys, *args, db):
     """`pario ARGS --db DB` in this process: (exit code, stdout, stderr)."""
     from pario.cli import main
@@ -180,7 +204,8 @@ def test_compare_a_probe_by_component_in_its_own_unit(runs, capsys):
     rc, out, err = _in_process(capsys, "compare", 1, 1, db=runs["db"])
     assert rc == 0, err
     rows = {m.group(1): m.groups()[1:] for m in re.finditer(
-        r"^(probe \S.*?)\s{2,}(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(±\d+%|1 trial)\s+1\s+too few trials$", out,
+        r"^(probe \S.*?)\s{2,}(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(±\d+%|1 trial)\s+1\s+(?:too few trials|same within noise)$",
+        out,
         re.M)}
     # 2 ranks: nearest = farthest, one row of both measurements (tester 3, item 5)
     units = {"memory copy, all ranks at once": "MiB/s",
