@@ -166,32 +166,51 @@ def _band(a, b):
     return max(NOISE_FLOOR, *((max(x) - min(x)) / max(x) for x in (a, b) if max(x) > 0))
 
 
-def _call(ratio, chance, side, passed, na, nb):
-    """A measured point's verdict from its ratio of bests, its rank test
-    (chance, side: +1 when B's trials rank above A's) and whether the
+def _call(j, passed):
+    """A measured point's verdict from its Judged numbers and whether its
     chance passed the bar shared by all points."""
-    if smallest_chance(na, nb) > ALPHA:
+    if smallest_chance(*j.trials) > ALPHA:
         return FEW
-    if passed and side > 0 and ratio > 1 + NOISE_FLOOR:
+    if passed and j.side > 0 and j.ratio > 1 + NOISE_FLOOR:
         return FASTER
-    if passed and side < 0 and ratio * (1 + NOISE_FLOOR) < 1:
+    if passed and j.side < 0 and j.ratio * (1 + NOISE_FLOOR) < 1:
         return SLOWER
     return SAME
+
+
+@dataclass
+class Judged:
+    """One measured point's numbers before the verdict: the ratio of bests
+    B/A as speeds, the noise band, the rank test's chance and side (+1:
+    B's trials rank above A's), and how many trials each side had."""
+    ratio: float
+    band: object
+    chance: float
+    side: int
+    trials: tuple
+
+
+def judge(a_rates, b_rates, better="max"):
+    """The Judged numbers of one measured point's trials in runs A and B."""
+    a, b = _speeds(a_rates, better), _speeds(b_rates, better)
+    a_best, b_best = max(a, default=0), max(b, default=0)
+    ratio = b_best / a_best if a_best > 0 else float("inf")
+    return Judged(ratio, _band(a, b), *rank_test(a, b), (len(a), len(b)))
 
 
 def verdict(a_rates, b_rates, better="max", predicted=False, points=1):
     """(ratio of bests B/A as speeds, noise band or None, verdict, chance)
     of one point judged among `points` points that share the 5 % budget
     for false calls (the bar for one point alone: ALPHA / points)."""
-    a, b = _speeds(a_rates, better), _speeds(b_rates, better)
-    a_best, b_best = max(a, default=0), max(b, default=0)
-    ratio = b_best / a_best if a_best > 0 else float("inf")
     if predicted:
+        a, b = _speeds(a_rates, better), _speeds(b_rates, better)
+        a_best, b_best = max(a, default=0), max(b, default=0)
+        ratio = b_best / a_best if a_best > 0 else float("inf")
         if abs(b_best - a_best) <= EXACT * max(a_best, b_best):
             return ratio, None, EQUAL, None
         return ratio, None, FASTER if b_best > a_best else SLOWER, None
-    chance, side = rank_test(a, b)
-    return ratio, _band(a, b), _call(ratio, chance, side, chance <= ALPHA / points, len(a), len(b)), chance
+    j = judge(a_rates, b_rates, better)
+    return j.ratio, j.band, _call(j, j.chance <= ALPHA / points), j.chance
 
 
 def match(points_a, points_b):
@@ -223,14 +242,21 @@ def compare(points_a, points_b, params=None, predicted=False):
     order = {id(p): i for i, p in enumerate(points_a)}
     pairs.sort(key=lambda ab: order[id(ab[0])])
     _name = labeller(list(points_a) + list(points_b), params)
-    out = []
+    out, judged = [], []
     for a, b in pairs:
-        ratio, band, v, chance = verdict(a.rates, b.rates, a.better, predicted)
         # matched without the test's name: the row names B's test too
         label = _name(a) if a.test == b.test else f"{_name(a)} (B: {b.test})"
+        if predicted:
+            ratio, band, v, chance = verdict(a.rates, b.rates, a.better, predicted=True)
+        else:
+            j = judge(a.rates, b.rates, a.better)
+            judged.append(j)
+            ratio, band, v, chance = j.ratio, j.band, None, j.chance
         out.append(ComparedPoint(_loose_key(a), label, a, b, ratio, band, v, chance))
-    if not predicted:
-        _share_the_budget(out)
+    if judged:
+        # the points share one budget for false calls (Benjamini-Hochberg)
+        for c, j, passed in zip(out, judged, discoveries([j.chance for j in judged])):
+            c.verdict = _call(j, passed)
     return out, [(p.test, _name(p)) for p in only_a], [(p.test, _name(p)) for p in only_b]
 
 
@@ -241,15 +267,6 @@ def differing(points_a, points_b):
     keys = dict.fromkeys(k for i in ids_a + ids_b for k in i if k != "test")
     return [k for k in keys
             if not {frozen(i.get(k)) for i in ids_a} & {frozen(i.get(k)) for i in ids_b}]
-
-
-def _share_the_budget(compared):
-    """The verdicts of measured points judged together: a point is called
-    only when its chance passes Benjamini-Hochberg's bar over all of them."""
-    passed = discoveries([c.chance for c in compared])
-    for c, ok in zip(compared, passed):
-        a, b = _speeds(c.a.rates, c.a.better), _speeds(c.b.rates, c.b.better)
-        c.verdict = _call(c.ratio, *rank_test(a, b), ok, len(a), len(b))
 
 
 @dataclass
