@@ -268,11 +268,12 @@ def compare_command(store, run_a, run_b, fail_below=None, out=None):
           f"ratio B/A{' (A/B for times)' if times else ''}: above 1, B is better", file=out)
     for line in setting_differences(store, run_a, run_b):
         _print_wrapped(line, out)
-    head = ["point", "unit", "A", "B", "B vs A", "noise", "p", "verdict"]
+    # p: the rank test's chance; predictions have no trials to test
+    head = ["point", "unit", "A", "B", "B vs A", "noise", *([] if predicted else ["p"]), "verdict"]
     rows = [[c.label, c.a.quantity.unit if c.a.quantity else "MiB/s", _value(c.a, c.a.best),
              _value(c.b, c.b.best), f"{c.ratio:.2f}", _noise(c, predicted),
-             "-" if c.chance is None else f"{c.chance:.2g}", c.verdict] for c in got]
-    _print_table(head, rows, (2, 3, 4, 5, 6), out)
+             *([] if predicted else [f"{c.chance:.2g}"]), c.verdict] for c in got]
+    _print_table(head, rows, (2, 3, 4, 5) if predicted else (2, 3, 4, 5, 6), out)
     counts = {v: sum(1 for c in got if c.verdict == v) for v in (FASTER, SLOWER, SAME, EQUAL, FEW)}
     tail = [f"{counts[EQUAL]} {EQUAL}"] if predicted else [f"{counts[SAME]} {SAME}"] + (
         [f"{counts[FEW]} with {FEW} to be called alone"] if counts[FEW] else [])
