@@ -305,6 +305,6 @@ def compare_command(store, run_a, run_b, fail_below=None, out=None):
             _print_wrapped(f"regression: run {run_b} below {fail_below:g} x run {run_a}: "
                            + "; ".join(why), out)
             return 1
-        print(f"no regression below {fail_below:g} x run {run_a}: no point called slower below it, and the "
-              f"whole run's median is not below it with 95 %", file=out)
+        _print_wrapped(f"no regression below {fail_below:g} x run {run_a}: no point called slower below it, "
+                       "and the whole run's median is not below it with 95 %", out)
     return 0
