@@ -4,7 +4,7 @@ comparison's matching and verdicts."""
 
 import pytest
 
-from pario.analysis.compare import EQUAL, FASTER, SAME, SLOWER, compare, regressions, verdict
+from pario.analysis.compare import EQUAL, FASTER, FEW, SAME, SLOWER, compare, regressions, verdict
 from pario.analysis.diagnose import diagnose
 from pario.analysis.ideal import ideal_curve, peak_of
 from pario.analysis.measured import MeasuredPoint
@@ -217,39 +217,46 @@ def test_ideal_curve_linear_then_flat():
     assert peak_of(probe(write=42.0), "write") == (42.0, "storage")
 
 
-def test_verdicts_from_the_spread():
-    assert verdict([100, 99, 98], [101, 100, 97])[2] == SAME
-    assert verdict([100, 99, 98], [50, 49, 48])[2] == SLOWER
-    assert verdict([100, 99, 98], [150, 149, 148])[2] == FASTER
-    # trials spread down to 55: B's 75 lies within A's range, so it is noise
-    assert verdict([100, 60, 55], [75, 74, 73])[2] == SAME
-    assert verdict([100, 99, 98], [75, 74, 73])[2] == SLOWER
-    # overlapping by one trial is still noise
-    assert verdict([100, 99, 98], [150, 149, 97])[2] == SAME
-    # within the 5% floor is never a change
-    assert verdict([100, 100, 100], [103, 103, 103])[2] == SAME
+def test_verdicts_from_an_exact_rank_test():
+    """One point alone (its bar: 5 %): 6 trials a side can be called, the
+    smallest chance being 2 / C(12, 6) = 0.2 %; 3 a side cannot (10 %)."""
+    six = [100, 99, 98, 97, 96, 95]
+    assert verdict(six, [101, 100, 97, 96, 95, 94])[2] == SAME
+    assert verdict(six, [50, 49, 48, 47, 46, 45])[2] == SLOWER
+    assert verdict(six, [150, 149, 148, 147, 146, 145])[2] == FASTER
+    # one trial of B among A's: the chance is 2 x 7 / 924, still called
+    assert verdict(six, [150, 149, 148, 147, 146, 97])[2] == FASTER
+    # half of B's trials among A's: the chance is far above 5 %
+    assert verdict(six, [150, 149, 148, 98, 97, 96])[2] == SAME
+    # every trial beyond, but within the 5% floor: never a change
+    assert verdict(six, [104, 104, 104, 104, 104, 104])[2] == SAME
+    # 3 a side: even every trial of B far below every trial of A happens by chance 1 in 10
+    ratio, band, v, chance = verdict([100, 99, 98], [50, 49, 48])
+    assert v == FEW and chance == pytest.approx(0.1) and ratio == pytest.approx(0.5)
 
 
 def test_verdicts_of_times_single_trials_and_predictions():
     # times (lower is better) are judged as speeds: B took half the time, twice as fast
-    ratio, band, v = verdict([2.0, 2.1, 2.2], [1.0, 1.05, 1.1], better="min")
+    a = [2.0, 2.1, 2.2, 2.0, 2.1, 2.2]
+    ratio, band, v, chance = verdict(a, [t / 2 for t in a], better="min")
     assert v == FASTER and ratio == pytest.approx(2.0) and band == pytest.approx(0.2 / 2.2)
-    assert verdict([1.0, 1.0], [2.0, 2.0], better="min")[2] == SLOWER
-    # one trial on either side: no band to show, only the floor decides
-    assert verdict([100], [120])[1:] == (None, FASTER)
-    assert verdict([100, 90], [103])[1:] == (None, SAME)
+    assert verdict([1.0] * 6, [2.0] * 6, better="min")[2] == SLOWER
+    # one trial on either side: no band, and no call (the chance of any split is 100 %)
+    assert verdict([100], [120])[1:3] == (None, FEW)
+    assert verdict([100, 90], [103])[1:3] == (None, FEW)
     # predictions have no noise: 1% apart is a difference, equal is equal
-    assert verdict([100], [101], predicted=True)[1:] == (None, FASTER)
-    assert verdict([100], [99], predicted=True)[1:] == (None, SLOWER)
-    assert verdict([100.0], [100.0], predicted=True)[1:] == (None, EQUAL)
+    assert verdict([100], [101], predicted=True)[1:] == (None, FASTER, None)
+    assert verdict([100], [99], predicted=True)[1:] == (None, SLOWER, None)
+    assert verdict([100.0], [100.0], predicted=True)[1:] == (None, EQUAL, None)
 
 
 def test_compare_matches_and_flags_regressions():
-    a = [point(r, [100.0 * r] * 3, series=b, test="partitioned") for r in (1, 2) for b in ("4 KiB", "1 MiB")]
-    b = [point(1, [100.0] * 3, series="4 KiB", test="partitioned"),
-         point(1, [101.0] * 3, series="1 MiB", test="partitioned"),
-         point(2, [100.0] * 3, series="4 KiB", test="partitioned"),   # half of 200
-         point(4, [400.0] * 3, series="1 MiB", test="partitioned")]   # only in B
+    # 7 trials a side: one point of three can be called on its own (2 / C(14, 7) < 5 % / 3)
+    a = [point(r, [100.0 * r] * 7, series=b, test="partitioned") for r in (1, 2) for b in ("4 KiB", "1 MiB")]
+    b = [point(1, [100.0] * 7, series="4 KiB", test="partitioned"),
+         point(1, [101.0] * 7, series="1 MiB", test="partitioned"),
+         point(2, [100.0] * 7, series="4 KiB", test="partitioned"),   # half of 200
+         point(4, [400.0] * 7, series="1 MiB", test="partitioned")]   # only in B
     # the series label is not part of the key: the block size is
     for p, blk in zip(a + b, [4096, MIB, 4096, MIB, 4096, MIB, 4096, MIB]):
         p.doc["params"]["block_bytes"] = blk
@@ -264,7 +271,7 @@ def test_compare_matches_and_flags_regressions():
 
 
 def test_compare_grouped_against_ungrouped_by_loose_key():
-    a = [point(2, [200.0] * 3, test="partitioned")]
-    b = [point(2, [90.0] * 3, test="partitioned-g1", group=1)]
+    a = [point(2, [200.0] * 6, test="partitioned")]
+    b = [point(2, [90.0] * 6, test="partitioned-g1", group=1)]
     got, only_a, only_b = compare(a, b)
     assert len(got) == 1 and got[0].verdict == SLOWER and not only_a and not only_b

@@ -156,9 +156,10 @@ def test_every_suite_kind_compares_with_rows_named_by_what_they_measured(runs, c
         assert f"beff read, pattern {pattern}" in rows
         for chunk in ("1 KiB", "1 KiB+8", "32 KiB"):
             assert f"beff rewrite, pattern {pattern}, chunk {chunk}" in rows
-    # one trial each: no noise band claimed, and the footnote says why
-    assert all(cells[4] == "1 trial" and cells[3] == "1.00" for cells in rows.values())
-    assert "had one trial in a run, so no noise band" in out and "±" not in out
+    # one trial each: no noise band claimed, no verdict either, and the footnote says why
+    assert all(cells[4] == "1 trial" and cells[3] == "1.00" and cells[5].split() == ["1", "too", "few", "trials"]
+               for cells in rows.values()), out
+    assert "with 1 trial on a side cannot be called" in " ".join(out.split()) and "±" not in out
     # the numbers are the stored ones (export of the same run)
     rows_of = _export(capsys, runs["db"], 1)
     getc = [x["rate_MiB_per_s"] for x in rows_of if x.get("measure") == "getc"]

@@ -22,8 +22,11 @@ from test_front_end import pario
 # 1 KiB calls: a token per call costs a grouped run far more than the call
 # itself, so grouped against ungrouped stays apart beyond the noise even on
 # 2 loaded cores (4 KiB calls did not: CPU hogs spread the trials 5-fold).
+# 6 trials: compare can call one point of 8 on its own (2 / C(12, 6) is
+# below 5 % / 8; 5 trials' 2 / C(10, 5) is not).
+ITERATIONS = 6
 SMALL = ["--quick", "--tests", "partitioned", "--ranks", "1,2", "--blocks", "1k,1m", "--size", "16m",
-         "--iterations", "5"]
+         "--iterations", str(ITERATIONS)]
 HOSTILE = "<script>alert('x')</script>\"q"
 
 GROUPED = """\
@@ -63,7 +66,8 @@ def runs(tmp_path_factory):
         for name in ("a", "b"):
             out[name] = pario("run", "cfs", "--dir", plain, *SMALL, db=db)
             assert out[name].returncode == 0, out[name].stderr
-        out["g"] = pario("run", toml, "--dir", hostile, "--ranks", "1,2", db=db)
+        out["g"] = pario("run", toml, "--dir", hostile, "--ranks", "1,2", "--iterations", str(ITERATIONS),
+                         db=db)
         assert out["g"].returncode == 0, out["g"].stderr
         assert list(plain.iterdir()) == [] and list(hostile.iterdir()) == []
         yield out
@@ -90,7 +94,7 @@ def test_runs_draw_the_ideal_curve_and_explain(runs):
 
 def _verdicts(text):
     return [l for l in text.splitlines() if l.startswith("partitioned ")
-            and l.endswith(("faster", "slower", "same within noise"))]
+            and l.endswith(("faster", "slower", "same within noise", "too few trials"))]
 
 
 def _planted(runs, tmp_path, seconds):
@@ -122,7 +126,8 @@ def _planted(runs, tmp_path, seconds):
 def test_compare_same_preset_mostly_same(runs, tmp_path):
     """Two runs of one preset match point by point (2 ranks x 2 blocks x
     write/read); trials that overlap are the same within noise, and a
-    point whose every trial is twice as fast is faster."""
+    point whose every trial is twice as fast is faster: its chance,
+    2 / C(12, 6), passes the bar the 8 points share."""
     r = pario("compare", "2", "3", db=runs["db"])
     assert r.returncode == 0, r.stderr
     assert len(_verdicts(r.stdout)) == 8, r.stdout  # matched, whatever the load made of the rates
@@ -161,6 +166,30 @@ def test_compare_grouped_flags_slower_and_fails_below(runs, tmp_path):
     assert r.returncode == 0 and "regression:" not in r.stdout, r.stdout
 
 
+def test_compare_fails_a_whole_run_below_the_bar_when_no_point_can_be_called(runs, tmp_path):
+    """Tester report 7, item 8: every point of B 0.8 x A at its best, but
+    each point's trials spread 3-fold and overlap, so no point alone is
+    beyond chance; the whole run's median ratio is, and --fail-below 0.9
+    says so (0.7 does not fail)."""
+    spread = [0.10, 0.30, 0.12, 0.28, 0.11, 0.29]
+    db = _planted(runs, tmp_path, lambda run, ranks, block, phase:
+                  [t * 1.25 for t in spread] if run == 3 else spread)
+    r = pario("compare", "2", "3", "--fail-below", "0.9", db=db)
+    assert r.returncode == 1, r.stdout
+    lines = _verdicts(r.stdout)
+    assert len(lines) == 8 and all(" 0.80 " in l and l.endswith("same within noise") for l in lines), r.stdout
+    text = " ".join(r.stdout.split())
+    assert "whole run: median ratio 0.80 over 8 points, 95 % interval 0.80-0.80: slower" in text, text
+    assert "regression: run 3 below 0.9 x run 2: the whole run's median ratio 0.80 lies below 0.9" in text
+    assert "called slower" not in text.split("regression:")[1], text
+    r = pario("compare", "2", "3", "--fail-below", "0.7", db=db)
+    assert r.returncode == 0 and "no regression below 0.7 x run 2" in r.stdout, r.stdout
+    # the same trials on both sides: nothing called, nothing failed
+    db = _planted(runs, tmp_path, lambda run, ranks, block, phase: spread)
+    r = pario("compare", "2", "3", "--fail-below", "0.99", db=db)
+    assert r.returncode == 0 and "95 % interval 1.00-1.00: same within noise" in " ".join(r.stdout.split())
+
+
 def _in_process(capsys, *args, db):
     """`pario ARGS --db DB` in this process: (exit code, stdout, stderr)."""
     from pario.cli import main
@@ -175,7 +204,9 @@ def test_compare_a_probe_by_component_in_its_own_unit(runs, capsys):
     rc, out, err = _in_process(capsys, "compare", 1, 1, db=runs["db"])
     assert rc == 0, err
     rows = {m.group(1): m.groups()[1:] for m in re.finditer(
-        r"^(probe \S.*?)\s{2,}(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(±\d+%|1 trial)\s+same within noise$", out, re.M)}
+        r"^(probe \S.*?)\s{2,}(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(±\d+%|1 trial)\s+1\s+(?:too few trials|same within noise)$",
+        out,
+        re.M)}
     # 2 ranks: nearest = farthest, one row of both measurements (tester 3, item 5)
     units = {"memory copy, all ranks at once": "MiB/s",
              "request/reply 4 KiB, the other rank (nearest = farthest with 2 ranks; both measurements)":
@@ -212,15 +243,15 @@ def test_list_names_the_options_each_run_was_given(runs, capsys):
                                             "dir"]
     assert re.search(r"^\s*1\s+probe\s.* --quick --ranks 2 --size 16m --iterations 2\s+/dev/shm/", lines[1])
     for line in lines[2:4]:
-        assert " --quick --ranks 1,2 --tests partitioned --blocks 1k,1m --size 16m --iterations 5 " in line
-    assert re.search(r" --ranks 1,2\s+/dev/shm/", lines[4]), lines[4]
+        assert " --quick --ranks 1,2 --tests partitioned --blocks 1k,1m --size 16m --iterations 6 " in line
+    assert re.search(r" --ranks 1,2 --iterations 6\s+/dev/shm/", lines[4]), lines[4]
 
 
 def test_export_every_trial(runs):
     r = pario("export", "2", "--csv", db=runs["db"])
     assert r.returncode == 0, r.stderr
     rows = list(csv.DictReader(io.StringIO(r.stdout)))
-    assert len(rows) == 8 * 5  # 8 (point, phase) records x 5 trials
+    assert len(rows) == 8 * ITERATIONS  # 8 (point, phase) records x their trials
     assert {row["phase"] for row in rows} == {"write", "read"}
     assert all(float(row["rate_MiB_per_s"]) > 0 for row in rows)
     j = pario("export", "2", "--json", "--out", runs["tmp"] / "x.json", db=runs["db"])
@@ -376,7 +407,7 @@ def test_terminal_gets_rich_tables_pipes_get_plain_text(runs):
     assert "┏" in tty and "Figure 6. Partitioned Write" in tty and "ideal (CFS Figure 3)" in tty
     plain = pario("show", "2", db=runs["db"]).stdout
     assert "┏" not in plain and "\x1b[" not in plain
-    assert "Figure 6. Partitioned Write (16 MiB file): MiB/s, best of 5" in plain
+    assert "Figure 6. Partitioned Write (16 MiB file): MiB/s, best of 6" in plain
 
 
 def test_progress_bar_on_a_terminal_lines_when_piped(runs, tmp_path):

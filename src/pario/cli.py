@@ -104,9 +104,11 @@ def build_parser():
 
     sub.add_parser("presets", help="list the experiments pario knows")
 
-    cmp_ = sub.add_parser("compare", help="two runs point by point: ratio and verdict from the noise",
+    cmp_ = sub.add_parser("compare", help="two runs point by point: ratio and verdict beyond chance",
                           description="Two stored runs point by point: B's rate over A's and whether "
-                                      "the difference is beyond the trials' noise.  Also measured "
+                                      "the difference is beyond chance (an exact rank test per point, "
+                                      "the points sharing a 5 % budget for false calls; the whole run "
+                                      "by its median ratio).  Also measured "
                                       "against predicted: a run of 'pario model' held against the "
                                       "measured run it models (e.g. 'pario compare 3 7', 3 measured, "
                                       "7 predicted).")
@@ -114,7 +116,8 @@ def build_parser():
     cmp_.add_argument("run_b", type=_positive_int,
                       help="the run held against it (e.g. a later run, or the predicted one)")
     cmp_.add_argument("--fail-below", type=_positive(float, "a ratio such as 0.9"), metavar="R",
-                      help="exit 1 when a point is slower than the noise and below R x run A (e.g. 0.9)")
+                      help="exit 1 when a point called slower, or the whole run's median ratio with 95 %%, "
+                           "lies below R x run A (e.g. 0.9)")
     cmp_.add_argument("--db", default=None, help=f"results database holding both runs "
                                                  f"(default {default_db_path()})")
 

@@ -1,11 +1,15 @@
 """`pario compare RUN_A RUN_B [--fail-below R]`: matching points side by
-side with the ratio of their best values and a verdict from the noise the
-trials show (pario.analysis.compare).  Every study kind compares: each row
+side with the ratio of their best values and a verdict from an exact rank
+test of their trials, the points sharing one 5 % budget for false calls,
+and a line judging the run as a whole by its median ratio
+(pario.analysis.compare).  Every study kind compares: each row
 is one point and one thing it measured, named and valued as its kind
 describes it (pario.runs: bonnie's block write, perf's write+sync, BTIO's
 NPB I/O rate and T_T, a probe's components, in their own units).  With
---fail-below, a point slower than the noise and below R x run A makes the
-exit code 1, so a site's CI can catch a regression.
+--fail-below, a point called slower and below R x run A, or a whole run
+whose median ratio lies below R with 95 %, makes the exit code 1, so a
+site's CI can catch a regression without failing an unchanged system on
+chance.
 
 A measured run against a run `pario model` predicted (either order) is a
 different table: per point the measured rate, the predicted one, their
@@ -16,8 +20,9 @@ import json
 import sys
 import textwrap
 
-from .analysis.compare import (EQUAL, FASTER, NOISE_FLOOR, SAME, SLOWER, TOLERANCE, against_prediction,
-                               compare, differing, identity, regressions)
+from .analysis.compare import (EQUAL, FASTER, FEW, NOISE_FLOOR, SAME, SLOWER, TOLERANCE, against_prediction,
+                               compare, differing, identity, regressions, run_regressed, whole_run)
+from .analysis.significance import ALPHA, trials_needed
 from .errors import UsageError
 from .runs import measured_points, stored_records
 from .units import format_value
@@ -209,6 +214,36 @@ def _values(points, key, params):
     return ", ".join(x or "none" for x in seen)
 
 
+def _judging_lines(got, whole):
+    """What the verdicts mean, in a few lines: the whole run, the noise
+    band, the rank test and its shared bar, and what too few trials need."""
+    lines = []
+    if not whole.points:
+        lines.append("whole run: no point has a finite ratio (run A measured nothing above 0)")
+    elif whole.low is None:
+        lines.append(f"whole run: median ratio {whole.median:.2f} over {whole.points} point(s); too few "
+                     "points for a 95 % interval (6 are needed)")
+    else:
+        lines.append(f"whole run: median ratio {whole.median:.2f} over {whole.points} points, 95 % interval "
+                     f"{whole.low:.2f}-{whole.high:.2f}: {whole.verdict} (a drift of the machine between "
+                     "the runs moves it too: compare two runs of unchanged code to see how far)")
+    if any(c.band is not None for c in got):
+        lines.append(f"noise ±N%: the wider spread (best - worst) / best of the two runs' trials, at least "
+                     f"{NOISE_FLOOR:.0%}")
+    lines.append(f"p: the chance that an unchanged point splits its trials between the runs at least this "
+                 f"unevenly (exact rank test); faster or slower: p passes the bar the {len(got)} points "
+                 f"share so that all of them together make a false call with at most {ALPHA:.0%} "
+                 f"(Benjamini-Hochberg), and the bests differ by more than {NOISE_FLOOR:.0%}")
+    few = [c for c in got if c.verdict == FEW]
+    if few:
+        least = min(min(len(c.a.rates), len(c.b.rates)) for c in few)
+        lines.append(f"{FEW}: {len(few)} point(s) with {least} trial{'s' if least != 1 else ''} on a "
+                     f"side cannot be called even when every trial of B lies beyond every trial of A; "
+                     f"--iterations {trials_needed(len(got))} lets one point of {len(got)} be called "
+                     "on its own")
+    return lines
+
+
 def compare_command(store, run_a, run_b, fail_below=None, out=None):
     out = out or sys.stdout  # looked up now, so a redirected stdout is honoured
     if is_predicted(store.run(run_a)) != is_predicted(store.run(run_b)):
@@ -233,35 +268,43 @@ def compare_command(store, run_a, run_b, fail_below=None, out=None):
           f"ratio B/A{' (A/B for times)' if times else ''}: above 1, B is better", file=out)
     for line in setting_differences(store, run_a, run_b):
         _print_wrapped(line, out)
-    head = ["point", "unit", "A", "B", "B vs A", "noise", "verdict"]
+    # p: the rank test's chance; predictions have no trials to test
+    head = ["point", "unit", "A", "B", "B vs A", "noise", *([] if predicted else ["p"]), "verdict"]
     rows = [[c.label, c.a.quantity.unit if c.a.quantity else "MiB/s", _value(c.a, c.a.best),
-             _value(c.b, c.b.best), f"{c.ratio:.2f}", _noise(c, predicted), c.verdict] for c in got]
-    _print_table(head, rows, (2, 3, 4, 5), out)
-    counts = {v: sum(1 for c in got if c.verdict == v) for v in (FASTER, SLOWER, SAME, EQUAL)}
+             _value(c.b, c.b.best), f"{c.ratio:.2f}", _noise(c, predicted),
+             *([] if predicted else [f"{c.chance:.2g}"]), c.verdict] for c in got]
+    _print_table(head, rows, (2, 3, 4, 5) if predicted else (2, 3, 4, 5, 6), out)
+    counts = {v: sum(1 for c in got if c.verdict == v) for v in (FASTER, SLOWER, SAME, EQUAL, FEW)}
+    tail = [f"{counts[EQUAL]} {EQUAL}"] if predicted else [f"{counts[SAME]} {SAME}"] + (
+        [f"{counts[FEW]} with {FEW} to be called alone"] if counts[FEW] else [])
     print(f"{len(got)} matched points: {counts[FASTER]} faster, {counts[SLOWER]} slower, "
-          + (f"{counts[EQUAL]} {EQUAL}" if predicted else f"{counts[SAME]} {SAME}"), file=out)
-    single = sum(1 for c in got if c.band is None)
+          + ", ".join(tail), file=out)
+    whole = None
     if predicted:
         print("both runs are predictions: a model has no noise, so any difference is the model's",
               file=out)
-    elif single:
-        _print_wrapped(f"noise: {single} point(s) had one trial in a run, so no noise band: their verdict "
-                       f"counts only differences above {NOISE_FLOOR:.0%} (--iterations 3 measures the "
-                       "noise)", out)
-    if not predicted and single < len(got):
-        _print_wrapped(f"noise ±N%: the wider spread (best - worst) / best of the two runs' trials, at "
-                       f"least {NOISE_FLOOR:.0%}; faster or slower: every trial of B beyond every trial "
-                       f"of A by more than {NOISE_FLOOR:.0%}", out)
+    else:
+        whole = whole_run(got)
+        for line in _judging_lines(got, whole):
+            _print_wrapped(line, out)
     for text in (only_in(run_a, only_a), only_in(run_b, only_b)):
         if text:
             _print_wrapped(text, out)
     if fail_below is not None:
         bad = regressions(got, fail_below)
-        if bad:
-            named = "; ".join(f"{c.label} ({c.ratio:.2f})" for c in bad[:ONLY_LISTED])
-            more = f"; and {len(bad) - ONLY_LISTED} more" if len(bad) > ONLY_LISTED else ""
-            _print_wrapped(f"regression: {len(bad)} point(s) slower than {fail_below:g} x run {run_a}: "
-                           f"{named}{more}", out)
+        sunk = run_regressed(whole, fail_below)
+        if bad or sunk:
+            why = []
+            if sunk:
+                why.append(f"the whole run's median ratio {whole.median:.2f} lies below {fail_below:g} "
+                           f"(95 % interval {whole.low:.2f}-{whole.high:.2f})")
+            if bad:
+                named = "; ".join(f"{c.label} ({c.ratio:.2f})" for c in bad[:ONLY_LISTED])
+                more = f"; and {len(bad) - ONLY_LISTED} more" if len(bad) > ONLY_LISTED else ""
+                why.append(f"{len(bad)} point(s) called slower: {named}{more}")
+            _print_wrapped(f"regression: run {run_b} below {fail_below:g} x run {run_a}: "
+                           + "; ".join(why), out)
             return 1
-        print(f"no point below {fail_below:g} x run {run_a} beyond the noise", file=out)
+        _print_wrapped(f"no regression below {fail_below:g} x run {run_a}: no point called slower below it, "
+                       "and the whole run's median is not below it with 95 %", out)
     return 0

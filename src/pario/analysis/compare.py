@@ -15,24 +15,33 @@ that tell apart the points of that test and measure ("2 ranks, block
 1 MiB"): no two rows read alike, and nothing equal for all of them is
 repeated.
 
-The verdict uses the noise each run's trials show: a change counts only
-when the two runs' trials do not overlap.  B is "faster" when its slowest
-trial beats A's fastest by more than NOISE_FLOOR, "slower" when its
-fastest trial falls below A's slowest by more than NOISE_FLOOR, and "same
-within noise" otherwise.  On a shared or noisy machine wide trials make
-"same" the honest answer; more iterations narrow it.  Times (lower is
-better: BTIO's T_T, a probe's overheads) are judged as speeds, 1/time.
-A point with one trial in either run has no noise band: only the floor
-decides.  Two predictions have no noise at all: any difference is the
-model's, and equal values are "equal"."""
+The verdict asks how likely an unchanged point is to split its trials
+between the runs as they split (pario.analysis.significance): an exact
+rank test gives each point its chance p, and the points of the two runs
+share one 5 % budget for false calls (Benjamini-Hochberg), so on an
+unchanged system the chance that any point is called is at most 5 %.  A
+point is "faster" or "slower" when its p passes that bar and its best
+trials differ by more than NOISE_FLOOR; "same within noise" when its
+trials could have passed and did not; "too few trials" when even every
+trial of B beyond every trial of A could not pass (3 trials a side: a
+chance of 2 / C(6, 3) = 10 %, never below 5 %; one trial: 100 %).  The
+run as a whole is judged by the median ratio over its points with the
+interval that holds the true median with 95 % whatever the ratios'
+distribution.  Times (lower is better: BTIO's T_T, a probe's overheads)
+are judged as speeds, 1/time.  The noise band shown is the wider relative
+range of the two runs' trials.  Two predictions have no noise at all: any
+difference is the model's, and equal values are "equal"."""
 
 from dataclasses import dataclass
+
+from .significance import ALPHA, discoveries, median_interval, rank_test, smallest_chance
 
 NOISE_FLOOR = 0.05
 # Two predictions closer than this (relative) are the same number.
 EXACT = 1e-9
 
 FASTER, SLOWER, SAME, EQUAL = "faster", "slower", "same within noise", "equal"
+FEW = "too few trials"
 
 
 @dataclass
@@ -44,6 +53,7 @@ class ComparedPoint:
     ratio: float        # B over A as speeds: above 1, B is better
     band: object        # the noise band from the trials, or None (one trial, predictions)
     verdict: str
+    chance: object = None   # the rank test's two-sided p, or None (predictions)
 
 
 # Plan parameters that do not make a point a different test: its title,
@@ -148,27 +158,59 @@ def ratio_of(a, b):
     return b_best / a_best if a_best > 0 else float("inf")
 
 
-def verdict(a_rates, b_rates, better="max", predicted=False):
-    """(ratio of bests B/A as speeds, noise band or None, verdict).  The
-    band is the wider relative range (best - worst) / best of the two
-    runs' trials, at least NOISE_FLOOR, when both have several trials."""
+def _band(a, b):
+    """The wider relative range (best - worst) / best of two runs' trials
+    as speeds, at least NOISE_FLOOR; None when either has one trial."""
+    if len(a) < 2 or len(b) < 2:
+        return None
+    return max(NOISE_FLOOR, *((max(x) - min(x)) / max(x) for x in (a, b) if max(x) > 0))
+
+
+def _call(j, passed):
+    """A measured point's verdict from its Judged numbers and whether its
+    chance passed the bar shared by all points."""
+    if smallest_chance(*j.trials) > ALPHA:
+        return FEW
+    if passed and j.side > 0 and j.ratio > 1 + NOISE_FLOOR:
+        return FASTER
+    if passed and j.side < 0 and j.ratio * (1 + NOISE_FLOOR) < 1:
+        return SLOWER
+    return SAME
+
+
+@dataclass
+class Judged:
+    """One measured point's numbers before the verdict: the ratio of bests
+    B/A as speeds, the noise band, the rank test's chance and side (+1:
+    B's trials rank above A's), and how many trials each side had."""
+    ratio: float
+    band: object
+    chance: float
+    side: int
+    trials: tuple
+
+
+def judge(a_rates, b_rates, better="max"):
+    """The Judged numbers of one measured point's trials in runs A and B."""
     a, b = _speeds(a_rates, better), _speeds(b_rates, better)
     a_best, b_best = max(a, default=0), max(b, default=0)
-    a_worst, b_worst = min(a, default=0), min(b, default=0)
     ratio = b_best / a_best if a_best > 0 else float("inf")
+    return Judged(ratio, _band(a, b), *rank_test(a, b), (len(a), len(b)))
+
+
+def verdict(a_rates, b_rates, better="max", predicted=False, points=1):
+    """(ratio of bests B/A as speeds, noise band or None, verdict, chance)
+    of one point judged among `points` points that share the 5 % budget
+    for false calls (the bar for one point alone: ALPHA / points)."""
     if predicted:
+        a, b = _speeds(a_rates, better), _speeds(b_rates, better)
+        a_best, b_best = max(a, default=0), max(b, default=0)
+        ratio = b_best / a_best if a_best > 0 else float("inf")
         if abs(b_best - a_best) <= EXACT * max(a_best, b_best):
-            return ratio, None, EQUAL
-        return ratio, None, FASTER if b_best > a_best else SLOWER
-    band = None
-    if len(a) > 1 and len(b) > 1:
-        band = max(NOISE_FLOOR, (a_best - a_worst) / a_best if a_best > 0 else 0,
-                   (b_best - b_worst) / b_best if b_best > 0 else 0)
-    if b_worst > a_best * (1 + NOISE_FLOOR):
-        return ratio, band, FASTER
-    if b_best * (1 + NOISE_FLOOR) < a_worst:
-        return ratio, band, SLOWER
-    return ratio, band, SAME
+            return ratio, None, EQUAL, None
+        return ratio, None, FASTER if b_best > a_best else SLOWER, None
+    j = judge(a_rates, b_rates, better)
+    return j.ratio, j.band, _call(j, j.chance <= ALPHA / points), j.chance
 
 
 def match(points_a, points_b):
@@ -200,12 +242,21 @@ def compare(points_a, points_b, params=None, predicted=False):
     order = {id(p): i for i, p in enumerate(points_a)}
     pairs.sort(key=lambda ab: order[id(ab[0])])
     _name = labeller(list(points_a) + list(points_b), params)
-    out = []
+    out, judged = [], []
     for a, b in pairs:
-        ratio, band, v = verdict(a.rates, b.rates, a.better, predicted)
         # matched without the test's name: the row names B's test too
         label = _name(a) if a.test == b.test else f"{_name(a)} (B: {b.test})"
-        out.append(ComparedPoint(_loose_key(a), label, a, b, ratio, band, v))
+        if predicted:
+            ratio, band, v, chance = verdict(a.rates, b.rates, a.better, predicted=True)
+        else:
+            j = judge(a.rates, b.rates, a.better)
+            judged.append(j)
+            ratio, band, v, chance = j.ratio, j.band, None, j.chance
+        out.append(ComparedPoint(_loose_key(a), label, a, b, ratio, band, v, chance))
+    if judged:
+        # the points share one budget for false calls (Benjamini-Hochberg)
+        for c, j, passed in zip(out, judged, discoveries([j.chance for j in judged])):
+            c.verdict = _call(j, passed)
     return out, [(p.test, _name(p)) for p in only_a], [(p.test, _name(p)) for p in only_b]
 
 
@@ -218,9 +269,44 @@ def differing(points_a, points_b):
             if not {frozen(i.get(k)) for i in ids_a} & {frozen(i.get(k)) for i in ids_b}]
 
 
+@dataclass
+class WholeRun:
+    """The run as a whole: the median ratio B/A over its points and the
+    interval that holds the true median with 95 % (None: too few points)."""
+    points: int
+    median: float
+    low: object
+    high: object
+    verdict: str
+
+
+def whole_run(compared):
+    """The two runs judged over all their matched points: "slower" when
+    the median's whole interval lies more than NOISE_FLOOR below 1,
+    "faster" when above, "too few trials" (points) without an interval."""
+    ratios = [c.ratio for c in compared if c.ratio not in (0, float("inf"))]
+    median, low, high = median_interval(ratios)
+    if low is None:
+        v = FEW
+    elif high * (1 + NOISE_FLOOR) < 1:
+        v = SLOWER
+    elif low > 1 + NOISE_FLOOR:
+        v = FASTER
+    else:
+        v = SAME
+    return WholeRun(len(ratios), median, low, high, v)
+
+
 def regressions(compared, fail_below):
-    """Points slower than the noise and below the ratio a site accepts."""
+    """Points called slower (their chance past the shared bar) and below
+    the ratio a site accepts."""
     return [c for c in compared if c.verdict == SLOWER and c.ratio < fail_below]
+
+
+def run_regressed(whole, fail_below):
+    """Whether the whole run's median lies below the ratio a site accepts
+    with 95 %: the top of its interval is below it."""
+    return whole.high is not None and whole.high < fail_below
 
 
 # A prediction counts as right when it lies within this fraction of the
