@@ -7,7 +7,8 @@ exit, the run saved beside it under a new name (11)."""
 import os
 import sqlite3
 
-from test_front_end import pario
+from conftest import wait_for
+from test_front_end import pario, pario_background
 
 
 def test_a_probe_that_does_not_fit_is_refused_before_anything_runs(small_tmpfs, tmp_path):
@@ -30,3 +31,79 @@ def test_a_probe_that_does_not_fit_is_refused_before_anything_runs(small_tmpfs, 
                db=db, timeout=300)
     assert ok.returncode == 0, ok.stderr
     assert sqlite3.connect(db).execute("SELECT status FROM runs").fetchall() == [("complete",)]
+
+
+def _stored_points(db):
+    """How many points the database at `db` holds so far (0 while it is
+    being made); read-only, so the test writes nothing to it."""
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        try:
+            return con.execute("SELECT COUNT(*) FROM points").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return 0
+
+
+def _saved_run(path):
+    con = sqlite3.connect(path)
+    try:
+        return (con.execute("SELECT status FROM runs").fetchall(),
+                con.execute("SELECT COUNT(*) FROM points").fetchone()[0])
+    finally:
+        con.close()
+
+
+def test_a_database_removed_during_a_run_is_said_and_the_run_saved_beside_it(shm_dir, tmp_path):
+    """Item 11: SQLite wrote on into the unlinked file; the run said
+    'complete', 'results in del.sqlite', exit 0, and every point was lost."""
+    db = tmp_path / "del.sqlite"
+    proc = pario_background("run", "cfs", "--quick", "--dir", shm_dir, "--db", db, db=db)
+    try:
+        assert wait_for(lambda: _stored_points(db) >= 1, 120), "no point stored"
+        for name in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+            name.unlink(missing_ok=True)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    lines = err.strip().splitlines()
+    saved = tmp_path / "del.run1-saved.sqlite"
+    assert proc.returncode == 5, (out, err)
+    assert lines[-1] == (f"pario: error: --db {db} was removed during run 1: the database with run 1's "
+                         f"points so far (marked incomplete) is saved in {saved}, a new file; keep other "
+                         "processes off the database while a run writes to it"), err
+    assert "points:" not in out  # no "complete" summary of a run no name reaches
+    assert not db.exists()
+    status, points = _saved_run(saved)
+    assert status == [("incomplete",)] and points >= 1
+    assert os.listdir(shm_dir) == []  # the point's files went as ever
+
+
+def test_a_database_replaced_during_a_prediction_is_left_alone_and_the_run_saved(tmp_path):
+    """Item 11 with `pario model`: a new file at the name is not pario's to
+    write, and a name already taken beside it is not overwritten."""
+    db = tmp_path / "rep.sqlite"
+    taken = tmp_path / "rep.run1-saved.sqlite"
+    taken.write_text("someone else's\n")
+    proc = pario_background("model", "cfs", "--machine", "ipsc860", "--ranks", "1,2,4,8,16",
+                            "--blocks", "1m,64k", "--db", db, db=db)
+    try:
+        assert wait_for(lambda: _stored_points(db) >= 1, 120), "no point stored"
+        other = tmp_path / "other"
+        other.write_text("a file pario did not write\n")
+        os.replace(other, db)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    saved = tmp_path / "rep.run1-saved-2.sqlite"
+    assert proc.returncode == 5, (out, err)
+    assert f"--db {db} was replaced by another file during run 1" in err and str(saved) in err, err
+    said = [l for l in err.splitlines() if l.startswith("pario:")]
+    assert len(said) == 1 and said[0] == err.strip().splitlines()[-1], err  # one line, the last
+    assert db.read_text() == "a file pario did not write\n"
+    assert taken.read_text() == "someone else's\n"
+    status, points = _saved_run(saved)
+    assert status == [("incomplete",)] and points >= 1
