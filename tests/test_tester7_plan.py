@@ -107,3 +107,26 @@ def test_a_database_replaced_during_a_prediction_is_left_alone_and_the_run_saved
     assert taken.read_text() == "someone else's\n"
     status, points = _saved_run(saved)
     assert status == [("incomplete",)] and points >= 1
+
+
+def test_a_one_rank_probe_says_what_its_predictions_of_more_ranks_did_not_measure(shm_dir, tmp_path):
+    """Item 10: a one-rank probe's machine holds zero token, message and
+    hand-over costs and one stream's rates for several readers; its
+    predictions of 2 and 4 ranks said nothing of it."""
+    db = tmp_path / "p.sqlite"
+    probe = pario("probe", "--dir", shm_dir, "--size", "16m", "--quick", "--ranks", "1",
+                  "--iterations", "1", "--stream-blocks", "4k,64k,1m", db=db, timeout=300)
+    assert probe.returncode == 0, probe.stderr
+    warning = ("probe run 1 had one rank: token hand-over, MPI messages and several readers or writers "
+               "at once were not measured, so the points of 2 and 4 ranks use one stream's rates and no "
+               "token or message costs: probe with 2 or more ranks ('pario probe --ranks 2 "
+               "--stream-blocks 4k,64k,1m') to measure them")
+    model = pario("model", "cfs", "--quick", "--machine", "probe:1", "--tests", "partitioned", db=db)
+    assert model.returncode == 0, model.stderr
+    assert f"plan: warning: {warning}\n" in model.stdout, model.stdout
+    shown = pario("show", "2", db=db)  # stored with the points: show and report say it again
+    assert shown.returncode == 0 and f"  - {warning} [partitioned]" in shown.stdout, shown.stdout
+    # a plan of one rank has nothing unmeasured to warn of
+    one = pario("model", "cfs", "--quick", "--machine", "probe:1", "--tests", "partitioned",
+                "--ranks", "1", db=db)
+    assert one.returncode == 0 and "had one rank" not in one.stdout, one.stdout
