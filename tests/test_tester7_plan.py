@@ -130,3 +130,16 @@ def test_a_one_rank_probe_says_what_its_predictions_of_more_ranks_did_not_measur
     one = pario("model", "cfs", "--quick", "--machine", "probe:1", "--tests", "partitioned",
                 "--ranks", "1", db=db)
     assert one.returncode == 0 and "had one rank" not in one.stdout, one.stdout
+
+
+def test_a_perf_plan_that_does_not_fit_is_refused_before_anything_runs(small_tmpfs, tmp_path):
+    """Item 9's shared mechanism for the suite's kernels: perf's one file of
+    ranks x size counts against the free space as an io point's does."""
+    full = small_tmpfs("8m")
+    db = tmp_path / "k.sqlite"
+    r = pario("run", "perf", "--quick", "--dir", full, db=db, timeout=120)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1, r.stderr
+    assert "has 8 MiB free but perf ranks=2" in lines[0] and "needs 32 MiB" in lines[0], lines[0]
+    assert "(2 of 4 points do not fit)" in lines[0], lines[0]
+    assert "run 1" not in r.stdout and not db.exists() and os.listdir(full) == []
