@@ -451,4 +451,4 @@ def _main(argv=None):
         return 2
     except UsageError as exc:
         print(f"pario: error: {one_line(exc)}", file=sys.stderr)
-        return 2
+        return getattr(exc, "exit_code", 2)  # 2, or what an error says about a run already stored

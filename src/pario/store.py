@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import quote
 
+from .db_moved import file_identity, refuse_moved
 from .errors import UsageError
 
 SCHEMA = """
@@ -321,6 +322,7 @@ class Store:
     # --- writing -----------------------------------------------------------
     def start_run(self, preset, title, directory, argv, options, launcher, version,
                   kind=None, experiment_toml=None, experiment_origin=None):
+        self._pinned = file_identity(self.path)  # the file this run's points go to (db_moved)
         with self.db:
             cur = self.db.execute(
                 "INSERT INTO runs(preset, title, started_utc, status, pid, host, dir, argv,"
@@ -332,6 +334,8 @@ class Store:
         return cur.lastrowid
 
     def finish_run(self, run_id, status):
+        if status == "complete":  # only in the file --db names: else saved beside it, said
+            refuse_moved(self, self._pinned, run_id)
         with self.db:
             self.db.execute("UPDATE runs SET status=?, finished_utc=? WHERE id=?",
                             (status, utc_now(), run_id))
@@ -359,6 +363,7 @@ class Store:
                              it["bytes"], it["mib_per_s"], it.get("cache_resident_fraction")))
                 for text in result.get("warnings", []):
                     self.db.execute("INSERT INTO warnings VALUES (?,?)", (point_id, text))
+        refuse_moved(self, self._pinned, run_id)  # a removed --db: stop now, not after every point
         return point_id
 
     def figure_written(self, path, digest):

@@ -24,6 +24,7 @@ from ..studies import add_kind_options, kind_of, refuse_foreign_options, skip_li
 from .machine import machine_by_spec, machine_names
 from .params import describe_parameters
 from .predict import predict_point
+from .probed import unmeasured_ranks
 from .scope import check_pieces, check_sets, refusals
 
 PREDICTED = "predicted: model of "
@@ -172,6 +173,8 @@ def run_model(args, out=None):
     # engine refuses is told the engine's reason first
     check_pieces(points, machine)
     check_sets(points, machine, experiment.origin)  # a what-if that changes nothing is no run
+    # a one-rank probe's machine predicting points of more ranks says so
+    machine.warnings = machine.warnings + unmeasured_ranks(machine, points)
     for line in machine.warnings:  # stored with every point too: show and report say it again
         print(f"plan: warning: {line}", file=out)
     for line in getattr(kind, "plan_notes", lambda *a: [])(preset, points, options):

@@ -48,6 +48,10 @@ class Machine:
     # What the "disks" are where not disks (a tmpfs probe's: memory), for
     # the bound lines (explain.py); "" = disks.
     storage: str = ""
+    # The ranks a probe's machine was measured with (0: a described
+    # machine, whose values hold for any number): a one-rank probe measured
+    # nothing two ranks do to each other (probed.unmeasured_ranks).
+    measured_ranks: int = 0
 
     def __getitem__(self, key):
         return self.values[key]

@@ -862,9 +862,27 @@ def machine_from_probe(store, run_id, overrides=(), trials=None):
     machine = Machine(name=f"{PREFIX}{run_id}", title=f"this host as {where} measured it",
                       values=values, sources=dict(src), host_page_cache=True,
                       file_name=f"{PREFIX}{run_id}", source=f"pario {where}",
-                      warnings=warnings,
+                      warnings=warnings, measured_ranks=int(main["mpi"]["ranks"]),
                       storage=(f"memory ({t.get('fs_type')} storage)" if memory_storage else ""))
     machine.written = {k: v[k] for k in PARAMS}
     check_relations(values, f"machine {PREFIX}{run_id}")
     apply_overrides(machine, overrides)
     return machine
+
+
+def unmeasured_ranks(machine, points):
+    """The warning a plan's points of several ranks need when the probe
+    behind `machine` had one rank: what ranks do to each other (the token
+    hand-over, messages, several readers and writers of one file at once)
+    was not measured, and its parameters hold one stream's rates and zero
+    costs, so those points are predicted as if it were free.  [] for a
+    described machine, a probe of several ranks, or a plan of one rank."""
+    above = sorted({p.ranks for p in points if p.ranks > 1})
+    if machine.measured_ranks != 1 or not above:
+        return []
+    ranks = " and ".join(filter(None, (", ".join(map(str, above[:-1])), str(above[-1]))))
+    return [f"probe run {machine.name[len(PREFIX):]} had one rank: token hand-over, MPI messages and "
+            f"several readers or writers at once were not measured, so the points of {ranks} ranks "
+            "use one stream's rates and no token or message "
+            f"costs: probe with 2 or more ranks ('pario probe --ranks 2 --stream-blocks 4k,64k,1m') "
+            "to measure them"]

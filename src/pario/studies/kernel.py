@@ -37,9 +37,18 @@ class KernelPoint:
     trial: int = 1
     summarize: object = None            # result -> progress line
     expected_warnings: tuple = ()       # engine warnings about the plan's own choices: left out
+    # Bytes the engine holds under --dir at once, where the plan knows them
+    # (perf's one file of ranks x size); 0: the engine's own check alone.
+    writes: int = 0
 
     def engine_args(self, directory, json_path, earlier=None):
         return [*self.args, "--dir", str(directory), "--json", str(json_path)]
+
+    def space_needs(self, directory):
+        """(directory, bytes) held against the free space before anything
+        runs (pario.space): a plan that cannot fit is refused once, not
+        stored as a run of failed points."""
+        return [(directory, self.writes)] if self.writes else []
 
     def takes_name(self):
         return True    # the runner's name, so it knows this point's files if it must kill it

@@ -36,7 +36,8 @@ class PerfKind(KernelKind):
                 args = ["perf", "--size", str(s), "--repeats", str(test.get("repeats", 5))]
                 for trial in range(1, trials + 1):
                     p = KernelPoint(self.name, test["id"], test.get("title", test["id"]), r, args, settings, trial,
-                                    lambda res: f"write {format_value(res['passes'][0]['write_mib_per_s'])} MiB/s")
+                                    lambda res: f"write {format_value(res['passes'][0]['write_mib_per_s'])} MiB/s",
+                                    writes=size * r)  # one file, each rank's array at rank x size
                     if memory and 2 * size * r > memory // 2:
                         if trial == 1:
                             skipped.append((p, f"{r} arrays of {format_size(size)}, twice, exceed half "

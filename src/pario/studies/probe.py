@@ -39,6 +39,15 @@ class ProbePoint:
                 "--iterations", str(self.iterations), "--servers", str(self.servers),
                 "--block", engine_size(self.block), "--json", str(json_path), *self.extra]
 
+    def space_needs(self, directory):
+        """(directory, bytes) the engine writes there: the one stream file,
+        the largest thing it holds at once (every pass writes or reads that
+        file again, one at a time; the metadata files are empty and the
+        one-byte and collective files a byte per rank), held against the
+        free space before anything runs, as the engine itself would
+        (probe_options.c), rather than stored as a run of failed points."""
+        return [(directory, self.size)]
+
     def takes_name(self):
         return True
 
