@@ -11,7 +11,8 @@ rounds and iterations of all the databases given): the median and the
 share above 1.5x and 2x; and, for points of exactly two iterations, the
 first one's time over the second's and how often the first was the best.
 
-  .venv/bin/python bench/phase_spread.py /work/wt/q12/model-a.sqlite /work/wt/q12/model-b.sqlite
+  .venv/bin/python bench/phase_spread.py KEPT_A.sqlite KEPT_B.sqlite   (databases kept by
+      bench/model_local.py --keep-db)
 
 The databases are opened read-only (nothing is written to them)."""
 

@@ -80,13 +80,15 @@ def model_points(experiment, options):
     makes it, with the model's defaults.  The one way in for the command,
     bench/model_claims.py and the validation tests, so the docs' figures
     are those of the points 'pario model' predicts."""
-    options = dict(options)
     # The model is deterministic: one trial per point unless asked (trials
     # then differ where the I/O nodes' caches carry over, docs/model.md).
-    options["iterations"] = options.get("iterations") or 1
+    return _plan(experiment, {**options, "iterations": options.get("iterations") or 1})
+
+
+def _plan(experiment, options):
     # No launcher limits a modelled machine: a preset sweeping ranks up to
     # the slots goes to its own max_ranks (the CFS report's 128 nodes).
-    options["slots"], options["slots_from"] = 1 << 20, "a modelled machine"
+    options = {**options, "slots": 1 << 20, "slots_from": "a modelled machine"}
     return kind_of(experiment.data).plan(experiment.data, options)
 
 
@@ -94,8 +96,7 @@ def measured_trials(experiment, options):
     """The trials per point a measured run of this plan takes (its best is
     the figure): the plan as 'pario run' makes it, before the model's own
     default of one deterministic trial."""
-    points, _ = kind_of(experiment.data).plan(experiment.data, {**options, "slots": 1 << 20,
-                                                                 "slots_from": "a modelled machine"})
+    points, _ = _plan(experiment, options)
     return points[0].iterations if points else None
 
 

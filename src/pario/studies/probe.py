@@ -258,18 +258,11 @@ def component_trials(records, key):
     point's records.  Every other component (memory copy, round trips,
     barrier, open/close, tokens, collective calls, metadata) is measured
     the same way at every point, so all points' trials are its trials:
-    Table 2 and 3 show their best, and the model's probed machine takes
-    the same (model/probed.py)."""
+    Table 2 and 3 show their best; the model's probed machine takes the
+    best of a measured run's number of trials they expect
+    (`component_expected_best`, model/probed.py)."""
     return [v for r in records if r.params["component"] == key for v in r.values["value"]
             if v is not None]
-
-
-def component_best(records, key):
-    """The best trial of `component_trials`, None if it was not measured."""
-    vals = component_trials(records, key)
-    if not vals:
-        return None
-    return max(vals) if _better(key) == "max" else min(vals)
 
 
 def expected_best(values, draws, better="max"):
