@@ -81,11 +81,11 @@ def _row(block, seconds, requests, size=64 << 20):
                              "own": [True] * len(requests), "file_bytes": size}}
 
 
-def _doc(block, inter_s, inter_n, one=20, halves=24):
+def _doc(block, inter_s, inter_n, one=20, halves=24, halves_s=0.04):
     return {"params": {"block_bytes": block},
             "components": {"two_interleaved": _row(block, inter_s, inter_n),
                            "stream_read": _row(block, [0.04] * 3, [one] * 3),
-                           "two_streams": _row(block, [0.04] * 3, [halves] * 3)}}
+                           "two_streams": _row(block, [halves_s] * 3, [halves] * 3)}}
 
 
 def test_the_probe_gives_the_race_from_its_interleaved_trials():
@@ -119,3 +119,26 @@ def test_no_race_without_requests_or_without_a_loss():
         for row in d["components"].values():
             row["device_reads"] = None
     assert read_race(flat)[:3] == (0, 0, 0.0)
+
+
+def test_the_race_costs_no_more_than_the_row_lost_against_two_halves():
+    """The trials' slope says 1 ms per request and the median loss is 20
+    requests (as above), but at 1 MiB the row's best, 0.090 s, is only 12
+    ms beyond two halves' 0.078: the race is cut to the 12 requests that
+    loss pays for (a 4 MiB probe's short phase charged more than its whole
+    time made the fit fail in CI)."""
+    docs = [_doc(4 << 10, [0.061, 0.070, 0.075], [21, 30, 35]),
+            _doc(64 << 10, [0.070, 0.090, 0.100], [30, 50, 60]),
+            _doc(1 << 20, [0.090, 0.100, 0.140], [50, 60, 100], halves_s=0.078)]
+    requests, race_from, per_request, text = read_race(docs)
+    assert (requests, race_from) == (12, 64 << 10)
+    assert "cut to 12: at 1 MiB calls the row took 12 ms beyond two halves'" in text
+    # a call size it would be charged at that lost no time: no race at all
+    docs[2] = _doc(1 << 20, [0.090, 0.100, 0.140], [50, 60, 100], halves_s=0.095)
+    requests, race_from, per_request, text = read_race(docs)
+    assert (requests, race_from) == (0, 0)
+    assert "at 1 MiB calls, where it would be charged, the row was no slower than two halves' (-5 ms)" in text
+    # sizes below the race's first are not charged, so their loss bounds nothing
+    docs[2] = _doc(1 << 20, [0.090, 0.100, 0.140], [50, 60, 100])
+    docs[0] = _doc(4 << 10, [0.061, 0.070, 0.075], [21, 30, 35], halves_s=0.07)
+    assert read_race(docs)[:2] == (20, 64 << 10)
