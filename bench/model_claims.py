@@ -1,5 +1,5 @@
 """The model's figures beside the reports' claims, as the markdown tables of
-docs/model.md, and the ASCI Red report's Tables 2 and 3 as the model fills
+the README (the CFS claims) and docs/model.md (the ASCI Red shapes), and the ASCI Red report's Tables 2 and 3 as the model fills
 them (the report withholds its values).
 
 The CFS rows are the points of the cfs preset as `pario model cfs

@@ -2,7 +2,8 @@
 
 ipsc860: the CFS report's figures (Nitzberg 1992), each within 25 %.
 asci-red: the shapes the ASCI Red report describes (it withholds values).
-Every figure here is simulated; docs/model.md lists them beside the report."""
+Every figure here is simulated; the README's table (bench/model_claims.py)
+lists them beside the report."""
 
 import functools
 
@@ -29,7 +30,7 @@ def cfs(test, phase, ranks, block="1m", sets=(), group_unit=None):
     """What `pario model cfs --machine ipsc860 --tests TEST --ranks RANKS
     --blocks BLOCK [--set ...]` predicts for PHASE: the preset's own point
     (partitioned: a write, then a read of what it wrote), as
-    bench/model_claims.py and docs/model.md's table take it."""
+    bench/model_claims.py and the README's table take it."""
     ph = next(p for p in _cfs_point(test, ranks, block, sets, group_unit)["phases"] if p["name"] == phase)
     return ph["summary"]["best_mib_per_s"], ph["explanation"]
 
