@@ -308,3 +308,55 @@ def test_missing_and_file_dir(engine, shm_dir):
         p = subprocess.run([engine, "probe", "--dir", str(d)], capture_output=True, text=True,
                            timeout=60)
         assert p.returncode == 2 and phrase in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def _short_share(read_ahead, block, file_bytes):
+    """The probe's short share for a device window: the window in whole
+    calls (at least one), where four of them are less than the file."""
+    if not read_ahead:
+        return None
+    share = max(block, read_ahead // block * block)
+    return share if 4 * share < file_bytes else None
+
+
+def test_four_readers_of_short_shares(probes, engine, launcher, tmp_path):
+    """Four readers again, each one device read-ahead window of the file's
+    last four (the short shares' race, docs/model.md): a row with its bytes
+    and the device's requests (the device reads those bytes, not the
+    file's); none on tmpfs (no window) nor where four windows are the whole
+    file or more (the four quarters are then those shares)."""
+    import os
+
+    for kind in ("shm", "disk"):
+        d, _, doc = probes[kind]
+        want = _short_share(_sys_read_ahead(d) if kind == "disk" else None, 1 << 20, 32 << 20)
+        row = doc["components"]["four_short_streams"]
+        if want is None:
+            assert row is None, kind
+        else:
+            assert (row["readers"], row["bytes"], row["block_bytes"]) == (4, 4 * want, 1 << 20)
+    # a file four windows exceed, on the disk: the row, whatever the window
+    d = os.environ.get("PARIO_TEST_DISK", "/var/tmp")
+    window = _sys_read_ahead(d)
+    size = max(64 << 20, 8 * window) if window else 64 << 20
+    if window is None or size > 256 << 20:
+        pytest.skip(f"{d}: no block device read-ahead window to size short shares from (or one too large)")
+    work = os.path.join(d, f"pario-test-short-{os.getpid()}")
+    os.makedirs(work)
+    try:
+        proc, doc = _probe(engine, launcher, 2, work, tmp_path / "short.json", "--size", f"{size >> 20}m",
+                           "--iterations", "2", "--memory", "16m", "--ops", "10")
+        assert os.listdir(work) == []
+    finally:
+        import shutil
+        shutil.rmtree(work, ignore_errors=True)
+    c = doc["components"]
+    share = _short_share(window, 1 << 20, size)
+    row = c["four_short_streams"]
+    assert (row["readers"], row["bytes"], row["block_bytes"]) == (4, 4 * share, 1 << 20)
+    assert len(row["seconds"]["values"]) == 2 and row["seconds"]["best"] > 0
+    assert row["best_mib_per_s"] == pytest.approx(4 * share / (1 << 20) / row["seconds"]["best"])
+    dev = row["device_reads"]
+    assert dev["file_bytes"] == 4 * share  # the device reads the pass's bytes, not the file's
+    assert dev["own"] == [abs(b - 4 * share) <= 0.05 * 4 * share for b in dev["bytes"]]
+    assert "four readers of" in proc.stdout and "shares (the file's last)" in proc.stdout

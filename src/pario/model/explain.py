@@ -22,6 +22,8 @@ empty, so a file that fits in them is read back from memory (the CFS report
 used a 128 MB file, over twelve times its I/O nodes' caches, to keep buffering out,
 line 139)."""
 
+from ..units import format_size
+
 BUSY = 0.8
 # A point no resource kept busy whose ranks spent at least this share of the
 # phase in their read's fixed start is bound by that start.
@@ -110,6 +112,20 @@ def explain(counters, op, block_bytes=None, before=None, storage=None):
 
 
 
+def _read_race(counters):
+    """', and ... once per phase: ...' where a read phase's readers lost a
+    read-ahead race the model charges on the disk (simulate.py), else ''."""
+    seconds = counters.get("read_race_seconds")
+    if not seconds:
+        return ""
+    if counters.get("read_race_key") == "disk.share_race_restarts":
+        return (f", and {seconds * 1e3:.3g} ms once per phase: the short shares' read-ahead race "
+                f"({format_size(counters['read_race_share'])} a rank, shorter than a reader's "
+                "read-ahead ramp reaches; disk.share_race_restarts read starts)")
+    return (f", and {seconds * 1e3:.3g} ms of extra device requests once per phase: the readers' "
+            "read-ahead race (disk.interleaved_race_requests)")
+
+
 def _page_cache_hits(counters):
     """'; N of M calls served from the page cache ...' when a broadcast's
     later readers found what an earlier one read, else ''."""
@@ -169,7 +185,7 @@ def _explain(counters, op, storage=None):
     if top < BUSY:
         out["text"] = (f"latency: no resource above {BUSY:.0%} busy (busiest: {plain[kind]} "
                        f"{top:.0%}); each rank waits for its own requests' round trips"
-                       ) + _page_cache_hits(counters)
+                       ) + _read_race(counters) + _page_cache_hits(counters)
         return out
     text = f"{names[kind]} ({top:.0%} busy)"
     if kind == "disk" and cache and op == "read":
@@ -190,11 +206,10 @@ def _explain(counters, op, storage=None):
             per = cache["blocks_written_back"] / cache["write_backs"]
             out["blocks_per_write_back"] = round(per, 2)
             text += f": write-behind, {per:.1f} blocks per disk write"
-    elif kind == "disk" and op == "read" and counters.get("disk_read_rate", "disk.rate") != "disk.rate":
-        text += f": read at {_RATES[counters['disk_read_rate']]} ({counters['disk_read_rate']})"
-        if counters.get("read_race_seconds"):
-            text += (f", and {counters['read_race_seconds'] * 1e3:.3g} ms of extra device requests "
-                     "once per phase: the readers' read-ahead race (disk.interleaved_race_requests)")
+    elif kind == "disk" and op == "read":
+        if counters.get("disk_read_rate", "disk.rate") != "disk.rate":
+            text += f": read at {_RATES[counters['disk_read_rate']]} ({counters['disk_read_rate']})"
+        text += _read_race(counters)
     elif kind == "agent":
         text += f": {counters['agents']} agent(s) each serve one synchronous call at a time"
     pc = counters.get("page_cache")

@@ -152,6 +152,17 @@ PARAMS = {p.name: p for p in [
           "time one such extra device request adds to the read phase (the readers wait for it: "
           "a read of about one call, no read-ahead beside it); the race costs "
           "disk.interleaved_race_requests times this, once per phase, on the disk"),
+    Param("disk.share_race_restarts", "count", "restarts",
+          "read-ahead restarts a read phase pays when four or more ranks read one file in "
+          "contiguous shares (partitioned) each shorter than a reader's read-ahead ramp reaches "
+          "(read_start.ramp_reach with disk.read_ahead): a reader's growing windows ask for its "
+          "neighbour's bytes before the neighbour has, the neighbour finds them cached, loses its "
+          "own window and starts again with a first, synchronous one (docs/model.md, the short "
+          "shares' race); each costs the read's fixed start at the call size (disk.read_latency, "
+          "disk.read_start_rate), once per phase, on the disk (0 = no race)"),
+    Param("disk.share_race_from", "size", "B",
+          "the smallest call size at which readers of short shares lose those restarts: smaller "
+          "calls keep their windows (0 = every call size)"),
     Param("disk.write_rate", "rate", "B/s",
           "media rate of one disk or RAID for long writes (disk.rate is for reads)"),
     Param("disk.shared_write_rate", "rate", "B/s",

@@ -131,7 +131,8 @@ NEWER_PROBE = ("run 'pario probe --dir D --stream-blocks 4k,64k,1m' again (this 
 # Rows a model part falls back without (a probe made before them still
 # predicts, that part at its neutral value): what the part is then.
 OPTIONAL_ROWS = {"four_streams": "disk.shared_read_rate for four readers too",
-                 "two_same": "a broadcast's disk stream at disk.rate"}
+                 "two_same": "a broadcast's disk stream at disk.rate",
+                 "four_short_streams": "no short shares' race"}
 
 
 def _need(run_id, c, key, what):
@@ -279,6 +280,57 @@ def read_race(docs):
     if not extra:
         return 0, 0, per_request, text + ": no race charged"
     return extra, race_from, per_request, text
+
+
+def share_race(docs, fixed, restart):
+    """(restarts per phase, smallest call size that lost, text) of four
+    readers of one file whose contiguous shares are shorter than a
+    reader's read-ahead ramp reaches (docs/model.md, the short shares'
+    race), from the probe's four readers of shares one read-ahead window
+    long (four_short_streams: the file's last four) against its four
+    readers of a quarter each (four_streams: long shares, whose windows
+    hold) at each call size b:
+
+    * what four readers whose windows hold take for the short pass's bytes:
+      the long pass's time less what it pays whatever its length (fixed(b):
+      open/close and each reader's start, side by side), scaled to the
+      short pass's bytes, plus that fixed part again;
+    * the short pass's time (_row_seconds, the statistic every row's fit
+      takes) beyond that is the race's loss at b, and in restarts: the loss
+      over restart(b), the read's fixed start at b (a reader whose window
+      its neighbour's read-ahead cut reads on with a new first window,
+      synchronously, as at its start);
+    * a call size lost the race where its loss is at least one restart (a
+      fraction of one is noise: no reader restarted); the race is the
+      median of those call sizes' restarts, a whole number per phase,
+      charged from the smallest of them at the point's own restart cost.
+    (0, 0, text) where the probe had no such pass or lost nothing."""
+    sizes = []
+    for d in sorted(docs, key=lambda d: d["params"].get("block_bytes", 0)):
+        c = d["components"]
+        short, long = c.get("four_short_streams"), c.get("four_streams")
+        if short and long and _row_seconds(short) and _row_seconds(long) and restart(short["block_bytes"]) > 0:
+            b, n = short["block_bytes"], short["bytes"]
+            held = fixed(b) + (_row_seconds(long) - fixed(b)) * n / long["bytes"]
+            t = _row_seconds(short)
+            sizes.append((b, n, t, held, (t - held) / restart(b), long["bytes"]))
+    if not sizes:
+        return 0, 0, "no four readers of short shares measured"
+    each = ", ".join(f"{format_size(b)} calls {t * 1e3:.3g} ms against {k * 1e3:.3g} ms "
+                     f"({(t - k) * 1e3:+.3g} ms, {r:.2g} restarts)" for b, _, t, k, r, _ in sizes)
+    text = (f"'storage, four readers of short shares' ({format_size(sizes[0][1] // 4)} each, one "
+            f"read-ahead window, the file's last four) against 'four readers at once' (a quarter of "
+            f"{format_size(sizes[0][5])} each: windows that hold) at the same call size for the same "
+            f"bytes (its time less open/close and each reader's start, scaled to them, plus those), "
+            f"the difference in restarts of the read's fixed start at that call size: {each}")
+    lost = [(b, r) for b, _, _, _, r, _ in sizes if r >= 1]
+    if not lost:
+        return 0, 0, text + "; no call size lost a whole restart: no race"
+    restarts = max(1, int(_median([r for _, r in lost]) + 0.5))  # half up, not to even
+    race_from = min(b for b, _ in lost)
+    return restarts, race_from, text + (
+        f"; lost (a restart or more) at {', '.join(format_size(b) for b, _ in lost)}: their median, "
+        f"{restarts} restart(s) per phase")
 
 
 def _device_requests(docs, row):
@@ -827,6 +879,18 @@ def machine_from_probe(store, run_id, overrides=(), trials=None):
                    f"time against the number of calls gives {per_call * 1e6:.3g} us per call")
             put(over_key, _time(max(per_call, 0.0)),
                 fit + ("; a negative slope is noise: no cost per call" if per_call < 0 else ""))
+    if c.get("four_streams") and c.get("four_short_streams"):
+        race, race_from, race_text = share_race(docs, lambda b: oc_read + start(b), start)
+        put("disk.share_race_restarts", race, f"{table2} {race_text}")
+        put("disk.share_race_from", str(race_from),
+            f"{table2} the smallest call size whose four readers of short shares lost a restart or "
+            "more against four readers whose windows hold" if race else f"{table2} no race: unused")
+    else:
+        why = ("made by a probe before the 'four readers of short shares' row" if "four_short_streams" not in c
+               else "no four readers of short shares measured (one rank, a device with no read-ahead "
+                    "window, or four windows not less than the file)")
+        put("disk.share_race_restarts", 0, f"{where}: {why}: {OPTIONAL_ROWS['four_short_streams']}")
+        put("disk.share_race_from", "0", f"{where}: {why}: unused")
     buffers = c.get("buffer_streams")
     if buffers:  # each row pooled over every point's trials, as the other pooled rows
         rows = {"write_seconds": "buffer_write", "read_seconds": "buffer_read",

@@ -99,3 +99,24 @@ def fit(points):
     slope = sum((b - mb) * (s - ms) for b, s in points) / sbb
     return ms - slope * mb, slope, (f"least squares of the starts against the call size over "
                                     f"{', '.join(format_size(b) for b, _ in points)}")
+
+
+def ramp_reach(block, read_ahead):
+    """Bytes from a reader's first call of `block` bytes to the end of its
+    first read-ahead window of the largest size (`read_ahead`): Linux grows
+    each next window from the last, x4 while under a 16th of the largest, x2
+    up to half of it, then the largest (mm/readahead.c, get_next_ra_size),
+    and asks for that window when the reader reaches the start of the one
+    before it.  A reader of contiguous bytes shorter than this asks, early
+    in its read, for bytes past its own end (docs/model.md, the short
+    shares' race).  0 without a read-ahead window."""
+    if read_ahead <= 0:
+        return 0
+    largest = max(PAGE, read_ahead // PAGE * PAGE)
+    size = first_window(block, read_ahead)
+    reach = size
+    while size < largest:
+        size = 4 * size if size < largest // 16 else (2 * size if size <= largest // 2 else largest)
+        size = min(size, largest)
+        reach += size
+    return reach

@@ -161,11 +161,12 @@ class Simulation:
         # turn on after every call, so no rank runs ahead of the others and
         # there is no race (the quiet databases' G=2 reads at 4 ranks kept
         # their windows: 11-15 requests for 32 MiB at 1 MiB calls).
-        self.race_seconds = 0.0
+        self.race_seconds, self.race_key = 0.0, None
         token_paced = bool(point.group) and point.group < P
         if (self.read_rate_key == "disk.interleaved_read_rate" and m["disk.interleaved_race_requests"]
                 and point.block >= m["disk.interleaved_race_from"] and not token_paced):
             self.race_seconds = m["disk.interleaved_race_requests"] * m["disk.interleaved_request_overhead"]
+            self.race_key = "disk.interleaved_race_requests"
         if streams > 1 and m["disk.shared_write_rate"]:
             self.disk_write_rate = m["disk.shared_write_rate"]
         # A write phase into a new file without --prealloc: the file system
@@ -184,6 +185,22 @@ class Simulation:
         # aggregators read ROMIO's buffers (agent.cb_buffer at most).
         self.read_latency = read_start.start_seconds(m, point.block)
         self.aggregator_read_latency = read_start.largest_call_start(m, m["agent.cb_buffer"] or point.block)
+        # The short shares' race (docs/model.md): four or more ranks reading
+        # one file in contiguous shares, each shorter than a reader's
+        # read-ahead ramp reaches, so a reader's windows ask for its
+        # neighbour's first bytes early and cut the neighbour's own; as the
+        # probe's four readers of one-window shares lost it, once per read
+        # phase, whether a token paces each group or not (the neighbour of a
+        # rank is in another group).  A two-phase point's aggregators read
+        # their domains in buffer-sized calls, whose first window is the
+        # largest: no ramp.
+        self.share = self.file_bytes // max(1, self.sharers)
+        if (point.layout == "partitioned" and self.sharers >= 4 and self.two_phase is None
+                and m["disk.share_race_restarts"] and point.block >= m["disk.share_race_from"]
+                and self.share < read_start.ramp_reach(point.block, m["disk.read_ahead"])):
+            # each restart a new first window, as at a reader's start
+            self.race_seconds += m["disk.share_race_restarts"] * self.read_latency
+            self.race_key = "disk.share_race_restarts"
         # A shared file under munix is one token between agents (ASCI Red
         # report, section 2.6); with one agent there is no one to serialise.
         # An MPI-IO or HDF5 test states its own semantics: --atomic is
@@ -581,6 +598,9 @@ class Simulation:
             out["disk_read_rate"] = self.read_rate_key
             if self.race_seconds:
                 out["read_race_seconds"] = self.race_seconds
+                out["read_race_key"] = self.race_key
+                if self.race_key == "disk.share_race_restarts":
+                    out["read_race_share"] = self.share
             if self.two_phase is None and self.read_latency:
                 out["read_start_seconds"] = self.read_latency
                 if self.machine["disk.read_ahead"]:  # the first window the start waits for

@@ -137,6 +137,8 @@ COMPONENTS = [
      _two("four_streams")),
     ("two_same", 2, "storage, two readers of the same bytes (ranks 0, 1; each all of it)", "MiB/s",
      "max", _two("two_same")),
+    ("four_short_streams", 2, "storage, four readers of short shares (one read-ahead window each, "
+     "the file's last)", "MiB/s", "max", _two("four_short_streams")),
     ("messages", 2, "MPI messages of one call's size, rank 1 to 0", "MiB/s", "max", _messages),
     ("barrier", 3, "globally synchronize all ranks (barrier)", "s", "min",
      lambda c: c["barrier_seconds"]["values"]),
@@ -181,7 +183,8 @@ COMPONENTS = [
 # read-ahead cut each into requests of the device behind --dir).
 DEVICE_PASSES = (("stream_read", "one stream"), ("two_streams", "two streams"),
                  ("two_interleaved", "two interleaved readers"), ("four_streams", "four readers"),
-                 ("two_same", "two readers of the same bytes"))
+                 ("two_same", "two readers of the same bytes"),
+                 ("four_short_streams", "four readers of short shares"))
 
 
 # A trial's device bytes are the pass's own within this fraction of its
@@ -240,7 +243,7 @@ NEEDS_RANKS = {"barrier": 2}
 
 STREAMS = ("stream_write", "stream_read", "stream_read_cached", "stream_read_short",
            "stream_write_new", "two_writers", "two_streams", "two_interleaved", "four_streams",
-           "two_same", "messages")
+           "two_same", "four_short_streams", "messages")
 DEFAULT_BLOCK = 1 << 20
 
 

@@ -29,7 +29,9 @@
  *                     then all of it at once, every other block each (two
  *                     interleaved readers), then four readers a quarter
  *                     each (two threads on each rank), then both all of
- *                     it, every block (two readers of the same bytes)
+ *                     it, every block (two readers of the same bytes),
+ *                     then four readers again of the file's last four
+ *                     shares of one read-ahead window each (short shares)
  *   messages          rank 1 sends rank 0 min(--size, 64 MiB) in --block
  *                     messages (MPI's rate for a call's data)
  *   token hand-over   every rank passes a grouped run's token round a ring
@@ -168,9 +170,19 @@ typedef struct probe_result {
      * then both reading all of it at once, every block each (the same
      * bytes: a broadcast). */
     samples two_interleaved_seconds, four_streams_seconds, two_same_seconds;
+    /* Then four readers at once again, each a share of one device
+     * read-ahead window (four_short_share bytes: read_ahead_kb in whole
+     * calls), the file's last four such shares, so the last ends at the
+     * file's end as a partitioned file's last rank does: a reader's
+     * read-ahead ramps up to a window that reaches past its share into its
+     * neighbour's, while the neighbour may not yet have read it (none
+     * without a known read-ahead, or when four shares are the whole file). */
+    uint64_t four_short_share;
+    samples four_short_seconds;
     /* the device's read requests over the one stream's read and each read
      * pass of two or four readers: how read-ahead cut them */
-    device_reads stream_read_dev, two_streams_dev, two_interleaved_dev, four_streams_dev, two_same_dev;
+    device_reads stream_read_dev, two_streams_dev, two_interleaved_dev, four_streams_dev, two_same_dev,
+        four_short_dev;
     /* MPI messages rank 1 -> rank 0 (two ranks or more). */
     bool have_messages;
     uint64_t message_bytes;                      /* in --block messages */

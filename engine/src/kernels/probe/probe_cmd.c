@@ -582,8 +582,12 @@ static void measure_metadata(probe_ctx *c, probe_result *r)
  * each beside them: on a host of two cores, more readers than cores, as
  * four ranks on two cores are); then, emptied again, both read the whole
  * file at once, every block each (a broadcast: two readers of the same
- * bytes).  Rank 1 opens the file by the identity rank 0 created it with. */
-typedef enum { TWO_HALVES, TWO_INTERLEAVED, FOUR_QUARTERS, TWO_WHOLE } two_mode;
+ * bytes).  Last, emptied again, four readers at once of short shares:
+ * each one device read-ahead window long (the file's last four), where a
+ * reader's growing windows reach past its share into a neighbour's before
+ * that neighbour has read it (docs/model.md, the short shares' race).
+ * Rank 1 opens the file by the identity rank 0 created it with. */
+typedef enum { TWO_HALVES, TWO_INTERLEAVED, FOUR_QUARTERS, TWO_WHOLE, FOUR_SHORT } two_mode;
 
 /* One reader (or writer) of a pass: its part of the file, its own
  * descriptor.  Threads record their error here, not in the context. */
@@ -628,16 +632,17 @@ static void *stream_part_run(void *arg)
 
 static double two_streams_pass(probe_ctx *c, const char *p, const owned_file *who, bool writing,
                                pattern_source *src, unsigned char *buf, unsigned char *buf2,
-                               uint64_t half, two_mode mode)
+                               uint64_t half, uint64_t short_share, two_mode mode)
 {
     const uint64_t block = c->o->block, whole = 2 * half;
     MPI_Barrier(c->comm);
     double t0 = clock_now();
     if (c->rank < 2) {
         /* a half each, every other block of the whole, a quarter each (two
-         * readers per rank), or all of it each */
+         * readers per rank), all of it each, or a short share each of the
+         * file's last four (two readers per rank) */
         stream_part part[2];
-        int parts = mode == FOUR_QUARTERS ? 2 : 1;
+        int parts = mode == FOUR_QUARTERS || mode == FOUR_SHORT ? 2 : 1;
         for (int k = 0; k < parts; k++) {
             stream_part *s = &part[k];
             *s = (stream_part){.c = c, .path = p, .who = who, .writing = writing, .src = src,
@@ -653,6 +658,9 @@ static double two_streams_pass(probe_ctx *c, const char *p, const owned_file *wh
                 const uint64_t quarter = whole / block / 4 * block;
                 s->first = (uint64_t)(2 * c->rank + k) * quarter;
                 s->end = s->first + quarter;
+            } else if (mode == FOUR_SHORT) {
+                s->first = whole - 4 * short_share + (uint64_t)(2 * c->rank + k) * short_share;
+                s->end = s->first + short_share;
             } else {
                 s->first = 0;
                 s->end = whole;
@@ -689,6 +697,18 @@ static void measure_two_streams(probe_ctx *c, probe_result *r)
         return;
     /* four readers need a whole call each */
     const bool quarters = 2 * half / block >= 4;
+    /* Short shares: one device read-ahead window each in whole calls (at
+     * least one), rank 0's device for both ranks; only where four of them
+     * are less than the file (else they are the quarters above) and the
+     * device has a read-ahead window. */
+    int64_t ahead = r->read_ahead_bytes;
+    MPI_Bcast(&ahead, 1, MPI_INT64_T, 0, c->comm);
+    uint64_t short_share = ahead > 0 ? (uint64_t)ahead / block * block : 0;
+    if (ahead > 0 && short_share == 0)
+        short_share = block;
+    if (4 * short_share >= 2 * half || r->fs.memory_backed)
+        short_share = 0;
+    r->four_short_share = short_share;
     unsigned char *buf = NULL, *buf2 = NULL;
     pattern_source src;
     bool src_ok = false;
@@ -736,6 +756,10 @@ static void measure_two_streams(probe_ctx *c, probe_result *r)
             /* both read the whole file at once: a broadcast's two readers
              * of the same bytes, each with its own read-ahead */
             {false, TWO_WHOLE, &r->two_same_seconds, &r->two_same_dev},
+            /* four readers of short shares at once: each share one
+             * read-ahead window, so a reader's windows reach into its
+             * neighbour's share early in the pass */
+            {false, FOUR_SHORT, short_share ? &r->four_short_seconds : NULL, &r->four_short_dev},
         };
         const int npasses = (int)(sizeof passes / sizeof passes[0]);
         for (int k = 0; k < npasses; k++) {
@@ -743,7 +767,7 @@ static void measure_two_streams(probe_ctx *c, probe_result *r)
                 continue;
             const device_mark mark = c->rank == 0 ? device_mark_now(c) : (device_mark){0};
             double t = two_streams_pass(c, p, &who, passes[k].writes, &src, buf, buf2, half,
-                                        passes[k].mode);
+                                        short_share, passes[k].mode);
             agree_or_fail(c);
             if (c->rank == 0) {
                 device_done(c, mark, passes[k].dev);

@@ -200,6 +200,13 @@ void probe_result_print(const probe_result *r)
     if (r->two_same_seconds.n)
         printf("  %-56s %12.1f\n", "storage, two readers of the same bytes (each all of it)",
                (double)two_ranks_bytes(o) / (1 << 20) / samples_best(&r->two_same_seconds, false));
+    if (r->four_short_seconds.n) {
+        char sb[32];
+        size_format(r->four_short_share, sb, sizeof sb);
+        snprintf(what, sizeof what, "storage, four readers of %s shares (the file's last)", sb);
+        printf("  %-56s %12.1f\n", what,
+               (double)(4 * r->four_short_share) / (1 << 20) / samples_best(&r->four_short_seconds, false));
+    }
     if (r->have_messages) {
         char mb[32];
         size_format(r->message_bytes, mb, sizeof mb);
@@ -331,8 +338,12 @@ static void write_device_reads(json *j, const device_reads *d, uint64_t file_byt
     json_object_end(j);
 }
 
+/* A pass of several readers (or writers) of the stream's file; a read
+ * pass's device bytes are its own when they are `read_bytes` (the file's,
+ * for every pass but the short shares, which read its last part). */
 static void write_readers(json *j, const char *key, const char *who, int count, uint64_t bytes,
-                          const samples *s, const probe_options *o, bool writes, const device_reads *dev)
+                          const samples *s, const probe_options *o, bool writes, const device_reads *dev,
+                          uint64_t read_bytes)
 {
     if (!s->n) {
         json_null(j, key);
@@ -347,7 +358,7 @@ static void write_readers(json *j, const char *key, const char *who, int count, 
     write_samples(j, "seconds", s, false);
     json_double(j, "best_mib_per_s", (double)bytes / (1 << 20) / samples_best(s, false));
     if (!writes)
-        write_device_reads(j, dev, two_ranks_bytes(o)); /* every reader pass reads one file of this size */
+        write_device_reads(j, dev, read_bytes);
     json_object_end(j);
 }
 
@@ -467,17 +478,23 @@ int probe_result_save_json(const probe_result *r, const char *path)
     } else {
         json_null(&j, "stream_write_new");
     }
-    write_readers(&j, "two_writers", "writers", 2, two_ranks_bytes(o), &r->two_writers_seconds, o, true,
-                  NULL);
-    write_readers(&j, "two_streams", "readers", 2, two_ranks_bytes(o), &r->two_streams_seconds, o, false,
-                  &r->two_streams_dev);
-    write_readers(&j, "two_interleaved", "readers", 2, two_ranks_bytes(o), &r->two_interleaved_seconds, o,
-                  false, &r->two_interleaved_dev);
+    /* every pass but the short shares reads the whole file from the device */
+    const uint64_t file = two_ranks_bytes(o);
+    write_readers(&j, "two_writers", "writers", 2, file, &r->two_writers_seconds, o, true, NULL, file);
+    write_readers(&j, "two_streams", "readers", 2, file, &r->two_streams_seconds, o, false,
+                  &r->two_streams_dev, file);
+    write_readers(&j, "two_interleaved", "readers", 2, file, &r->two_interleaved_seconds, o, false,
+                  &r->two_interleaved_dev, file);
     write_readers(&j, "four_streams", "readers", 4, four_readers_bytes(o), &r->four_streams_seconds, o,
-                  false, &r->four_streams_dev);
+                  false, &r->four_streams_dev, file);
     /* the file's bytes, which each of the two read whole */
-    write_readers(&j, "two_same", "readers", 2, two_ranks_bytes(o), &r->two_same_seconds, o, false,
-                  &r->two_same_dev);
+    write_readers(&j, "two_same", "readers", 2, file, &r->two_same_seconds, o, false, &r->two_same_dev,
+                  file);
+    /* the file's last four shares of one read-ahead window each (a share:
+     * bytes / readers), which the device reads and no more */
+    const uint64_t short_bytes = 4 * r->four_short_share;
+    write_readers(&j, "four_short_streams", "readers", 4, short_bytes, &r->four_short_seconds, o, false,
+                  &r->four_short_dev, short_bytes);
 
     if (r->have_messages) {
         json_object_begin(&j, "messages");
