@@ -1057,20 +1057,25 @@ def test_a_probe_row_stands_for_the_best_of_the_measured_runs_trials():
     assert doc["components"]["s"]["seconds"]["best"] == 1.0  # the stored document is not changed
 
 
-def test_a_prediction_of_fewer_trials_is_no_faster(runs, tmp_path):
+def test_a_prediction_follows_the_measured_runs_trials(runs, tmp_path):
     """pario model with the measured run's --iterations: one trial is the
     mean of the probe's trials, two their expected best of two; the
-    parameters' sources say which."""
+    parameters' sources say which.  (Each row is no faster at one trial
+    than at two: the as_best_of test above.  A whole prediction need not
+    be: a line fitted through three call sizes' means can cross zero bytes
+    lower than the one through their bests, so a noisy 4 MiB probe
+    predicted 777 MiB/s from means against 762 from bests once in ten.)"""
     db = _copy_db(runs, tmp_path)
-    figures = {}
+    sources = {}
     for n in (1, 2):
         r = pario("model", "cfs", "--quick", "--tests", "partitioned", "--ranks", "1", "--blocks", "1m",
                   "--size", "4m", "--machine", "probe:1", "--iterations", str(n), db=db)
         assert r.returncode == 0, r.stderr
-        figures[n] = float(re.search(r"\n\s+1\s+([0-9.]+)", r.stdout.split("Figure")[1]).group(1))
-    assert 0 < figures[1] <= figures[2]
-    con = sqlite3.connect(db)
-    sources = [json.loads(t)["model"]["machine"] for (t,) in con.execute(
-        "SELECT result_json FROM points WHERE run_id=(SELECT max(id) FROM runs)")]
-    con.close()
-    assert "the best of 2 trials that its pooled trials expect" in json.dumps(sources)
+        assert float(re.search(r"\n\s+1\s+([0-9.]+)", r.stdout.split("Figure")[1]).group(1)) > 0
+        con = sqlite3.connect(db)
+        sources[n] = json.dumps([json.loads(t)["model"]["machine"] for (t,) in con.execute(
+            "SELECT result_json FROM points WHERE run_id=(SELECT max(id) FROM runs)")])
+        con.close()
+    assert "the mean of its trials (a measured figure of one trial)" in sources[1]
+    assert "the best of 2 trials that its pooled trials expect" in sources[2]
+    assert "pooled trials expect" not in sources[1] and "the mean of its trials" not in sources[2]
