@@ -5,7 +5,8 @@ full disk is named as such, with the exit of a run the database stopped,
 and a run that stored nothing is not kept (7); a pario database on a
 read-only mount can be read, a truncated one is "damaged" like a corrupted
 one (14); `pario model` with an output it cannot write stores nothing (15);
-SIGTERM stops `pario model` as it stops `pario run` (16); `list` of a missing database and
+SIGTERM stops `pario model` as it stops `pario run`, and a Ctrl-C while
+Python imports pario is one line (16); `list` of a missing database and
 the name PARIO_DB (17; another application's WAL file left as it was:
 test_front_end_faults)."""
 
@@ -259,6 +260,25 @@ def test_sigterm_stops_model_as_it_stops_run(tmp_path):
     assert said == ["run 1 stopped by SIGTERM: marked incomplete; finished points are kept"], err
     (run,) = _runs(db)
     assert run[:2] == (1, "incomplete") and run[2] >= 1
+
+
+def test_a_ctrl_c_while_python_imports_pario_is_one_line(tmp_path):
+    """Item 16: a Ctrl-C in the first ~0.1 s printed KeyboardInterrupt's
+    traceback.  Made certain here: the SIGINT arrives while the CLI module
+    is being imported."""
+    script = ("import importlib.abc, os, signal, sys\n"
+              "class Interrupt(importlib.abc.MetaPathFinder):\n"
+              "    def find_spec(self, name, *args):\n"
+              "        if name == 'pario.cli':\n"
+              "            os.kill(os.getpid(), signal.SIGINT)\n"
+              "        return None\n"
+              "sys.meta_path.insert(0, Interrupt())\n"
+              "sys.argv = ['pario', 'list']\n"
+              "from pario.entry import main\n"
+              "sys.exit(main())\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PARIO_DB": str(tmp_path / "r.sqlite")}
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 130 and r.stderr == "pario: interrupted\n", r.stderr
 
 
 def test_list_names_a_missing_database_and_the_variable_that_named_it(tmp_path):
