@@ -127,6 +127,25 @@ def test_a_log_beside_the_name_that_is_not_the_files_is_refused_and_left(tmp_pat
     assert (_sha(db) == before) if exists else not db.exists()
 
 
+def test_a_database_left_mid_write_is_rolled_back_and_read(tmp_path):
+    """Item 1's journal, the other way: a process killed inside a point's
+    transaction leaves a hot -journal, which a read-only connection cannot
+    roll back ("attempt to write a readonly database" in every command)."""
+    db = tmp_path / "r.sqlite"
+    assert pario(*SMALL_MODEL, "--db", db, db=db).returncode == 0
+    committed = list(sqlite3.connect(db).iterdump())
+    killed = subprocess.run([sys.executable, "-c", (
+        "import os, sqlite3, sys\n"
+        "con = sqlite3.connect(sys.argv[1])\n"
+        "con.execute('PRAGMA cache_size=1')\n"  # pages reach the file before the commit
+        "con.execute('UPDATE points SET error=hex(randomblob(3000))')\n"
+        "os._exit(9)\n"), str(db)])
+    assert killed.returncode == 9 and _beside(db) == ["r.sqlite-journal"]
+    listed = pario("list", "--db", db, db=db)
+    assert listed.returncode == 0 and "1  cfs     complete" in listed.stdout, listed.stderr
+    assert _beside(db) == [] and list(sqlite3.connect(db).iterdump()) == committed
+
+
 def test_a_full_disk_is_named_and_a_run_it_stops_keeps_its_points(small_tmpfs, tmp_path):
     """Item 7: "Cannot operate on a closed database" and exit 2 ("nothing
     stored") for a run that had stored 36 points; a model on a full disk

@@ -152,7 +152,7 @@ def _in_wal_mode(path):
         return False
 
 
-def _open_read_only(path):
+def _open_read_only(path, immutable=False):
     """A read-only connection to `path` that creates no file beside it.
     A file in WAL mode with no -wal beside it has no log to read: it is
     opened immutable, because SQLite would otherwise make a -wal and -shm
@@ -160,9 +160,36 @@ def _open_read_only(path):
     read-only mount could not open it at all."""
     path = Path(path).absolute()
     uri = f"file:{quote(str(path))}?mode=ro"
-    if _in_wal_mode(path) and not os.path.lexists(_beside(path, "-wal")):
+    if immutable or (_in_wal_mode(path) and not os.path.lexists(_beside(path, "-wal"))):
         uri += "&immutable=1"
     return sqlite3.connect(uri, uri=True, timeout=30)
+
+
+def _tables(path, immutable=False):
+    """(application_id, table names) of the SQLite file at `path`."""
+    probe = _open_read_only(path, immutable)
+    try:
+        app_id = probe.execute("PRAGMA application_id").fetchone()[0]
+        return app_id, {r[0] for r in probe.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    finally:
+        probe.close()
+
+
+def _roll_back(path, label):
+    """A pario database left mid-write (a process killed inside one of its
+    transactions: a hot -journal beside it), which a read-only connection
+    cannot read: SQLite's own recovery, done by the first connection that
+    may write, puts the file back as its last transaction left it."""
+    try:
+        db = sqlite3.connect(str(path), timeout=30)
+        try:
+            db.execute("PRAGMA schema_version").fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        raise UsageError(f"{label} {path} was left mid-write (a process killed while writing it: "
+                         f"{Path(path).name}-journal beside it), and SQLite cannot roll it back here "
+                         f"({exc}): open it once where it is writable, or restore it from a copy") from exc
 
 
 def _unreadable(path, label, exc):
@@ -180,15 +207,17 @@ def _unreadable(path, label, exc):
 def _refuse_foreign(path, label="--db"):
     """Refuse, before creating anything, a --db that is not pario's: a file
     that is not SQLite, or SQLite of another application.  Opened read-only
-    so the check changes nothing."""
+    so the check changes nothing, but for one thing: a pario database left
+    mid-write is rolled back as SQLite does (_roll_back)."""
+    left_mid_write = False
     try:
-        probe = _open_read_only(path)
         try:
-            app_id = probe.execute("PRAGMA application_id").fetchone()[0]
-            tables = {r[0] for r in probe.execute(
-                "SELECT name FROM sqlite_master WHERE type='table'")}
-        finally:
-            probe.close()
+            app_id, tables = _tables(path)
+        except sqlite3.OperationalError as exc:
+            if getattr(exc, "sqlite_errorname", "") != "SQLITE_READONLY_ROLLBACK":
+                raise
+            app_id, tables = _tables(path, immutable=True)  # whose it is: page 1 and the schema
+            left_mid_write = True
     except sqlite3.DatabaseError as exc:
         if getattr(exc, "sqlite_errorname", "") == "SQLITE_CANTOPEN":
             raise _unreadable(path, label, exc) from exc
@@ -196,6 +225,13 @@ def _refuse_foreign(path, label="--db"):
             raise _damaged(path, exc, label) from exc  # truncated or corrupted: damaged, either way
         raise UsageError(f"{label} {path} is not a pario results database ({exc}): pario will not "
                          "change it; choose another path") from exc
+    _refuse_others(path, label, app_id, tables)
+    if left_mid_write:
+        _roll_back(path, label)
+
+
+def _refuse_others(path, label, app_id, tables):
+    """Refuse a file of another application (its id, its tables)."""
     if app_id == APPLICATION_ID or not tables:
         return
     if app_id == 0 and _OWN_TABLES <= tables:
