@@ -2,8 +2,8 @@
 probe`) and `pario model`: SIGINT and SIGTERM stop it with one line and
 exit 130; any other error that leaves the run unfinished (a failed
 database, standard output gone) is said by the CLI as ever.  Either way
-the run is stopped in the store (Store.stop_run: marked incomplete, or
-removed if it stored no point)."""
+the run is stopped in the store (Store.stop_run: marked incomplete; one
+an error stopped before its first point is removed)."""
 
 import signal
 import sys
@@ -37,19 +37,18 @@ def restore_signals(old):
 
 
 def end_early(store, run_id, exc):
-    """The run `run_id` did not finish because of `exc`: stop it in the
-    store (None: it was never stored), then say a signal's stop in one
-    line and return its exit status; any other error is raised again for
-    the CLI's one line."""
-    kept = run_id is None or store.stop_run(run_id)
-    if not isinstance(exc, Stopped):
+    """The run `run_id` (None: never stored) did not finish because of
+    `exc`: stop it in the store, then say a signal's stop in one line and
+    return its exit status; any other error is raised again for the CLI's
+    one line."""
+    stopped = isinstance(exc, Stopped)
+    if run_id is not None:
+        store.stop_run(run_id, keep_empty=stopped)
+    if not stopped:
         raise exc
     if run_id is None:
         print(f"\npario: stopped by {exc} before the run was stored", file=sys.stderr)
-    elif kept:
-        print(f"\nrun {run_id} stopped by {exc}: marked incomplete; finished points are kept",
-              file=sys.stderr)
     else:
-        print(f"\nrun {run_id} stopped by {exc} before its first point was stored: nothing kept",
+        print(f"\nrun {run_id} stopped by {exc}: marked incomplete; finished points are kept",
               file=sys.stderr)
     return EXIT_STOPPED

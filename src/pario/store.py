@@ -514,27 +514,27 @@ class Store:
             _set_status(self.db, run_id, "complete")
         self._run = None
 
-    def stop_run(self, run_id):
-        """A run stopped before its end (a signal, an error, standard output
-        gone, the database failing): marked incomplete, or removed if it
-        stored no point, so nothing half-done is kept.  Returns whether the
-        run is kept.  A database that fails again here stays unsaid: the
-        error that stopped the run is the one line, and a 'running' run of a
-        process that is gone reads 'incomplete' anyway (_with_live_status)."""
+    def stop_run(self, run_id, keep_empty):
+        """A run stopped before its end: marked incomplete.  One that stored
+        no point is removed unless `keep_empty` (a stop the user asked for,
+        a signal, which `list` and `show` then report): one stopped by an
+        error (standard output gone, the database failing) before its first
+        point would be an empty run the user never saw start.  A database
+        that fails again here stays unsaid: the error that stopped the run
+        is the one line, and a 'running' run of a process that is gone
+        reads 'incomplete' anyway (_with_live_status)."""
         if self._detached:
-            return True  # saved beside the name, marked incomplete there
+            return  # saved beside the name, marked incomplete there
         self._refuse_moved(run_id)
         self._run = None
         try:
             with self.db:
-                removed = self.db.execute(
-                    "DELETE FROM runs WHERE id=? AND NOT EXISTS (SELECT 1 FROM points WHERE run_id=?)",
-                    (run_id, run_id)).rowcount
-                if not removed:
+                if keep_empty or not self.db.execute(
+                        "DELETE FROM runs WHERE id=? AND NOT EXISTS (SELECT 1 FROM points WHERE run_id=?)",
+                        (run_id, run_id)).rowcount:
                     _set_status(self.db, run_id, "incomplete")
         except sqlite3.Error:
-            return True
-        return not removed
+            pass
 
     def _refuse_moved(self, run_id):
         """Raise DatabaseMoved when --db no longer names the file the run
