@@ -38,6 +38,10 @@ def test_a_db_that_is_a_symlink_is_refused_and_its_target_untouched(tmp_path, sh
 @pytest.mark.parametrize("args", [["list"], ["model", "cfs", "--quick", "--machine", "ipsc860",
                                                "--print-machine"]])
 def test_a_full_standard_output_is_one_line_not_a_traceback(tmp_path, args):
+    sys.path.insert(0, str(ROOT / "src"))
+    from pario.store import Store
+
+    Store(tmp_path / "r.sqlite").close()  # a database with no runs: 'list' has a line to print
     with open("/dev/full", "w") as full:
         r = pario(*args, db=tmp_path / "r.sqlite", stdout=full)
     assert r.returncode == 2

@@ -371,7 +371,7 @@ def test_reading_commands_never_create_a_database(tmp_path):
     db = tmp_path / "none.sqlite"
     for cmd in (["compare", "1", "2"], ["export", "1", "--csv"], ["report", "1", "--out", tmp_path / "r.html"]):
         r = pario(*cmd, db=db)
-        assert r.returncode == 2 and "does not exist" in r.stderr
+        assert r.returncode == 2 and f"no results database at {db}" in r.stderr  # as list and show
     assert list(tmp_path.iterdir()) == []
 
 

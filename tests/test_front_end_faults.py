@@ -146,9 +146,13 @@ def test_two_runs_into_one_directory_never_touch_each_others_files(shm_dir, tmp_
     assert os.listdir(shm_dir) == []
 
 
-def test_a_database_of_another_application_is_refused_and_left_unchanged(shm_dir, tmp_path):
+@pytest.mark.parametrize("journal", ["delete", "wal"])
+def test_a_database_of_another_application_is_refused_and_left_unchanged(shm_dir, tmp_path, journal):
+    """In WAL mode too (tester 8, item 17: the read-only look at it left a
+    -wal and -shm beside it)."""
     other = tmp_path / "app.sqlite"
     con = sqlite3.connect(other)
+    con.execute(f"PRAGMA journal_mode={journal}")
     con.execute("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)")
     con.execute("INSERT INTO customers(name) VALUES ('Ada')")
     con.commit()

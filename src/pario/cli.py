@@ -9,7 +9,7 @@ from . import __version__
 from .checks import check_out, check_timeout
 from .errors import UsageError
 from .presets import load_experiment, preset_names
-from .store import Store, check_db_path, default_db_path
+from .store import Store, default_db_path, resolve_db
 from .studies import add_kind_options, kind_of, kinds
 
 
@@ -163,34 +163,17 @@ def build_parser():
 
 
 def _store(args, readonly=True):
-    """list, show and plot read a database; they never create one, and
-    only plot writes to it (the figure files it wrote, see safefile)."""
-    return Store(args.db if args.db is not None else default_db_path(), create=False,
-                 readonly=readonly)
-
-
-def _existing_store(args, record_files=False):
     """The results database, which must already exist: reading commands
-    never create one.  `record_files`: opened writable where it may be, to
-    record the file the command writes (export --out)."""
-    import os
-    from pathlib import Path
-
-    path = Path(args.db or default_db_path())
-    if not path.is_file():
-        raise UsageError(f"--db {path} does not exist: run an experiment first or give --db")
-    writable = record_files and os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
-    return Store(path, create=False, readonly=not writable)
+    never create one.  readonly=False: opened to record the files the
+    command writes (plot, export --out: see safefile), where SQLite can
+    write it (Store.for_records)."""
+    path, label = resolve_db(args.db)
+    if readonly:
+        return Store(path, create=False, readonly=True, label=label)
+    return Store.for_records(path, label)
 
 
 def cmd_list(args):
-    from pathlib import Path
-
-    check_db_path(args.db if args.db is not None else default_db_path())
-    path = Path(args.db if args.db is not None else default_db_path())
-    if not path.exists():
-        print(f"no runs in {path}")
-        return 0
     store = _store(args)
     runs = store.runs()
     if not runs:
@@ -309,7 +292,9 @@ def _stdout_failed(exc):
 
 # `pario run` exits 0 when every point succeeded, 2 on a bad invocation or
 # environment (nothing run or stored), 3 when some points failed (stored as
-# failures: see `pario show`), 130 when stopped by a signal.
+# failures: see `pario show`), 4 when the plots could not be written, 5 when
+# the results database failed the run (db_moved), 130 when stopped by a
+# signal (stopping).
 def _defaults(parser):
     """{dest: default} over the parser and all its subcommands."""
     found = {}
@@ -413,8 +398,6 @@ def _main(argv=None):
         if args.command == "run":
             from .runner import run_experiment
 
-            if args.db is None:
-                args.db = str(default_db_path())
             return run_experiment(args)
         if args.command == "list":
             return cmd_list(args)
@@ -427,11 +410,11 @@ def _main(argv=None):
         if args.command == "compare":
             from .compare_runs import compare_command
 
-            return compare_command(_existing_store(args), args.run_a, args.run_b, args.fail_below)
+            return compare_command(_store(args), args.run_a, args.run_b, args.fail_below)
         if args.command == "export":
             from .export import export_command
 
-            return export_command(_existing_store(args, record_files=bool(args.out)), args.run,
+            return export_command(_store(args, readonly=not args.out), args.run,
                                   args.format, args.out)
         if args.command == "report":
             from .export import write_new_file
@@ -439,7 +422,7 @@ def _main(argv=None):
 
             if not args.out.endswith((".html", ".htm")):
                 raise UsageError(f"--out {args.out}: name the report file *.html")
-            text = build_report(_existing_store(args), args.runs, args.point)
+            text = build_report(_store(args), args.runs, args.point)
             write_new_file(args.out, text)
             print(f"report of run(s) {', '.join(map(str, args.runs))}: {args.out}")
             return 0

@@ -1,14 +1,16 @@
 """Whether --db still names the database a run writes into.
 
-SQLite goes on writing to a database file (and its -wal) that another
-process removed or renamed, or replaced by a new file under the name: the
-run "completes", says its results are in --db, and every point is in a file
-no name reaches.  So a writing Store keeps the file's identity (st_dev,
-st_ino) when a run starts and looks again after each point and before the
-run is complete.  When the name no longer holds that file, the run is
-marked incomplete, the open database is copied to a new file beside the
-name (never over anything: built under a temporary name of pario's own and
-linked into place), and the run stops with one line saying where it is."""
+SQLite goes on writing to a database file that another process removed or
+renamed, or replaced by a new file under the name: the run "completes",
+says its results are in --db, and every point is in a file no name
+reaches.  So a writing Store keeps the file's identity (st_dev, st_ino)
+when a run starts and looks again after each point and before the run
+ends.  When the name no longer holds that file, the open database is
+copied to a new file beside the name (never over anything: built under a
+temporary name of pario's own, the run marked incomplete in it, then
+linked into place), and the run stops with one line saying where it is.
+Nothing is written through the name after that: the file there now is not
+pario's (and pario's journal never lies beside it: see store)."""
 
 import os
 import sqlite3
@@ -17,15 +19,21 @@ from pathlib import Path
 
 from .errors import UsageError
 
-# `pario run` / `pario model` exit status when --db was removed or
-# replaced during the run (the README's table of exit codes)
-EXIT_DB_MOVED = 5
+# `pario run` / `pario model` exit status when the results database failed
+# the run after it started: --db removed or replaced, a write refused (a
+# full disk).  Points stored before are kept (the README's exit codes).
+EXIT_DB_FAILED = 5
 
 
-class DatabaseMoved(UsageError):
+class DatabaseFailed(UsageError):
+    """The results database failed a run that had started: the one line
+    names why (and the run's points so far are kept)."""
+    exit_code = EXIT_DB_FAILED
+
+
+class DatabaseMoved(DatabaseFailed):
     """--db no longer names the open database; the message says where the
     run was saved, or that it is lost and why."""
-    exit_code = EXIT_DB_MOVED
 
 
 def file_identity(path):
@@ -46,10 +54,11 @@ def what_happened(pinned, path):
     return "removed" if now is None else "replaced by another file"
 
 
-def save_beside(db, path, run_id):
-    """Copy the open database `db` (the file no name reaches, with its
-    WAL) to a new file beside `path`: <stem>.run<N>-saved[-k]<suffix>.
-    Returns the new path; raises OSError or sqlite3.Error if it cannot."""
+def save_beside(db, path, run_id, mark):
+    """Copy the open database `db` (the file no name reaches) to a new file
+    beside `path`, <stem>.run<N>-saved[-k]<suffix>, after `mark(connection)`
+    on the copy.  Returns the new path; raises OSError or sqlite3.Error if
+    it cannot."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".pario-saved", dir=path.parent)
     os.close(fd)
@@ -58,6 +67,12 @@ def save_beside(db, path, run_id):
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
         db.execute("VACUUM INTO ?", (tmp,))  # into pario's own empty file
+        copy = sqlite3.connect(tmp)
+        try:
+            with copy:
+                mark(copy)
+        finally:
+            copy.close()
         for k in range(1, 1000):
             name = path.with_name(f"{path.stem}.run{run_id}-saved{'' if k == 1 else f'-{k}'}{path.suffix}")
             try:
@@ -67,25 +82,25 @@ def save_beside(db, path, run_id):
                 continue
         raise FileExistsError(f"every name {path.stem}.run{run_id}-saved-K{path.suffix} is taken")
     finally:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        for name in (tmp, tmp + "-journal"):
+            try:
+                os.unlink(name)
+            except FileNotFoundError:
+                pass
 
 
-def refuse_moved(store, pinned, run_id):
-    """Raise DatabaseMoved if store.path no longer names the file pinned
-    when the run started: the run marked incomplete in the open file and
-    saved beside the name."""
-    happened = what_happened(pinned, store.path)
+def moved_error(db, path, label, pinned, run_id, mark_incomplete):
+    """DatabaseMoved if `path` no longer names the file pinned when the run
+    started, after saving `db` beside the name (its run marked incomplete
+    there); None while the name still holds it."""
+    happened = what_happened(pinned, path)
     if not happened:
-        return
-    store.finish_run(run_id, "incomplete")
+        return None
     try:
-        saved = save_beside(store.db, store.path, run_id)
+        saved = save_beside(db, path, run_id, mark_incomplete)
         where = (f"the database with run {run_id}'s points so far (marked incomplete) is saved "
                  f"in {saved}, a new file")
     except (OSError, sqlite3.Error) as exc:
         where = f"run {run_id} is lost (it could not be saved beside it: {exc})"
-    raise DatabaseMoved(f"--db {store.path} was {happened} during run {run_id}: {where}; "
-                        "keep other processes off the database while a run writes to it")
+    return DatabaseMoved(f"{label} {path} was {happened} during run {run_id}: {where}; "
+                         "keep other processes off the database while a run writes to it")

@@ -30,14 +30,13 @@ def export_text(store, run_id, fmt):
 
 def export_command(store, run_id, fmt, out_path=None, out=None):
     """`store` is opened writable when it can record an --out file (a
-    read-only database: the file is written, but only once)."""
+    read-only database records nothing: the file is written, but only
+    once: Store.for_records)."""
     text = export_text(store, run_id, fmt)
     if out_path:
-        recording = not store.readonly
-        digest = write_new_file(out_path, text, may_replace=store.figure_is_ours if recording else None,
+        digest = write_new_file(out_path, text, may_replace=store.figure_is_ours,
                                 fix="choose a new name or remove it")
-        if recording:
-            store.figure_written(out_path, digest)
+        store.figure_written(out_path, digest)
         print(f"exported run {run_id} to {out_path}", file=sys.stderr)
     else:
         (out or sys.stdout).write(text)

@@ -5,7 +5,6 @@ back one result document per point."""
 
 import contextlib
 import json
-import signal
 import sys
 import tempfile
 from dataclasses import replace
@@ -26,20 +25,18 @@ from .presets import load_experiment, parse_experiment, preset_figures, Experime
 from .progress import Progress
 from .rundirs import NOTE, RunDirs
 from .space import check_space
-from .store import Store, check_db_path
+from .stopping import Stopped, end_early, restore_signals, stop_on_signals
+from .store import Store, check_db_path, resolve_db
 from .terminal import print_figure
 from .studies import kind_of, refuse_foreign_options, refuse_unused_options, skip_lines
 from .watchdog import Watchdog, names_in_use, new_ledger, remove_point_files
 
 # `pario run` exit status (README): 0 every point ok, 2 bad invocation or
 # environment (nothing run), 3 some points failed, 4 every point ok and
-# stored but the plots could not be written, 130 stopped by a signal.
+# stored but the plots could not be written, 5 the results database failed
+# the run (db_moved), 130 stopped by a signal (stopping).
 EXIT_POINTS_FAILED = 3
 EXIT_PLOTS_NOT_WRITTEN = 4
-
-
-class _Interrupted(Exception):
-    pass
 
 
 def _engine_error(outcome):
@@ -70,7 +67,8 @@ def run_experiment(args, out=None):
     directory = check_dir(args.dir)
     check_out(args.out)
     check_timeout(args.timeout)
-    check_db_path(args.db)
+    db, db_label = resolve_db(args.db)
+    check_db_path(db, db_label)
     mpi = getattr(args, "mpi", None)
     engine = engine_path(mpi)
     launcher = choose_launcher(args.launcher_template, args.launcher, mpi=engine_mpi(engine, mpi))
@@ -115,22 +113,9 @@ def run_experiment(args, out=None):
                   file=out)
         return 0
 
-    store = Store(args.db)
-    run_id = store.start_run(preset["name"], preset.get("title", ""), directory, sys.argv,
-                             options, launcher.kind, describe_version(), kind=kind.name,
-                             experiment_toml=experiment.text, experiment_origin=experiment.origin)
-    print(f"run {run_id}: {len(points)} points of preset {preset['name']} into {directory}; "
-          f"results in {store.path}", file=out)
-
-    def on_signal(signum, frame):
-        # the first stops the run; a second Ctrl-C (people press it again
-        # when a run does not stop at once) must not cut the clean-up short
-        for s in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(s, lambda *_: None)
-        raise _Interrupted(signal.Signals(signum).name)
-
-    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-    progress = Progress(len(points))
+    out.flush()  # an output that cannot be written refuses here, before anything is stored
+    store = Store(db, label=db_label)
+    run_id = progress = None
     failures = 0
     name = ledger = None
     earlier = {}  # what later points need from earlier ones (the kind's remember())
@@ -138,8 +123,17 @@ def run_experiment(args, out=None):
     watchdog = Watchdog()  # if pario is killed: ranks, files and scratch go too
     # removed in `finally`, after the handler below has read the point's ledger
     scratch_dir = tempfile.TemporaryDirectory(prefix="pario-results-")
+    old = stop_on_signals()  # given back in `finally`, after the clean-up
     try:
         with contextlib.nullcontext(scratch_dir.name) as scratch:
+            run_id = store.start_run(preset["name"], preset.get("title", ""), directory, sys.argv,
+                                     options, launcher.kind, describe_version(), kind=kind.name,
+                                     experiment_toml=experiment.text,
+                                     experiment_origin=experiment.origin)
+            print(f"run {run_id}: {len(points)} points of preset {preset['name']} into {directory}; "
+                  f"results in {store.path}", file=out)
+            out.flush()
+            progress = Progress(len(points))
             watchdog.scratch(scratch)
             dirs.create(on_create=watchdog.made)
             for i, p in enumerate(points):
@@ -199,24 +193,19 @@ def run_experiment(args, out=None):
                 store.add_point(run_id, p, "ok", command, outcome.seconds, result=result)
                 p.remember(result, earlier)
                 progress.finish(p.summary(result))
-    except (_Interrupted, UsageError) as exc:
-        if name and not isinstance(exc, UsageError):
+    except BaseException as exc:  # a signal, a UsageError, standard output gone ...
+        if name and isinstance(exc, Stopped):
             remove_point_files(directory, name, subdirs, ledger)
-        store.finish_run(run_id, "incomplete")
-        if isinstance(exc, UsageError):
-            raise
-        print(f"\nrun {run_id} stopped by {exc}: marked incomplete; finished points are kept",
-              file=sys.stderr)
-        return 130
+        return end_early(store, run_id, exc)
     finally:
-        progress.close()
+        if progress:
+            progress.close()
         for line in dirs.remove(on_remove=watchdog.unmade):
             print(f"pario: {line if line.startswith(NOTE) else 'warning: ' + line}", file=sys.stderr)
         watchdog.close()
         scratch_dir.cleanup()
-        for s, h in old.items():
-            signal.signal(s, h)
-    store.finish_run(run_id, "complete")
+        restore_signals(old)
+    store.finish_run(run_id)
     plotted = show_stored_run(store, run_id, out, args.out)
     if failures:
         print(f"{failures} point(s) failed: see 'pario show {run_id}'", file=out)

@@ -30,6 +30,12 @@ def _free_bytes(path):
     return st.f_bavail * st.f_frsize
 
 
+def free_text(path):
+    """The free space of the file system holding `path`, as a person
+    reads it ('448 KiB')."""
+    return _approx(_free_bytes(_existing(path)))
+
+
 def per_file_system(needs):
     """[(directory, bytes), ...] -> {st_dev: (first directory, bytes, how many)}."""
     out = {}

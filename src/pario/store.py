@@ -5,6 +5,14 @@ readable database: the run row says 'running' until it ends, and `list`
 shows a run whose process is gone as 'incomplete'.  Failed points are kept
 as failures (with the engine's line), never as results.
 
+pario writes with SQLite's rollback journal (NAME-journal, made and removed
+by each transaction), never its write-ahead log: between two points nothing
+of pario's lies beside the name, so a --db removed or replaced during a run
+(db_moved) leaves no log there that SQLite would apply to the next file at
+that name.  (A -wal beside a file is read as that file's, whoever wrote it.)
+Reading never writes: a read-only connection creates no file beside the
+database (_open_read_only).
+
 Each run keeps its experiment: the study kind, the TOML text and where it
 came from, with the options it ran with, so a run can be shown after its
 file is gone.  The schema is versioned (PRAGMA user_version); an older
@@ -21,8 +29,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import quote
 
-from .db_moved import file_identity, refuse_moved
+from .db_moved import DatabaseFailed, file_identity, moved_error
 from .errors import UsageError
+from .space import free_text
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -99,27 +108,16 @@ APPLICATION_ID = 0x50524F31  # "PRO1"
 _OWN_TABLES = {"runs", "points", "phases", "warnings"}
 
 
-def _refuse_foreign(path):
-    """Refuse, before creating anything, a --db that is not pario's: a file
-    that is not SQLite, or SQLite of another application.  Opened read-only
-    so the check changes nothing."""
-    try:
-        probe = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
-        try:
-            app_id = probe.execute("PRAGMA application_id").fetchone()[0]
-            tables = {r[0] for r in probe.execute(
-                "SELECT name FROM sqlite_master WHERE type='table'")}
-        finally:
-            probe.close()
-    except sqlite3.DatabaseError as exc:
-        raise UsageError(f"--db {path} is not a pario results database ({exc}): pario will not "
-                         "change it; choose another path") from exc
-    if app_id == APPLICATION_ID or not tables:
-        return
-    if app_id == 0 and _OWN_TABLES <= tables:
-        return  # written by a pario from before application_id
-    raise UsageError(f"--db {path} belongs to another application (tables: "
-                     f"{', '.join(sorted(tables)[:5])}): pario will not add to it; choose another path")
+def resolve_db(given):
+    """(path, how messages name it) of the results database: --db as
+    given, else $PARIO_DB, else the default file in the user's data
+    directory.  A line about it names what the user set, not an option
+    the user never gave."""
+    if given is not None:
+        return Path(given), "--db"
+    if os.environ.get("PARIO_DB"):
+        return Path(os.environ["PARIO_DB"]), "PARIO_DB"
+    return default_db_path(), "the results database"
 
 
 def default_db_path():
@@ -134,55 +132,207 @@ def utc_now():
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def check_db_path(path):
+def _set_status(db, run_id, status):
+    """A run's end, on connection `db` (the store's, or a copy's)."""
+    db.execute("UPDATE runs SET status=?, finished_utc=? WHERE id=?", (status, utc_now(), run_id))
+
+
+def _beside(path, suffix):
+    """SQLite's file of `path` with `suffix` (-wal, -shm, -journal)."""
+    return Path(path).with_name(Path(path).name + suffix)
+
+
+def _in_wal_mode(path):
+    """Whether the SQLite file at `path` says it is in WAL mode (header
+    bytes 18 and 19, the read and write versions, are 2)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(20)[18:20] == b"\x02\x02"
+    except OSError:
+        return False
+
+
+def _open_read_only(path, immutable=False):
+    """A read-only connection to `path` that creates no file beside it.
+    A file in WAL mode with no -wal beside it has no log to read: it is
+    opened immutable, because SQLite would otherwise make a -wal and -shm
+    beside it (which a read-only connection then leaves there), and on a
+    read-only mount could not open it at all."""
+    path = Path(path).absolute()
+    uri = f"file:{quote(str(path))}?mode=ro"
+    if immutable or (_in_wal_mode(path) and not os.path.lexists(_beside(path, "-wal"))):
+        uri += "&immutable=1"
+    return sqlite3.connect(uri, uri=True, timeout=30)
+
+
+def _tables(path, immutable=False):
+    """(application_id, table names) of the SQLite file at `path`."""
+    probe = _open_read_only(path, immutable)
+    try:
+        app_id = probe.execute("PRAGMA application_id").fetchone()[0]
+        return app_id, {r[0] for r in probe.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    finally:
+        probe.close()
+
+
+def _roll_back(path, label):
+    """A pario database left mid-write (a process killed inside one of its
+    transactions: a hot -journal beside it), which a read-only connection
+    cannot read: SQLite's own recovery, done by the first connection that
+    may write, puts the file back as its last transaction left it."""
+    try:
+        db = sqlite3.connect(str(path), timeout=30)
+        try:
+            db.execute("PRAGMA schema_version").fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        raise UsageError(f"{label} {path} was left mid-write (a process killed while writing it: "
+                         f"{Path(path).name}-journal beside it), and SQLite cannot roll it back here "
+                         f"({exc}): open it once where it is writable, or restore it from a copy") from exc
+
+
+def _unreadable(path, label, exc):
+    """The one line for a database file SQLite cannot open for reading."""
+    p = Path(path)
+    if os.path.lexists(_beside(p, "-wal")) and not os.path.lexists(_beside(p, "-shm")) and \
+            not os.access(p.parent, os.W_OK):
+        return UsageError(f"{label} {p} has a write-ahead log ({p.name}-wal) but no {p.name}-shm, in "
+                          f"a directory pario cannot write: SQLite cannot read it there ({exc}); copy "
+                          f"{p.name} and {p.name}-wal to a writable directory and give that copy")
+    return UsageError(f"{label} {p}: SQLite cannot open it ({exc}): check the file and its directory, "
+                      "or choose another path")
+
+
+def _refuse_foreign(path, label="--db"):
+    """Refuse, before creating anything, a --db that is not pario's: a file
+    that is not SQLite, or SQLite of another application.  Opened read-only
+    so the check changes nothing, but for one thing: a pario database left
+    mid-write is rolled back as SQLite does (_roll_back)."""
+    left_mid_write = False
+    try:
+        try:
+            app_id, tables = _tables(path)
+        except sqlite3.OperationalError as exc:
+            if getattr(exc, "sqlite_errorname", "") != "SQLITE_READONLY_ROLLBACK":
+                raise
+            app_id, tables = _tables(path, immutable=True)  # whose it is: page 1 and the schema
+            left_mid_write = True
+    except sqlite3.DatabaseError as exc:
+        if getattr(exc, "sqlite_errorname", "") == "SQLITE_CANTOPEN":
+            raise _unreadable(path, label, exc) from exc
+        if getattr(exc, "sqlite_errorname", "") != "SQLITE_NOTADB":
+            raise _damaged(path, exc, label) from exc  # truncated or corrupted: damaged, either way
+        raise UsageError(f"{label} {path} is not a pario results database ({exc}): pario will not "
+                         "change it; choose another path") from exc
+    _refuse_others(path, label, app_id, tables)
+    if left_mid_write:
+        _roll_back(path, label)
+
+
+def _refuse_others(path, label, app_id, tables):
+    """Refuse a file of another application (its id, its tables)."""
+    if app_id == APPLICATION_ID or not tables:
+        return
+    if app_id == 0 and _OWN_TABLES <= tables:
+        return  # written by a pario from before application_id
+    raise UsageError(f"{label} {path} belongs to another application (tables: "
+                     f"{', '.join(sorted(tables)[:5])}): pario will not add to it; choose another path")
+
+
+def _refuse_stray_logs(p, label):
+    """SQLite applies a -wal beside a file to that file, and rolls a
+    -journal beside it back into it, whoever wrote them.  A -wal beside a
+    file not in WAL mode, or either beside a name with no file yet, belongs
+    to no database there (a file removed or replaced while another program
+    wrote it): opened, it would rewrite the file at the name.  pario did not
+    make it, so it is neither used nor removed."""
+    if p.exists():
+        strays = [] if _in_wal_mode(p) else [_beside(p, "-wal")]
+    else:
+        strays = [_beside(p, "-wal"), _beside(p, "-journal")]
+    for stray in strays:
+        if os.path.lexists(stray):
+            where = "a file not in WAL mode" if p.exists() else "a name with no database"
+            raise UsageError(f"{stray} lies beside {label} {p}, {where}: it is no log of that "
+                             "database, and SQLite would write it into the file at that name; pario "
+                             f"will not open it, nor remove a file it did not make: move {stray.name} "
+                             f"(and {p.name}-shm) away, or choose another path")
+
+
+def check_db_path(path, label="--db"):
     """One line for a --db that cannot be pario's database, before any
     work: a symlink, a directory, a path that is not text, another
-    application's file."""
+    application's file, a stray log of SQLite beside it."""
     from .checks import path_text
 
-    p = Path(path_text("--db", path))
+    p = Path(path_text(label, path))
     try:
         if p.is_symlink():  # dangling or not: as --out and --json, never followed
-            raise UsageError(f"--db {p} is a symlink: pario neither follows a symlink to its "
+            raise UsageError(f"{label} {p} is a symlink: pario neither follows a symlink to its "
                              "database nor creates one through it; give the real path")
         if p.is_dir():
-            raise UsageError(f"--db {p} is a directory: give a file name inside it")
+            raise UsageError(f"{label} {p} is a directory: give a file name inside it")
         if not p.exists() and not p.parent.is_dir() and p != default_db_path():
             # Only the default database's folder is pario's to create.
-            raise UsageError(f"--db {p}: directory {p.parent} does not exist: create it or choose "
+            raise UsageError(f"{label} {p}: directory {p.parent} does not exist: create it or choose "
                              "another path")
         if p.exists() and p.stat().st_size == 0:
-            raise UsageError(f"--db {p} is an empty file, not a pario results database: pario "
+            raise UsageError(f"{label} {p} is an empty file, not a pario results database: pario "
                              "will not change it; choose another path")
+        _refuse_stray_logs(p, label)
         if p.exists():
-            _refuse_foreign(p)
+            _refuse_foreign(p, label)
     except OSError as exc:
-        raise UsageError(f"--db {p}: {exc.strerror}: choose another path") from exc
+        raise UsageError(f"{label} {p}: {exc.strerror}: choose another path") from exc
 
 
-def _damaged(path, exc):
+def _unwritable(p, label):
+    """One line when SQLite could not write the database at `p`: the file
+    and its directory (where each transaction makes its -journal) must be
+    writable.  (SQLite itself would open such a file read-only without a
+    word, then fail at the first write of a run.)"""
+    for where in (p, p.parent):
+        if where.exists() and not os.access(where, os.W_OK):
+            ro = os.statvfs(where).f_flag & os.ST_RDONLY
+            what = "is on a read-only file system" if ro else \
+                ("is not writable" if where == p else f"is in {p.parent}, a directory pario cannot write")
+            return UsageError(f"{label} {p} {what}: pario cannot store there; choose a writable path "
+                              "(reading commands such as 'pario list' still work)")
+    return None
+
+
+def _damaged(path, exc, label="--db"):
     """The one line for an SQLite error met while using a database: a
-    damaged file is named as such (never a traceback, never written on)."""
-    if getattr(exc, "sqlite_errorname", "") in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or \
-            type(exc) is sqlite3.DatabaseError:
-        return UsageError(f"--db {path} is damaged ({exc}): pario will not write to it; restore it "
+    damaged file is named as such (never a traceback, never written on), a
+    full disk as such."""
+    name = getattr(exc, "sqlite_errorname", "")
+    if name in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or type(exc) is sqlite3.DatabaseError:
+        return UsageError(f"{label} {path} is damaged ({exc}): pario will not write to it; restore it "
                           "from a copy or choose another --db")
-    return UsageError(f"--db {path}: the results database failed ({exc}): check the file and its "
+    if name == "SQLITE_FULL":
+        where = Path(path).parent
+        return UsageError(f"{label} {path}: {exc} ({free_text(where)} free): free space on {where} "
+                          "or choose another --db")
+    return UsageError(f"{label} {path}: the results database failed ({exc}): check the file and its "
                       "file system, or choose another --db")
 
 
 def _sqlite_errors_as_one_line(cls):
     """Every method of the store: an SQLite error becomes the one line of
-    _damaged, so no command shows a traceback for a bad database file."""
+    _damaged, so no command shows a traceback for a bad database file.
+    During a run (after start_run) it is DatabaseFailed: points of the run
+    may be stored already, so not the "nothing stored" of exit 2."""
     def guard(fn):
         @functools.wraps(fn)
         def guarded(self, *args, **kwargs):
             try:
                 return fn(self, *args, **kwargs)
             except sqlite3.Error as exc:
-                if getattr(self, "db", None) is not None:
-                    self.db.close()  # unusable now; closing also removes SQLite's -wal, -shm
-                raise _damaged(getattr(self, "path", "?"), exc) from exc
+                err = _damaged(getattr(self, "path", "?"), exc, getattr(self, "label", "--db"))
+                if getattr(self, "_run", None) is not None:
+                    raise DatabaseFailed(str(err)) from exc
+                raise err from exc
         return guarded
     for name, fn in list(vars(cls).items()):
         if callable(fn) and not isinstance(fn, (staticmethod, classmethod)) and \
@@ -191,59 +341,76 @@ def _sqlite_errors_as_one_line(cls):
     return cls
 
 
-def check_whole(path):
+def check_whole(path, label="--db"):
     """PRAGMA quick_check through a read-only connection: a damaged page
     refused before a run writes anything (SQLite would otherwise say so
     only when a later query reaches that page, after the run)."""
-    db = sqlite3.connect(f"file:{quote(str(Path(path).absolute()))}?mode=ro", uri=True, timeout=30)
+    db = _open_read_only(path)
     try:
         rows = db.execute("PRAGMA quick_check").fetchall()
     except sqlite3.Error as exc:
-        raise _damaged(path, exc) from exc
+        raise _damaged(path, exc, label) from exc
     finally:
         db.close()
     if [r[0] for r in rows] != ["ok"]:
-        raise UsageError(f"--db {path} is damaged (SQLite's check: {rows[0][0]}): pario will not "
+        raise UsageError(f"{label} {path} is damaged (SQLite's check: {rows[0][0]}): pario will not "
                          "write to it; restore it from a copy or choose another --db")
 
 
 @_sqlite_errors_as_one_line
 class Store:
-    def __init__(self, path, create=True, readonly=False):
+    def __init__(self, path, create=True, readonly=False, label="--db"):
         """create=False (show, plot, ...): a missing database is an error.
         readonly=True (list, show, compare, export, report): opened with
         SQLite's mode=ro, so a reading command writes nothing to the file.
         A new database is built under a temporary name and linked into
         place, so the file at `path` is always a whole pario database and
-        an existing file that is not one is refused, never written."""
+        an existing file that is not one is refused, never written.
+        `label` is how lines name it (resolve_db: --db, PARIO_DB)."""
         self.path = Path(path)
         self.readonly = readonly
-        check_db_path(self.path)
+        self.label = label
+        self._pinned = self._run = None  # the file and the run being written (start_run)
+        self._detached = False           # the run was saved beside a moved --db (_refuse_moved)
+        check_db_path(self.path, label)
         if not create and not self.path.exists():
             raise UsageError(f"no results database at {self.path}: start with "
                              "'pario run cfs --quick --dir DIR', or name one with --db")
-        if not readonly and self.path.exists():
-            check_whole(self.path)  # before the first write (a run, a figure record)
+        if not readonly:
+            unwritable = _unwritable(self.path, label)
+            if unwritable:
+                raise unwritable
+            if self.path.exists():
+                check_whole(self.path, label)  # before the first write (a run, a figure record)
         try:
             if create and not self.path.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._create_new()
-                check_db_path(self.path)  # another pario may have linked its own first
+                check_db_path(self.path, label)  # another pario may have linked its own first
             self.db = self._connect(readonly)
         except sqlite3.DatabaseError as exc:
             if type(exc) is sqlite3.DatabaseError:
-                raise _damaged(self.path, exc) from exc
-            raise UsageError(f"--db {self.path}: cannot open the results database ({exc}): "
+                raise _damaged(self.path, exc, label) from exc
+            raise UsageError(f"{label} {self.path}: cannot open the results database ({exc}): "
                              "choose a writable path") from exc
         except (OSError, sqlite3.Error) as exc:
-            raise UsageError(f"--db {self.path}: cannot open the results database ({exc}): "
+            raise UsageError(f"{label} {self.path}: cannot open the results database ({exc}): "
                              "choose a writable path") from exc
         self.db.row_factory = sqlite3.Row
 
+    @classmethod
+    def for_records(cls, path, label="--db"):
+        """An existing database, opened to record the files a command writes
+        (plot, export --out: see safefile): writable where SQLite can write
+        it, else read-only, and the files are then written but not recorded
+        (so never replaced later)."""
+        path = Path(path)
+        return cls(path, create=False, readonly=path.exists() and _unwritable(path, label) is not None,
+                   label=label)
+
     def _connect(self, readonly):
         if readonly:
-            db = sqlite3.connect(f"file:{quote(str(self.path.absolute()))}?mode=ro", uri=True,
-                                 timeout=30)
+            db = _open_read_only(self.path)
             if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
                 return db
             db.close()  # an older pario database: migrate it (columns are only added)
@@ -270,7 +437,7 @@ class Store:
             except FileExistsError:
                 pass
         finally:
-            for name in (tmp, tmp + "-wal", tmp + "-shm"):
+            for name in (tmp, tmp + "-journal"):
                 try:
                     os.unlink(name)
                 except FileNotFoundError:
@@ -280,13 +447,18 @@ class Store:
         self.db.close()
 
     def _prepare(self):
-        """WAL, the tables, the migration and pario's stamp.  Two runs that
-        open one new database at once can meet SQLite's deadlock guard,
-        which answers "locked" at once instead of waiting: try again."""
+        """The rollback journal (see the module's note: a database of an
+        older pario, in WAL mode, is turned back, its log written into it),
+        the tables, the migration and pario's stamp.  SQLite changes the
+        journal mode only with no other connection open, and two runs that
+        open one new database at once can meet its deadlock guard, which
+        answers "locked" at once instead of waiting: try again."""
         deadline = time.monotonic() + 30
         while True:
             try:
-                self.db.execute("PRAGMA journal_mode=WAL")
+                mode = self.db.execute("PRAGMA journal_mode=DELETE").fetchone()[0]
+                if mode != "delete":
+                    raise sqlite3.OperationalError(f"database is locked (still in {mode} mode)")
                 # Tables and stamp in one transaction: another pario checking
                 # the file sees none of them or all of them, never half.
                 self.db.executescript(f"BEGIN IMMEDIATE;\n{SCHEMA}\n"
@@ -331,14 +503,52 @@ class Store:
                 (preset, title, utc_now(), "running", os.getpid(), socket.gethostname(),
                  str(directory), json.dumps(argv), json.dumps(options), launcher, version,
                  kind, experiment_toml, experiment_origin))
-        return cur.lastrowid
+        self._run = cur.lastrowid  # from here a failing database stops a run (DatabaseFailed)
+        return self._run
 
-    def finish_run(self, run_id, status):
-        if status == "complete":  # only in the file --db names: else saved beside it, said
-            refuse_moved(self, self._pinned, run_id)
+    def finish_run(self, run_id):
+        """The run is complete: said only in the file --db names (else the
+        run is saved beside it, and said: _refuse_moved)."""
+        self._refuse_moved(run_id)
         with self.db:
-            self.db.execute("UPDATE runs SET status=?, finished_utc=? WHERE id=?",
-                            (status, utc_now(), run_id))
+            _set_status(self.db, run_id, "complete")
+        self._run = None
+
+    def stop_run(self, run_id, keep_empty):
+        """A run stopped before its end: marked incomplete.  One that stored
+        no point is removed unless `keep_empty` (a stop the user asked for,
+        a signal, which `list` and `show` then report): one stopped by an
+        error (standard output gone, the database failing) before its first
+        point would be an empty run the user never saw start.  A database
+        that fails again here stays unsaid: the error that stopped the run
+        is the one line, and a 'running' run of a process that is gone
+        reads 'incomplete' anyway (_with_live_status)."""
+        if self._detached:
+            return  # saved beside the name, marked incomplete there
+        self._refuse_moved(run_id)
+        self._run = None
+        try:
+            with self.db:
+                if keep_empty or not self.db.execute(
+                        "DELETE FROM runs WHERE id=? AND NOT EXISTS (SELECT 1 FROM points WHERE run_id=?)",
+                        (run_id, run_id)).rowcount:
+                    _set_status(self.db, run_id, "incomplete")
+        except sqlite3.Error:
+            pass
+
+    def _refuse_moved(self, run_id):
+        """Raise DatabaseMoved when --db no longer names the file the run
+        writes to (db_moved), its copy saved beside the name first.  The
+        connection is closed then: nothing more goes to a file no name
+        reaches, nor to a journal under a name that is no longer its file's."""
+        if self._detached or self._pinned is None:
+            return
+        moved = moved_error(self.db, self.path, self.label, self._pinned, run_id,
+                            lambda copy: _set_status(copy, run_id, "incomplete"))
+        if moved:
+            self.db.close()
+            self._detached = True
+            raise moved
 
     def add_point(self, run_id, point, status, command, seconds, result=None, error=None):
         """One point, with its phases and warnings, in one transaction.
@@ -363,11 +573,15 @@ class Store:
                              it["bytes"], it["mib_per_s"], it.get("cache_resident_fraction")))
                 for text in result.get("warnings", []):
                     self.db.execute("INSERT INTO warnings VALUES (?,?)", (point_id, text))
-        refuse_moved(self, self._pinned, run_id)  # a removed --db: stop now, not after every point
+        self._refuse_moved(run_id)  # a removed --db: stop now, not after every point
         return point_id
 
     def figure_written(self, path, digest):
-        """Record a file pario wrote, a figure or an export (see safefile)."""
+        """Record a file pario wrote, a figure or an export (see safefile).
+        A database opened read-only (for_records) records nothing: the
+        file is pario's once, never replaced later."""
+        if self.readonly:
+            return
         with self.db:
             self.db.execute("INSERT OR REPLACE INTO figure_files VALUES (?,?)",
                             (str(Path(path).absolute()), digest))

@@ -18,7 +18,8 @@ from ..engine_check import check_plan
 from ..errors import NoRunnablePoint, UsageError
 from ..presets import load_experiment
 from ..progress import Progress
-from ..store import Store, default_db_path
+from ..stopping import end_early, restore_signals, stop_on_signals
+from ..store import Store, default_db_path, resolve_db
 from ..units import format_size
 from ..studies import add_kind_options, kind_of, refuse_foreign_options, skip_lines
 from .machine import machine_by_spec, machine_names
@@ -123,7 +124,8 @@ def run_model(args, out=None):
         raise UsageError(f"pario model needs --machine: one of {', '.join(machine_names())}, "
                          "a .toml file or probe:RUN")
     # probe:RUN reads the probe from the results database, which must exist
-    store = Store(args.db or default_db_path(), create=False) if args.machine.startswith("probe:") else None
+    db, db_label = resolve_db(args.db)
+    store = Store(db, create=False, label=db_label) if args.machine.startswith("probe:") else None
     machine = machine_by_spec(args.machine, args.set or [], store)
     if args.print_machine:
         from .machine import machine_toml
@@ -191,14 +193,18 @@ def run_model(args, out=None):
     if why:
         raise UsageError(f"the model of {machine.name}{_sets(machine)} predicts {why} for "
                          f"{points[0].label()}: its times overflow; give --set values in a physical range")
-    store = store or Store(args.db or default_db_path())
-    run_id = store.start_run(preset["name"], preset.get("title", ""), label, sys.argv, options,
-                             "model", __version__, kind=kind.name,
-                             experiment_toml=experiment.text, experiment_origin=experiment.origin)
-    print(f"run {run_id}: {len(points)} points of preset {preset['name']} {label}; "
-          f"results in {store.path}", file=out)
-    progress = Progress(len(points))
+    out.flush()  # an output that cannot be written refuses here, before anything is stored
+    store = store or Store(db, label=db_label)
+    run_id = None
+    old = stop_on_signals()
     try:
+        run_id = store.start_run(preset["name"], preset.get("title", ""), label, sys.argv, options,
+                                 "model", __version__, kind=kind.name,
+                                 experiment_toml=experiment.text, experiment_origin=experiment.origin)
+        print(f"run {run_id}: {len(points)} points of preset {preset['name']} {label}; "
+              f"results in {store.path}", file=out)
+        out.flush()
+        progress = Progress(len(points))
         for i, p in enumerate(points):
             progress.start(p.label())
             doc = first if i == 0 else predict_point(p, machine)
@@ -213,14 +219,11 @@ def run_model(args, out=None):
             store.add_point(run_id, p, "ok", command, doc["model"]["simulation_seconds"], result=doc)
             progress.finish(p.summary(doc) + "; " + "; ".join(
                 f"{ph['name']}: {ph['explanation']['bound']}" for ph in doc["phases"]))
-    except UsageError:
-        store.finish_run(run_id, "incomplete")  # the points before it are kept
-        raise
-    except KeyboardInterrupt:
-        store.finish_run(run_id, "incomplete")
-        print(f"\nrun {run_id} stopped: marked incomplete; finished points are kept", file=sys.stderr)
-        return 130
-    store.finish_run(run_id, "complete")
+    except BaseException as exc:  # a signal, a UsageError, standard output gone ...
+        return end_early(store, run_id, exc)
+    finally:
+        restore_signals(old)
+    store.finish_run(run_id)
     from ..runner import EXIT_PLOTS_NOT_WRITTEN, show_stored_run
 
     plotted = show_stored_run(store, run_id, out, args.out)
