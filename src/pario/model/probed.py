@@ -606,7 +606,7 @@ def _misses(run_id, docs, which, label, per_call, per_byte, open_close, start):
         else:
             line += (f"its trials {spread} agree: the row is steady, and the time is no straight "
                      "line in calls and bytes over the probe's call sizes")
-            fix = "to fit the call sizes you model, probe with --stream-blocks of those sizes"
+            fix = "run 'pario probe' with --stream-blocks of the call sizes you model"
         if refused:
             return f"{line}; a line {MISS_REFUSED:.0f}x off predicts nothing: {fix}"
         return f"{line}; predictions from it miss by as much: {fix}"

@@ -499,9 +499,10 @@ class ProbeKind(Kind):
                                          "servers) that streams spread over (default 1)")),
         Option(("--stream-blocks",), dict(type=csv_list, dest="stream_blocks",
                                           help="probe: call sizes of the storage stream, e.g. 4k,64k,1m "
-                                               "(default 1m); several give the storage's rate against "
-                                               "transfer size, which 'pario model --machine probe:RUN' "
-                                               "needs")),
+                                               "(default 1m); several, each at most an eighth of "
+                                               "--size, give the storage's rate against transfer size "
+                                               "and its reads' start, which 'pario model --machine "
+                                               "probe:RUN' needs")),
     )
     sweep_keys = {"ranks": schema.POSITIVES, "size": schema.SIZE, "iterations": schema.POSITIVE,
                   "servers": schema.POSITIVE, "memory": schema.SIZE, "ops": schema.POSITIVE,
