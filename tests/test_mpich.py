@@ -6,9 +6,12 @@ written under one library verify, byte for byte, under the other."""
 import filecmp
 import json
 import os
+import re
+import signal
 import sqlite3
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -104,3 +107,100 @@ def test_unknown_mpi_is_refused(tmp_path, shm_dir):
     p = pario("run", "cfs", "--dir", shm_dir, "--mpi", "lam", db=tmp_path / "r.sqlite")
     lines = p.stderr.strip().splitlines()
     assert p.returncode == 2 and len(lines) == 1 and "--mpi: invalid choice: 'lam'" in lines[0]
+
+
+def test_the_probe_runs_under_mpich(shm_dir, tmp_path):
+    """Tester 8, item 8: every point of the MPICH probe died in
+    PMPI_T_cvar_get_num, where the token hand-over asked MPICH's tool
+    interface a second time after finalizing it."""
+    db = tmp_path / "p.sqlite"
+    r = pario("probe", "--dir", shm_dir, "--quick", "--size", "8m", "--stream-blocks", "4k,64k,1m",
+              "--mpi", "mpich", db=db)
+    assert r.returncode == 0, r.stderr
+    rows = sqlite3.connect(db).execute("SELECT status, error, result_json FROM points").fetchall()
+    assert [(s, e) for s, e, _ in rows] == [("ok", None)] * 3
+    for *_, doc in rows:
+        doc = json.loads(doc)
+        assert doc["mpi"]["library"].startswith("MPICH")
+        assert doc["components"]["token_pass"]["seconds"]["best"] > 0  # the rows that crashed
+    r = pario("model", "cfs", "--quick", "--tests", "partitioned", "--machine", "probe:1", db=db)
+    assert r.returncode == 0, r.stderr
+    assert os.listdir(shm_dir) == []
+
+
+def _rank_of(pid):
+    """The MPI rank of a running process, from its launcher's environment."""
+    try:
+        env = dict(v.split("=", 1) for v in open(f"/proc/{pid}/environ").read().split("\0") if "=" in v)
+    except OSError:
+        return None
+    rank = env.get("OMPI_COMM_WORLD_RANK", env.get("PMI_RANK"))
+    return int(rank) if rank is not None else None
+
+
+def _engine_rank_pid(directory, rank, proc):
+    """The process id of `rank` of the engine writing in `directory`, once
+    it has started writing there (MPI is up then, and its handlers set)."""
+    while proc.poll() is None:
+        if not os.listdir(directory):
+            time.sleep(0.05)
+            continue
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                argv = open(f"/proc/{entry}/cmdline").read().split("\0")
+            except OSError:
+                continue
+            if os.path.basename(argv[0]) == "pario-engine" and str(directory) in argv and \
+                    _rank_of(entry) == rank:
+                return int(entry)
+        time.sleep(0.05)
+    pytest.fail(f"pario ended before rank {rank} of the engine was seen: {proc.communicate()}")
+
+
+def test_a_crashed_rank_is_named_with_its_signal(flavour, shm_dir, tmp_path):
+    """Tester 8, item 8: the error stored for a crashed engine was whatever
+    line came last (MPICH's banner, a backtrace frame, Open MPI's 'Per
+    user-direction, the job has been aborted.').  A rank killed by SIGSEGV
+    fails its point with the rank and the signal named, and the run goes on."""
+    db = tmp_path / "c.sqlite"
+    env = {k: v for k, v in os.environ.items() if k != "PARIO_ENGINE"}
+    env.update(PYTHONPATH=str(ROOT / "src"), PARIO_DB=str(db))
+    proc = subprocess.Popen([sys.executable, "-m", "pario", "run", "cfs", "--quick", "--mpi", flavour,
+                             "--dir", str(shm_dir), "--tests", "partitioned", "--ranks", "2",
+                             "--blocks", "4k,64k", "--size", "512m", "--iterations", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        os.kill(_engine_rank_pid(shm_dir, 1, proc), signal.SIGSEGV)
+        out, err = proc.communicate(timeout=600)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 3, err
+    rows = sqlite3.connect(db).execute("SELECT status, error FROM points ORDER BY id").fetchall()
+    assert rows[0] == ("failed", "rank 1 crashed with signal 11 (SIGSEGV, segmentation fault): a fault "
+                                 "in pario-engine or the MPI library; run the point again, and report "
+                                 "it if it repeats")
+    assert rows[1] == ("ok", None)
+    assert os.listdir(shm_dir) == []
+
+
+def test_a_rank_killed_from_outside_is_named_by_the_launchers_report(flavour, tmp_path):
+    """A rank the engine could not speak for (SIGKILL, as the kernel's
+    out-of-memory killer sends): the error is the launcher's report of the
+    signal, not its last line (a banner, or 'Per user-direction, ...')."""
+    from pario.runner import _engine_error
+    launcher = choose_launcher(mpi=flavour)
+    script = ("import os, signal, time\n"
+              "rank = os.environ.get('OMPI_COMM_WORLD_RANK', os.environ.get('PMI_RANK'))\n"
+              "if rank == '1': os.kill(os.getpid(), signal.SIGKILL)\n"
+              "time.sleep(2)\n")
+    outcome = launcher.run(2, [sys.executable, "-c", script], timeout=120)
+    assert outcome.returncode != 0
+    error = _engine_error(outcome)
+    if flavour == "openmpi":
+        assert re.fullmatch(r"rank 1 on \S+ ended by signal 9 \(Killed\)", error), outcome.stderr
+    else:
+        assert re.fullmatch(r"the rank with process id \d+ on \S+ ended by signal 9 \(Killed; MPICH's "
+                            r"launcher names no rank\)", error), outcome.stderr

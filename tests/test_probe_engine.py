@@ -277,6 +277,8 @@ CASES = [
     ("ops not a number", ["--ops", "many"], "--ops 'many'"),
     ("zero servers", ["--servers", "0"], "--servers '0'"),
     ("zero memory", ["--memory", "0"], "--memory '0'"),
+    # tester 8, item 17: 1 byte was accepted, and its 47.7 MiB/s became the predicted peak
+    ("memory too small to time", ["--memory", "1"], "too small to time a memory copy: use at least 1m"),
     ("name with slash", ["--name", "a/b"], "plain file name"),
     ("json dir missing", ["--json", "/nonexistent-dir/p.json"], "does not exist"),
     ("unknown option", ["--turbo"], "unknown option '--turbo'"),

@@ -119,8 +119,8 @@ def test_a_one_rank_probe_says_what_its_predictions_of_more_ranks_did_not_measur
     assert probe.returncode == 0, probe.stderr
     warning = ("probe run 1 had one rank: token hand-over, MPI messages and several readers or writers "
                "at once were not measured, so the points of 2 and 4 ranks use one stream's rates and no "
-               "token or message costs: probe with 2 or more ranks ('pario probe --ranks 2 "
-               "--stream-blocks 4k,64k,1m') to measure them")
+               f"token or message costs: probe with 2 or more ranks ('pario probe --dir {shm_dir} "
+               "--quick --ranks 2 --size 16m --iterations 1 --stream-blocks 4k,64k,1m') to measure them")
     model = pario("model", "cfs", "--quick", "--machine", "probe:1", "--tests", "partitioned", db=db)
     assert model.returncode == 0, model.stderr
     assert f"plan: warning: {warning}\n" in model.stdout, model.stdout

@@ -17,6 +17,9 @@ def engine_path(mpi=None):
     mpi='mpich'), else pario-engine on PATH."""
     override = os.environ.get("PARIO_ENGINE")
     if override:
+        if os.path.isdir(override):  # searchable, so X_OK alone would let it pass
+            raise UsageError(f"PARIO_ENGINE={override} is a directory, not the engine: point it at "
+                             "the pario-engine binary (e.g. build/engine/pario-engine) or unset it")
         if not os.access(override, os.X_OK):
             raise UsageError(f"PARIO_ENGINE={override} is not an executable: fix the path or unset it")
         return override

@@ -44,22 +44,31 @@ def _made_by_then(store, probe_run, run):
 
 
 def probe_for(store, docs, run=None):
-    """The newest probe (a result of a kind that predicts a peak) of the
-    same host and file system as any of `docs`, made before or alongside
-    `run` (a runs row; None: any), as a ProbeChoice."""
+    """The newest probe (a run of a kind that predicts a peak) of the same
+    host and file system as any of `docs`, made before or alongside `run`
+    (a runs row; None: any), that may stand for its machine
+    (studies.probe.standing_probe), as a ProbeChoice: a stopped probe, or
+    one whose peak point failed, is passed over for the one before it."""
+    from .errors import UsageError
     from .studies import kinds
+    from .studies.probe import standing_probe
 
     keys = {target_key(d) for d in docs}
-    found = []
+    found = set()
     for kind in kinds().values():
         if kind.predicts_peak:
-            found += [(run_id, doc) for run_id, doc in store.results_of_kind(kind.name)
-                      if target_key(doc) in keys]
-    usable = [f for f in found if run is None or _made_by_then(store, f[0], run)]
-    if usable:
-        return ProbeChoice(*max(usable, key=lambda f: f[0]))
+            found |= {run_id for run_id, doc in store.results_of_kind(kind.name) if target_key(doc) in keys}
+    usable = sorted((r for r in found if run is None or _made_by_then(store, r, run)), reverse=True)
+    refused = []
+    for probe_run in usable:
+        try:
+            return ProbeChoice(probe_run, standing_probe(store, probe_run)[1])
+        except UsageError as exc:
+            refused.append(str(exc))
+    if refused:
+        return ProbeChoice(why_none=f"no ideal curves: {refused[0]}")
     if found:
-        later = ", ".join(str(r) for r in sorted({f[0] for f in found}))
+        later = ", ".join(str(r) for r in sorted(found))
         return ProbeChoice(why_none=f"no ideal curves: the probe of this host and file system (run "
                                     f"{later}) was made after this run, so it need not describe the "
                                     "machine this run measured; probe before a run to draw them")

@@ -8,6 +8,7 @@ and stored with it."""
 
 import itertools
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -150,6 +151,33 @@ class Launcher:
             return ""
         ids = slurm.cancel_step(self.allocation.job_id, step_name)
         return f"Slurm step {', '.join(ids)} cancelled with scancel" if ids else ""
+
+
+# How each launcher reports a rank that a signal ended (measured with
+# Open MPI 4.1 and MPICH 4.0): Open MPI names the rank; MPICH's hydra
+# names only the process id, in its banner, and the signal after it.
+_OPEN_MPI_SIGNAL = re.compile(r"noticed that process rank (\d+) with PID \d+ on node (\S+) "
+                              r"exited on signal (\d+) \(([^)]*)\)")
+_HYDRA_PID = re.compile(r"^=\s+PID (\d+) RUNNING AT (\S+)", re.M)
+_HYDRA_SIGNAL = re.compile(r"EXIT STRING: (.*) \(signal (\d+)\)")
+
+
+def signal_report(stderr):
+    """The launcher's report of a rank ended by a signal, as one clause
+    naming the signal and the rank (or, from MPICH, its process id), else
+    None.  Its own last line is a banner, a backtrace frame or "Per
+    user-direction, the job has been aborted.", whichever came last."""
+    found = _OPEN_MPI_SIGNAL.search(stderr)
+    if found:
+        rank, node, number, name = found.groups()
+        return f"rank {rank} on {node} ended by signal {number} ({name})"
+    found = _HYDRA_SIGNAL.search(stderr)
+    if found:
+        name, number = found.groups()
+        pid = _HYDRA_PID.search(stderr)
+        where = f"the rank with process id {pid[1]} on {pid[2]}" if pid else "a rank"
+        return f"{where} ended by signal {number} ({name}; MPICH's launcher names no rank)"
+    return None
 
 
 def _kill_group(proc):

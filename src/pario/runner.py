@@ -17,7 +17,7 @@ from .dir_fs import dir_fs, moved_away
 from .errors import NoRunnablePoint, UsageError
 from .explain import explain_run
 from .figures import Param, Record, build, split_varying, why_left_out
-from .launch import choose_launcher
+from .launch import choose_launcher, signal_report
 from .version import describe as describe_version
 from .model.command import bound_lines, predicted_label
 from .plot import Palette, check_figure_paths, plot_figure
@@ -39,11 +39,22 @@ EXIT_POINTS_FAILED = 3
 EXIT_PLOTS_NOT_WRITTEN = 4
 
 
+# The words of the engine's line for a rank that crashed (engine/src/util/fail.c).
+CRASH_WORDS = " crashed with signal "
+
+
 def _engine_error(outcome):
-    """The engine's own error line, else the tail of what the launcher said."""
-    for line in outcome.stderr.splitlines():
-        if line.startswith("pario-engine: error:"):
-            return line[len("pario-engine: error: "):]
+    """The engine's own error line (a crashed rank's first: the others'
+    lines are what its crash did to them), else the launcher's report of a
+    rank ended by a signal, else the tail of what the launcher said."""
+    prefix = "pario-engine: error: "
+    errors = [l[len(prefix):] for l in outcome.stderr.splitlines() if l.startswith(prefix)]
+    crashed = [e for e in errors if CRASH_WORDS in e]
+    if crashed or errors:
+        return (crashed or errors)[0]
+    signalled = signal_report(outcome.stderr + outcome.stdout)  # MPICH's report is on stdout
+    if signalled:
+        return signalled
     tail = [l for l in outcome.stderr.splitlines() if l.strip() and not l.startswith("---")]
     return tail[-1] if tail else f"exit code {outcome.returncode}"
 

@@ -13,6 +13,7 @@ run whose every point would be refused by it."""
 import os
 from pathlib import Path
 
+from .dir_fs import dir_fs
 from .errors import UsageError
 
 
@@ -26,7 +27,16 @@ def _existing(path):
 
 
 def _free_bytes(path):
+    """Free bytes of path's file system; refused in one line where it has
+    no storage at all (0 blocks: /proc, /sys), where "0 B free" would send
+    the user to free space that was never there."""
     st = os.statvfs(path)
+    if st.f_blocks == 0:
+        found = dir_fs(path)
+        kind = f" ({found.fs_type})" if found else ""
+        raise UsageError(f"{path} is on a file system with no storage{kind}: 0 blocks in all, so "
+                         "pario cannot write its files there; give --dir a directory on a disk or "
+                         "a parallel file system")
     return st.f_bavail * st.f_frsize
 
 

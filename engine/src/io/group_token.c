@@ -14,7 +14,7 @@ enum { TOKEN_TAG = 7001 };
  * hand-over (measured on 2 cores, shared machine, the engine's ring of 4
  * ranks in 2 groups, 2 per core: 5.9 us per hand-over, 3.2 us with Open
  * MPI's yield off; two ranks on one core 4.7 us with it on, 1.8 us off). */
-static bool library_yields_when_idle(void)
+static bool query_library_yields_when_idle(void)
 {
     int provided, n = 0;
     bool yields = false;
@@ -43,6 +43,20 @@ static bool library_yields_when_idle(void)
         break;
     }
     MPI_T_finalize();
+    return yields;
+}
+
+/* The answer cannot change within a process, so the library is asked once
+ * and the answer kept.  The MPI standard lets MPI_T be initialized again
+ * after MPI_T_finalize, but MPICH 4.0 crashes when it is: its first
+ * MPI_T_finalize frees the control variables (MPI_Init does not count as an
+ * MPI_T user there), and the next MPI_T_cvar_get_num reads freed memory --
+ * every token test of the MPICH probe died in it. */
+static bool library_yields_when_idle(void)
+{
+    static int yields = -1; /* -1: not asked yet */
+    if (yields < 0)
+        yields = query_library_yields_when_idle();
     return yields;
 }
 

@@ -11,7 +11,8 @@
 
 enum { EXIT_USAGE = 2, EXIT_RUN_FAILED = 3 };
 
-/* Set once MPI is up, so usage errors print once and MPI is finalized. */
+/* Set once MPI is up, so usage errors print once and MPI is finalized; from
+ * then on a rank that crashes names itself and the signal in one line. */
 void fail_set_mpi(int rank);
 /* A library can no longer shut down cleanly (HDF5 after a failed close):
  * a failure exit then skips MPI_Finalize, which would crash in it. */

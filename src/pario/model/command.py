@@ -177,7 +177,7 @@ def run_model(args, out=None):
     check_pieces(points, machine)
     check_sets(points, machine, experiment.origin)  # a what-if that changes nothing is no run
     # a one-rank probe's machine predicting points of more ranks says so
-    machine.warnings = machine.warnings + unmeasured_ranks(machine, points)
+    machine.warnings = machine.warnings + unmeasured_ranks(machine, points, store)
     for line in machine.warnings:  # stored with every point too: show and report say it again
         print(f"plan: warning: {line}", file=out)
     for line in getattr(kind, "plan_notes", lambda *a: [])(preset, points, options):

@@ -1,7 +1,7 @@
 """The machine in front of us, as `pario probe` measured it.
 
 `pario model EXPERIMENT --machine probe:RUN` builds the machine description
-from a stored probe run (`pario probe --dir D --stream-blocks 4k,64k,1m`):
+from a stored probe run (`pario probe --dir DIR --stream-blocks 4k,64k,1m`):
 every parameter's value comes from one of its measured rows, or from what
 a local file system is (one server, no network, no service agents), and
 its source says which.  The model of a local file system:
@@ -81,8 +81,10 @@ value with its source."""
 import json
 
 from ..errors import UsageError
-from ..studies.probe import KIND as PROBE, component_expected_best, expected_best
-from ..units import format_size
+from ..studies.probe import (DEFAULT_BLOCK, KIND as PROBE, component_expected_best, expected_best,
+                             probe_command, short_read_bytes, size_for_short_reads,
+                             standing_probe)
+from ..units import engine_size, format_size
 from .machine import Machine, apply_overrides, check_relations
 from . import read_start
 from .params import PARAMS
@@ -102,14 +104,9 @@ def _probe_docs(store, run_id):
         raise UsageError(f"run {run_id} is a {run['preset']} run (kind {run.get('kind') or 'io'}), "
                          "not a probe: give the id of a 'pario probe --stream-blocks 4k,64k,1m' run "
                          "(see 'pario list')")
-    if run.get("status") != "complete":
-        # a stopped probe lacks some of the rows every parameter comes from
-        raise UsageError(f"probe run {run_id} is {run.get('status')}, not complete: its machine would "
-                         "lack measured rows; run 'pario probe' again to the end")
-    docs = [json.loads(p["result_json"]) for p in store.points(run_id)
-            if p["status"] == "ok" and p["result_json"]]
-    if not docs:
-        raise UsageError(f"probe run {run_id} has no successful point: run 'pario probe' again")
+    # the rule the ideal curves follow too: complete, its peak point measured,
+    # the largest rank count's rows alone
+    docs, _ = standing_probe(store, run_id)
     return run, docs
 
 
@@ -123,9 +120,40 @@ def _fit(samples):
     return a, mt - a * mn
 
 
-# The rows a probe must have for this model, and what to do if it lacks them.
-NEWER_PROBE = ("run 'pario probe --dir D --stream-blocks 4k,64k,1m' again (this pario's probe "
-               "measures them)")
+class ProbeRefusal(UsageError):
+    """A probe run this model cannot use, by what its rows show (`cause`);
+    machine_from_probe, which has the run, adds the fix: the run's own
+    'pario probe' line measuring what the model needs (probe_again)."""
+
+    def __init__(self, cause, **changes):
+        super().__init__(cause)
+        self.cause, self.changes = cause, changes  # options the fix changes (probe_again)
+
+
+def probe_again(run, points, **changes):
+    """The 'pario probe' line (studies.probe.probe_command) that probes
+    like stored `run` again, with what this model needs: two or more stream
+    call sizes (4k,64k,1m where it had fewer), each at most an eighth of
+    --size (the short read's row: studies.probe.short_read_bytes), and
+    `changes` (option name to text)."""
+    blocks = sorted({p["block_bytes"] or DEFAULT_BLOCK for p in points}) or [DEFAULT_BLOCK]
+    if len(blocks) < 2:
+        blocks = [4096, 64 << 10, DEFAULT_BLOCK]
+        changes.setdefault("stream_blocks", ",".join(engine_size(b) for b in blocks))
+    size = max((p["size_bytes"] or 0 for p in points), default=0)
+    if short_read_bytes(size, blocks[-1]) == 0:
+        changes.setdefault("size", engine_size(size_for_short_reads(blocks[-1])))
+    return probe_command(run, **changes)
+
+
+def _failed_points(points):
+    """' (its points at 4 KiB, 64 KiB calls failed: ...)', or '': what a
+    refusal of a probe with failed points leaves unsaid otherwise."""
+    failed = sorted({p["block_bytes"] or DEFAULT_BLOCK for p in points if p["status"] != "ok"})
+    if not failed:
+        return ""
+    return (f" (its points at {', '.join(format_size(b) for b in failed)} calls failed: "
+            f"'pario show {points[0]['run_id']}' says why)")
 
 
 # Rows a model part falls back without (a probe made before them still
@@ -137,8 +165,8 @@ OPTIONAL_ROWS = {"four_streams": "disk.shared_read_rate for four readers too",
 
 def _need(run_id, c, key, what):
     if key not in c:
-        raise UsageError(f"probe run {run_id} has no {what} row ({key}): it was made by an older "
-                         f"probe; {NEWER_PROBE}")
+        raise ProbeRefusal(f"probe run {run_id} has no {what} row ({key}): it was made by an older "
+                           "probe")
     return c[key]
 
 
@@ -155,9 +183,9 @@ def _stream_fit(run_id, docs, which, open_close, start=None):
             by_block[c["block_bytes"]] = (c["bytes"], seconds, rate)
     sizes = {v[0] for v in by_block.values()}
     if len(by_block) < 2 or len(sizes) != 1:
-        raise UsageError(f"probe run {run_id} measured its storage stream at "
-                         f"{len(by_block)} call size(s): the disk's rate against transfer size needs "
-                         "at least two; run 'pario probe --dir D --stream-blocks 4k,64k,1m'")
+        raise ProbeRefusal(f"probe run {run_id} measured its storage stream at "
+                           f"{len(by_block)} call size(s): the disk's rate against transfer size "
+                           "needs at least two")
     size = sizes.pop()
     samples = [(size // b, t - (start(b) if start else 0.0)) for b, (_, t, _) in sorted(by_block.items())]
     per_call, intercept = _fit(samples)
@@ -165,6 +193,22 @@ def _stream_fit(run_id, docs, which, open_close, start=None):
     rows = ", ".join(f"{format_size(b)} calls {r:.1f} MiB/s ({t * 1e3:.2f} ms)"
                      for b, (_, t, r) in sorted(by_block.items()))
     return per_call, per_byte, rows, size
+
+
+def _no_time_per_byte(run_id, what, rows, per_byte, size, open_close):
+    """The refusal of a stream whose fitted line leaves no time per byte:
+    what its rows show.  The line of time against the number of calls
+    meets 0 calls (bytes alone) at no more than the open/close: the slow
+    rows are the many small calls, and the fit charges them every
+    microsecond.  A longer stream makes the bytes' share of each row
+    larger than such noise in the calls."""
+    at_zero = per_byte * size + open_close
+    return ProbeRefusal(f"probe run {run_id}, {what}: the least-squares line of time against the "
+                        f"number of calls ({rows} for {format_size(size)}) meets 0 calls at "
+                        f"{at_zero * 1e3:.3g} ms, no more than the open/close of Table 3 "
+                        f"({open_close * 1e3:.3g} ms): it leaves no time per byte, all of the time "
+                        "is in the calls; a longer stream weighs the bytes more",
+                        size=engine_size(4 * size))
 
 
 def _row_seconds(component):
@@ -400,13 +444,21 @@ def _read_start(run_id, docs, open_close, table2, read_ahead=0):
         s, t = short["bytes"], short["seconds"]["best"]
         S, T = whole["bytes"], whole["seconds"]["best"]
         if not (0 < s < S) or not (t and t > 0 and T and T > 0):
-            raise UsageError(f"probe run {run_id}: its short stream read ({s} bytes in {t} s against "
-                             f"{S} in {T} s) is not a shorter read that took time: {NEWER_PROBE}")
+            raise ProbeRefusal(f"probe run {run_id}: its short stream read ({s} bytes in {t} s "
+                               f"against {S} in {T} s) is not a shorter read that took time")
         points.append((short["block_bytes"], s, t, S, T, (S * t - s * T) / (S - s) - open_close))
     if not points:
-        raise UsageError(f"probe run {run_id} has no short stream read row (stream_read_short) at any "
-                         f"call size: it was made by an older probe, or with calls above an eighth "
-                         f"of --size; {NEWER_PROBE}")
+        calls = sorted({d["components"]["stream_read"]["block_bytes"] for d in docs
+                        if d["components"].get("stream_read")})
+        stream = max((d["components"]["stream_read"]["bytes"] for d in docs
+                      if d["components"].get("stream_read")), default=0)
+        if calls and all(short_read_bytes(stream, b) == 0 for b in calls):
+            raise ProbeRefusal(f"probe run {run_id} has no short stream read row (stream_read_short): "
+                               f"its calls ({', '.join(format_size(b) for b in calls)}) are all above "
+                               f"an eighth of its {format_size(stream)} stream, and the probe reads "
+                               "that eighth in whole calls")
+        raise ProbeRefusal(f"probe run {run_id} has no short stream read row (stream_read_short) at "
+                           "any call size: it was made by an older probe")
     points.sort()
     rows = ", ".join(f"{format_size(b)} calls: {format_size(s)} in {t * 1e3:.2f} ms, "
                      f"{format_size(S)} in {T * 1e3:.2f} ms (start {x * 1e3:.3g} ms)"
@@ -453,9 +505,8 @@ def _message_fit(run_id, docs):
             by_block[m["block_bytes"]] = (m["bytes"], m["seconds"]["best"])
     sizes = {b for b, _ in by_block.values()}
     if len(by_block) < 2 or len(sizes) != 1:
-        raise UsageError(f"probe run {run_id} measured its MPI messages at {len(by_block)} size(s): "
-                         "their rate against size needs at least two; run "
-                         "'pario probe --dir D --stream-blocks 4k,64k,1m'")
+        raise ProbeRefusal(f"probe run {run_id} measured its MPI messages at {len(by_block)} "
+                           "size(s): their rate against size needs at least two")
     size = sizes.pop()
     if any(not t or t <= 0 for _, t in by_block.values()):
         raise UsageError(f"probe run {run_id}: its MPI messages took no time at some size, which no "
@@ -498,8 +549,8 @@ def _buffer_rates(put, run_id, rows, oc_write, oc_read, table2, where):
         best = rows[key]["best"]
         per_byte = (best - fixed) / rows["bytes"] if best else 0.0
         if per_byte <= 0:
-            raise UsageError(f"probe run {run_id}: its stream in collective-buffer calls ({key}) took "
-                             f"{best} s, no more than opening the file: {NEWER_PROBE}")
+            raise ProbeRefusal(f"probe run {run_id}: its stream in collective-buffer calls ({key}) "
+                               f"took {best} s, no more than opening the file")
         put(name, _rate(1 / per_byte),
             f"{table2} 'storage, collective-buffer calls, {label}': {format_size(rows['bytes'])} in "
             f"{format_size(rows['call_bytes'])} calls, {best * 1e3:.2f} ms (the best of one call size's trials that every call size's trials expect), less open/close"
@@ -534,23 +585,38 @@ def _misses(run_id, docs, which, label, per_call, per_byte, open_close, start):
                 continue
             b, size, measured = c["block_bytes"], c["bytes"], c["seconds"]["best"]
             predicted = (-(-size // b)) * per_call + size * per_byte + open_close + start(b)
+            trials = [v for v in c["seconds"].get("values") or [] if v and v > 0] or [measured]
             if predicted > 0:
                 misses.append((max(predicted / measured, measured / predicted), b, name, size,
-                               measured, predicted))
+                               measured, predicted, trials))
 
-    def text(miss, why):
-        factor, b, name, size, measured, predicted = miss
-        return (f"probe run {run_id}'s fitted '{label}' misses its own {format_size(b)} row "
+    def text(miss, refused):
+        factor, b, name, size, measured, predicted, trials = miss
+        line = (f"probe run {run_id}'s fitted '{label}' misses its own {format_size(b)} row "
                 f"({name}, {format_size(size)}) by {factor:.1f}x: {predicted * 1e3:.3g} ms predicted "
-                f"against {measured * 1e3:.3g} ms measured, beyond the model's 25 %; the machine was "
-                f"too busy for a steady probe, {why}: run 'pario probe' again on a quiet machine")
+                f"against {measured * 1e3:.3g} ms measured, beyond the model's 25 %; ")
+        # What the row itself shows: trials that disagree are a machine busy
+        # while it ran; trials that agree are a steady row the line does
+        # not pass (a time not linear in calls and bytes over these call
+        # sizes: tmpfs, 1.9x on a quiet host), which probing again repeats.
+        spread = f"({min(trials) * 1e3:.3g}-{max(trials) * 1e3:.3g} ms)"
+        if max(trials) / min(trials) > MISS_WARNED:
+            line += f"its trials {spread} disagree: the machine was busy during the probe"
+            fix = "run 'pario probe' again on a quiet machine"
+        else:
+            line += (f"its trials {spread} agree: the row is steady, and the time is no straight "
+                     "line in calls and bytes over the probe's call sizes")
+            fix = "run 'pario probe' with --stream-blocks of the call sizes you model"
+        if refused:
+            return f"{line}; a line {MISS_REFUSED:.0f}x off predicts nothing: {fix}"
+        return f"{line}; predictions from it miss by as much: {fix}"
 
     steady = [m for m in misses if m[4] >= STEADY_SECONDS and m[0] > MISS_REFUSED]
     if steady:
-        raise UsageError(text(max(steady), f"and a line {MISS_REFUSED:.0f}x off predicts nothing"))
-    if not misses or max(misses)[0] <= MISS_WARNED:
+        raise UsageError(text(max(steady, key=lambda m: m[0]), refused=True))
+    if not misses or max(m[0] for m in misses) <= MISS_WARNED:
         return None
-    return text(max(misses), "so predictions from it are not this host's")
+    return text(max(misses, key=lambda m: m[0]), refused=False)
 
 
 def _time(seconds):
@@ -583,7 +649,18 @@ def as_best_of(doc, trials):
 def machine_from_probe(store, run_id, overrides=(), trials=None):
     """The Machine that probe run `run_id` of `store` measured.  `trials`:
     the number of trials whose best the predictions stand for (a measured
-    run's --iterations; None: each row's own point's trials)."""
+    run's --iterations; None: each row's own point's trials).  A probe it
+    cannot use is refused in one line: the cause its rows show, then its
+    own 'pario probe' line with what it lacks."""
+    try:
+        return _measured_machine(store, run_id, overrides, trials)
+    except ProbeRefusal as exc:
+        points = store.points(run_id)
+        raise UsageError(f"{exc.cause}{_failed_points(points)}; run "
+                         f"{probe_again(store.run(run_id), points, **exc.changes)}") from None
+
+
+def _measured_machine(store, run_id, overrides, trials):
     run, docs = _probe_docs(store, run_id)
     if trials:
         docs = as_best_of(docs, trials)
@@ -615,8 +692,8 @@ def machine_from_probe(store, run_id, overrides=(), trials=None):
     cores = int(host_doc.get("cores") or 0)
     memory = int(host_doc.get("memory_bytes") or 0)
     if cores < 1 or memory < 1:
-        raise UsageError(f"probe run {run_id} does not say how many cores and how much memory its "
-                         f"host has (mpi.hosts): {NEWER_PROBE}")
+        raise ProbeRefusal(f"probe run {run_id} does not say how many cores and how much memory "
+                           "its host has (mpi.hosts): it was made by an older probe")
     # A component measured alike at every point (all but the streams)
     # pools every point's trials; the model takes the best of one point's
     # number of trials they expect (studies/probe.expected_best), the same
@@ -640,8 +717,8 @@ def machine_from_probe(store, run_id, overrides=(), trials=None):
     if token:
         plain, crowded = component_expected_best(pooled, "token_pass", trials), component_expected_best(pooled, "token_pass_crowded", trials)
         if not (plain and crowded and plain > 0 and crowded > 0):
-            raise UsageError(f"probe run {run_id}: its token hand-over times ({plain}, {crowded} s) "
-                             f"are not positive: {NEWER_PROBE}")
+            raise ProbeRefusal(f"probe run {run_id}: its token hand-over times ({plain}, {crowded} s) "
+                               "are not positive")
         put("network.token_latency", _time(plain),
             f"{table3} 'token hand-over, ring of all ranks': {every}, time per hand-over of the "
             f"engine's own token ring over {token['ranks']} ranks")
@@ -677,8 +754,8 @@ def machine_from_probe(store, run_id, overrides=(), trials=None):
                               ("client.collective_write_overhead", "write_seconds", "write")):
         best = component_expected_best(pooled, f"collective_{label}", trials)
         if not best or best <= 0:
-            raise UsageError(f"probe run {run_id}: its collective MPI-IO {label} call took {best} s, "
-                             f"not a positive time: {NEWER_PROBE}")
+            raise ProbeRefusal(f"probe run {run_id}: its collective MPI-IO {label} call took {best} "
+                               "s, not a positive time")
         put(key, _time(best),
             f"{table3} 'collective MPI-IO {label} call, 1 byte per rank': {every}, time per call "
             f"({coll['implementation']}, {coll['aggregators']} aggregators, {coll['calls']} calls); "
@@ -789,9 +866,7 @@ def machine_from_probe(store, run_id, overrides=(), trials=None):
         else:
             put(over_key, _time(overhead), fit)
         if disk_byte <= 0:
-            raise UsageError(f"probe run {run_id}: the storage stream ({which}) took less time at small "
-                             "calls than at large ones, which leaves no time per byte: the machine was "
-                             "too busy for a steady probe; run 'pario probe' again with a larger --size")
+            raise _no_time_per_byte(run_id, f"the storage stream ({which})", rows, disk_byte, size, oc)
         put(rate_key, _rate(1 / disk_byte), fit + ("; the copy between the rank's buffer and the "
                                                    "page cache is part of it"
                                                    if rate_key.startswith("disk") else
@@ -866,9 +941,7 @@ def machine_from_probe(store, run_id, overrides=(), trials=None):
         else:
             per_call, per_byte, rows, size, fallback = read_fit(row, open_close)
         if per_byte <= 0:
-            raise UsageError(f"probe run {run_id}: its {name} took less time at "
-                             "small calls than at large ones, which leaves no time per byte: the machine "
-                             "was too busy for a steady probe; run 'pario probe' again with a larger --size")
+            raise _no_time_per_byte(run_id, f"the {name}", rows, per_byte, size, open_close)
         put(key, _rate(1 / per_byte),
             f"{table2} {measured}: {rows} for {format_size(size)}; least squares as for the one "
             f"stream gives {per_byte * 1e9:.4g} ns per byte" + _device_requests(docs, row)
@@ -956,19 +1029,20 @@ def machine_from_probe(store, run_id, overrides=(), trials=None):
     return machine
 
 
-def unmeasured_ranks(machine, points):
+def unmeasured_ranks(machine, points, store):
     """The warning a plan's points of several ranks need when the probe
-    behind `machine` had one rank: what ranks do to each other (the token
-    hand-over, messages, several readers and writers of one file at once)
-    was not measured, and its parameters hold one stream's rates and zero
-    costs, so those points are predicted as if it were free.  [] for a
-    described machine, a probe of several ranks, or a plan of one rank."""
+    behind `machine` (a run of `store`) had one rank: what ranks do to each
+    other (the token hand-over, messages, several readers and writers of
+    one file at once) was not measured, and its parameters hold one
+    stream's rates and zero costs, so those points are predicted as if it
+    were free.  [] for a described machine, a probe of several ranks, or a
+    plan of one rank."""
     above = sorted({p.ranks for p in points if p.ranks > 1})
     if machine.measured_ranks != 1 or not above:
         return []
+    run_id = int(machine.name[len(PREFIX):])
+    again = probe_again(store.run(run_id), store.points(run_id), ranks="2")
     ranks = " and ".join(filter(None, (", ".join(map(str, above[:-1])), str(above[-1]))))
-    return [f"probe run {machine.name[len(PREFIX):]} had one rank: token hand-over, MPI messages and "
-            f"several readers or writers at once were not measured, so the points of {ranks} ranks "
-            "use one stream's rates and no token or message "
-            f"costs: probe with 2 or more ranks ('pario probe --ranks 2 --stream-blocks 4k,64k,1m') "
-            "to measure them"]
+    return [f"probe run {run_id} had one rank: token hand-over, MPI messages and several readers or "
+            f"writers at once were not measured, so the points of {ranks} ranks use one stream's "
+            f"rates and no token or message costs: probe with 2 or more ranks ({again}) to measure them"]

@@ -8,7 +8,9 @@ and Table 3 (overheads, seconds) with the predicted peak.  Runs of other
 kinds on the same host and file system find the latest probe
 (`pario.probes`) and draw its peak as the ideal curve."""
 
+import json
 import math
+import shlex
 from dataclasses import dataclass, field
 
 from .. import schema
@@ -247,8 +249,72 @@ STREAMS = ("stream_write", "stream_read", "stream_read_cached", "stream_read_sho
 DEFAULT_BLOCK = 1 << 20
 
 
+def short_read_bytes(size, block):
+    """The bytes of the probe's short stream read (its last eighth, in
+    whole calls: probe_cmd.c), 0 where a call is above an eighth of the
+    stream and the probe measures no such row."""
+    return size // 8 // block * block
+
+
+def size_for_short_reads(block):
+    """The smallest --size (whole MiB) whose short read holds a call of `block`."""
+    return -(-8 * block // (1 << 20)) << 20
+
+
 def _block(record):
     return record.params.get("block") or DEFAULT_BLOCK
+
+
+# The options of a stored probe that its command line repeats (the rest
+# -- --db, --timeout, the launcher -- are where and how, not what).
+_REPEATED = (("ranks", "--ranks"), ("size", "--size"), ("iterations", "--iterations"),
+             ("servers", "--servers"), ("stream_blocks", "--stream-blocks"), ("mpi", "--mpi"))
+
+
+def probe_command(run, **changes):
+    """The 'pario probe ...' line that makes a probe like stored `run`
+    (a runs row) again, in its own directory, with `changes` (option name
+    to text, e.g. stream_blocks="4k,64k,1m") in place of its own values:
+    the fix a refusal names."""
+    options = json.loads(run.get("options_json") or "{}")
+    words = ["pario probe --dir", shlex.quote(run.get("dir") or options.get("dir") or "DIR")]
+    if options.get("quick"):
+        words.append("--quick")
+    for name, flag in _REPEATED:
+        value = changes.get(name, options.get(name))
+        if isinstance(value, list):
+            value = ",".join(str(v) for v in value)
+        if value not in (None, "", "auto"):
+            words += [flag, shlex.quote(str(value))]
+    return f"'{' '.join(words)}'"
+
+
+def standing_probe(store, run_id):
+    """(documents, peak document) of a probe run that may stand for its
+    machine, else UsageError with the one line why not.  The one rule for
+    the ideal curves, the above-peak findings and 'pario model --machine
+    probe:N': the probe ran to the end (a stopped one lacks rows), and its
+    peak point -- the largest rank count at 1 MiB calls, else at its
+    largest calls, whose peak its tables show -- succeeded (a stopped or
+    failed one leaves the peak of its 4 KiB calls).  The documents are the
+    ok points of that rank count only: points are keyed by call size, and
+    another rank count's rows would overwrite them."""
+    run = store.run(run_id)
+    if run.get("status") != "complete":
+        raise UsageError(f"probe run {run_id} is {run.get('status')}, not complete: it lacks measured "
+                         f"rows and its peak; run {probe_command(run)} again to the end")
+    points = store.points(run_id)
+    ranks = max((p["ranks"] or 0 for p in points), default=0)
+    here = [p for p in points if (p["ranks"] or 0) == ranks]
+    blocks = {p["block_bytes"] or DEFAULT_BLOCK for p in here}
+    main = DEFAULT_BLOCK if DEFAULT_BLOCK in blocks else max(blocks, default=DEFAULT_BLOCK)
+    peak = next((p for p in here if (p["block_bytes"] or DEFAULT_BLOCK) == main), None)
+    if peak is None or peak["status"] != "ok" or not peak["result_json"]:
+        why = f" ({peak['error']})" if peak is not None and peak["error"] else ""
+        raise UsageError(f"probe run {run_id}'s peak point ({ranks} rank(s), {format_size(main)} calls) "
+                         f"failed{why}: its peak was not measured; run {probe_command(run)} again")
+    docs = [json.loads(p["result_json"]) for p in here if p["status"] == "ok" and p["result_json"]]
+    return docs, json.loads(peak["result_json"])
 
 
 def _better(key):
@@ -433,9 +499,10 @@ class ProbeKind(Kind):
                                          "servers) that streams spread over (default 1)")),
         Option(("--stream-blocks",), dict(type=csv_list, dest="stream_blocks",
                                           help="probe: call sizes of the storage stream, e.g. 4k,64k,1m "
-                                               "(default 1m); several give the storage's rate against "
-                                               "transfer size, which 'pario model --machine probe:RUN' "
-                                               "needs")),
+                                               "(default 1m); several, each at most an eighth of "
+                                               "--size, give the storage's rate against transfer size "
+                                               "and its reads' start, which 'pario model --machine "
+                                               "probe:RUN' needs")),
     )
     sweep_keys = {"ranks": schema.POSITIVES, "size": schema.SIZE, "iterations": schema.POSITIVE,
                   "servers": schema.POSITIVE, "memory": schema.SIZE, "ops": schema.POSITIVE,
@@ -504,6 +571,19 @@ class ProbeKind(Kind):
                            memory=parse_size(sweep.get("memory", "256m")), ops=int(sweep.get("ops", 200)),
                            block=b)
                 for r in ranks for b in blocks], []
+
+    def plan_notes(self, preset, points, options):
+        """A probe asked for call sizes (--stream-blocks: what 'pario
+        model' needs) that measures no short read at any of them is stored
+        all the same, but the model refuses it: say so before it runs."""
+        if not options.get("stream_blocks") or any(short_read_bytes(p.size, p.block) for p in points):
+            return []
+        size, largest = points[0].size, max(p.block for p in points)
+        return [f"warning: --stream-blocks {','.join(options['stream_blocks'])}: every call is above an "
+                f"eighth of --size {engine_size(size)} ({format_size(size // 8)}), so the probe "
+                "measures no short stream read, and 'pario model --machine probe:RUN' will refuse "
+                f"this probe: give --size {engine_size(size_for_short_reads(largest))} or more, or "
+                f"calls of {format_size(size // 8)} or less"]
 
     def records(self, point, result):
         c, t = result["components"], result["target"]
