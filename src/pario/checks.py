@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from .errors import UsageError
+from .safefile import check_directory
 
 # The longest --timeout pario accepts: a week per point.
 MAX_TIMEOUT = 7 * 24 * 3600.0
@@ -59,6 +60,7 @@ def check_out(text):
     if text is None:
         return None
     d = Path(path_text("--out", text))
+    check_directory(d, "--out", "give another --out")  # never a link at the name pario writes into
     try:
         if d.exists() and not d.is_dir():
             raise UsageError(f"--out {d} is a file, not a directory: give a directory for the plots")
