@@ -23,6 +23,8 @@ def _positive(kind, noun):
             v = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"'{text}' is not {noun}")
+        if v != v:  # NaN passes every comparison below as false: a gate that never fails
+            raise argparse.ArgumentTypeError(f"'{text}' is not {noun}")
         if v <= 0:
             raise argparse.ArgumentTypeError(f"'{text}' must be more than 0")
         if v >= 1 << 63:  # SQLite's integers, and far beyond any count pario keeps
