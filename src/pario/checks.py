@@ -60,10 +60,10 @@ def check_out(text):
     if text is None:
         return None
     d = Path(path_text("--out", text))
-    check_directory(d, "--out", "give another --out")  # never a link at the name pario writes into
     try:
         if d.exists() and not d.is_dir():
             raise UsageError(f"--out {d} is a file, not a directory: give a directory for the plots")
+        check_directory(d, "--out", "give another --out")  # never a link at the name pario writes into
         probe = d.absolute() if d.is_dir() else d.absolute().parent
         if not probe.is_dir():
             raise UsageError(f"--out {d}: directory {probe} does not exist: create it or choose "
