@@ -29,7 +29,7 @@ from .rundirs import NOTE, RunDirs
 from .space import check_space
 from .store import Store, check_db_path
 from .terminal import print_figure
-from .studies import kind_of, refuse_foreign_options, refuse_unused_options, skip_lines
+from .studies import in_users_terms, kind_of, refuse_foreign_options, refuse_unused_options, skip_lines
 from .watchdog import Watchdog, names_in_use, new_ledger, remove_point_files
 
 # `pario run` exit status (README): 0 every point ok, 2 bad invocation or
@@ -103,7 +103,7 @@ def run_experiment(args, out=None):
     dirs.check()  # before anything is stored
     # what the engine would refuse at a point, and the free space: once,
     # before anything is stored, not as a run of failed points
-    for check in (lambda: check_plan(engine, points, directory), lambda: check_space(points, directory)):
+    for check in (lambda: check_plan(engine, points, directory), lambda: check_space(points, directory, kind)):
         try:
             check()
         except UsageError as exc:
@@ -177,7 +177,8 @@ def run_experiment(args, out=None):
                     if outcome.note:
                         error += f"; {outcome.note}"
                 elif outcome.returncode != 0:
-                    error = _engine_error(outcome)
+                    # in the terms of the command the user ran, not the engine's options
+                    error = in_users_terms(_engine_error(outcome), kind, p)
                 elif not json_path.exists():
                     error = _no_result(launcher, engine)
                 else:

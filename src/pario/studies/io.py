@@ -17,7 +17,7 @@ from .. import schema
 from ..errors import NoRunnablePoint, UsageError
 from ..figures import Figure, Param, Quantity, Record, size_param
 from ..units import engine_size, format_size, parse_size
-from . import SHARE_TOO_SMALL, Kind, Option, csv_list, positive_int, refuse_repeats
+from . import SHARE_TOO_SMALL, Kind, Option, SizeSetting, csv_list, positive_int, refuse_repeats
 
 # The engine's layout table (engine/src/io/layout.c): names a preset may use.
 LAYOUTS = ("broadcast", "partitioned", "interleaved", "random")
@@ -304,6 +304,7 @@ def _idle_group(plan):
 
 class IoKind(Kind):
     name = "io"
+    size_setting = SizeSetting("--size", "size", "--size")
     description = "access patterns: rate against ranks and block size, per layout and grouping"
     options = (
         Option(("--blocks",), dict(type=csv_list, help="block sizes, e.g. 4k,64k,1m")),
