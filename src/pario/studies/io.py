@@ -521,8 +521,11 @@ class IoKind(Kind):
             given = [f"--{k}" for k in ("ranks", "blocks", "size") if options.get(k)]
             table = "quick" if quick else "sweep"
             mine = [f"{table}.{k}" for k in ("ranks", "blocks", "size") if not options.get(k)]
-            raise NoRunnablePoint("the plan has no runnable point (each rank needs at least one whole "
-                                  f"block): check {' and '.join(given + mine)}", skipped)
+            # in the skip lines' own words, so the summary cannot disagree with them
+            whys = list(dict.fromkeys(why for _, why in skipped))
+            said = "; ".join(whys) if len(whys) <= 2 else "every point is skipped, as said above"
+            raise NoRunnablePoint(f"the plan has no runnable point ({said}): check "
+                                  f"{' and '.join(given + mine)}", skipped)
         return points, skipped
 
     def plan_notes(self, preset, points, options):
