@@ -36,6 +36,11 @@ What a kind owns (override in the subclass):
 * `tables(preset, records, options)`: extra text tables (default none).
 * `notes(preset, records, options)`: warnings derived from a run's
   records (default none); the engine's own warnings are shown anyway.
+* `size_setting`: a `SizeSetting`, what sets how much its points write
+  (the engine's option, the experiment's key, a `pario run` option if
+  any), so every fix pario names for a point that does not fit or is too
+  short to time is one the user's command takes; `point_kind(point)`: the
+  kind that planned a point (a suite's points: their study's).
 
 What a stored point IS and what it MEASURED, for `compare` and `export`
 (pario.runs reads every kind through these, so neither names a kind):
