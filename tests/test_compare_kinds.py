@@ -222,7 +222,7 @@ def test_export_out_may_write_again_over_its_own_file_only(runs, capsys):
     # changed since pario wrote it: no longer pario's to replace
     out_file.write_text(out_file.read_text() + "a note of mine\n")
     rc, _, err = cli(capsys, "export", 2, "--csv", "--out", out_file, db=runs["db"])
-    assert rc == 2 and "already exists: pario never overwrites a file it did not write" in err
+    assert rc == 2 and "already exists and is not a file this results database recorded writing there" in err
     assert out_file.read_text().endswith("a note of mine\n")
     # nor a file of the user's that pario never wrote
     mine = runs["tmp"] / "mine.csv"

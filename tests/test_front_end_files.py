@@ -78,7 +78,7 @@ def test_plot_leaves_a_users_file_and_a_symlink_at_figure_names_untouched(stored
     _plant(out, victim)
     r = pario("plot", "1", "--out", str(out), db=db)
     assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
-    assert "already exists: pario never overwrites a file it did not write" in r.stderr
+    assert "already exists and is not a file this results database recorded writing there" in r.stderr
     assert any(str(out / n) in r.stderr for n in NAMES) and "--out" in r.stderr
     _untouched(out, victim)
 

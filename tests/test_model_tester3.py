@@ -102,7 +102,8 @@ def test_the_model_examples_run_every_point_they_name():
 
 def test_print_machine_round_trips_keep_the_name_and_the_source(tmp_path):
     """Item 13a: no ' (from FILE)' piling up; the shipped machines' source
-    is their report, not 'pario probe'."""
+    is their report, not 'pario probe'.  (Tester 8, item 17: a machine
+    printed with --set names the override in its name, nothing else.)"""
     db = tmp_path / "r.sqlite"
     r = pario("model", "--machine", "asci-red", "--print-machine", db=db)
     assert r.returncode == 0, r.stderr
@@ -115,9 +116,9 @@ def test_print_machine_round_trips_keep_the_name_and_the_source(tmp_path):
     assert r.returncode == 0, r.stderr
     b.write_text(r.stdout)
     second = tomllib.loads(r.stdout)
-    assert (second["name"], second["source"]) == (first["name"], first["source"])
+    assert (second["name"], second["source"]) == (f"{first['name']} with --set agent.count=4", first["source"])
     assert second["agent"]["count"] == {"value": 4, "source": "--set agent.count=4"}  # a count, as files write it
-    assert load_machine(str(b)).name == f"asci-red (from {b})"
+    assert load_machine(str(b)).name == f"asci-red with --set agent.count=4 (from {b})"
     ipsc = tomllib.loads(pario("model", "--machine", "ipsc860", "--print-machine", db=db).stdout)
     assert ipsc["source"].startswith("Nitzberg, Performance of the iPSC/860"), ipsc["source"]
 

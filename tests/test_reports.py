@@ -258,7 +258,9 @@ def test_a_method_keeps_its_colour_in_every_run(tmp_path):
                 for m in methods]
         fig = next(f for f in BT.figures({}, recs, {}) if f.id == "btS-time")
         palette = Palette()
-        plot_figure(build(fig, recs, BT.params, BT.quantities), tmp_path / "-".join(methods), 1, palette)
+        out = tmp_path / "-".join(methods)
+        out.mkdir()  # plot_figure writes into a folder its caller made (safefile.make_directory)
+        plot_figure(build(fig, recs, BT.params, BT.quantities), out, 1, palette)
         return palette.style("serial")["color"]
 
     assert colour_of_serial(["serial"]) == colour_of_serial(["posix", "collective", "serial"])

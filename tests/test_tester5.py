@@ -137,16 +137,17 @@ def test_a_plan_whose_write_loaders_do_not_fit_names_background_as_a_fix(tmp_pat
     import pytest as _pytest
     from pario.errors import UsageError
     from pario.space import check_space
+    from pario.studies import kinds
     huge = 1 << 60
     point = SimpleNamespace(background=1, background_kind="write", label=lambda: "striped ranks=1 loaders=1",
                             space_needs=lambda d: [(d, huge)])
     with _pytest.raises(UsageError) as e:
-        check_space([point], tmp_path)
+        check_space([point], tmp_path, kinds()["io"])
     assert "(with the write loaders' files)" in str(e.value) and str(e.value).endswith(
         "or lower --size or --background"), str(e.value)
     point.background_kind = "cpu"
     with _pytest.raises(UsageError) as e:
-        check_space([point], tmp_path)
+        check_space([point], tmp_path, kinds()["io"])
     assert str(e.value).endswith("or lower --size") and "loaders' files" not in str(e.value)
 
 

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from .errors import UsageError
+from .safefile import check_directory
 
 # The longest --timeout pario accepts: a week per point.
 MAX_TIMEOUT = 7 * 24 * 3600.0
@@ -62,6 +63,7 @@ def check_out(text):
     try:
         if d.exists() and not d.is_dir():
             raise UsageError(f"--out {d} is a file, not a directory: give a directory for the plots")
+        check_directory(d, "--out", "give another --out")  # never a link at the name pario writes into
         probe = d.absolute() if d.is_dir() else d.absolute().parent
         if not probe.is_dir():
             raise UsageError(f"--out {d}: directory {probe} does not exist: create it or choose "

@@ -23,6 +23,8 @@ def _positive(kind, noun):
             v = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"'{text}' is not {noun}")
+        if v != v:  # NaN passes every comparison below as false: a gate that never fails
+            raise argparse.ArgumentTypeError(f"'{text}' is not {noun}")
         if v <= 0:
             raise argparse.ArgumentTypeError(f"'{text}' must be more than 0")
         if v >= 1 << 63:  # SQLite's integers, and far beyond any count pario keeps
@@ -83,8 +85,8 @@ def build_parser():
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
     run = sub.add_parser("run", help="run an experiment (a preset) and store its results")
-    run.add_argument("experiment", help="preset name (see 'pario presets') or a .toml file "
-                                        "(docs/presets.md)")
+    run.add_argument("experiment", help="preset name (see 'pario presets') or a file: a path "
+                                        "ending in .toml or holding a / (docs/presets.md)")
     _add_run_options(run)
     # Options of one study kind or another (studies/*.py): a preset refuses
     # those its kind does not take.

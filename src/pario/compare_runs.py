@@ -164,6 +164,8 @@ def _print_table(head, rows, right, out):
 def _print_prediction(store, run_a, run_b, out):
     caption, head, rows, summary = prediction_table(store, run_a, run_b)
     print(caption, file=out)
+    for line in caveat_lines(store, run_a, run_b):
+        _print_wrapped(line, out)
     _print_table(head, rows, (1, 2, 3, 4), out)
     for line in summary:
         _print_wrapped(line, out)
@@ -244,12 +246,39 @@ def _judging_lines(got, whole):
     return lines
 
 
+def _refuse_fail_below(run_a, run_b, predicted_a, predicted_b):
+    """--fail-below judges a regression beyond the trials' noise: it needs
+    two measured runs."""
+    if predicted_a != predicted_b:
+        raise UsageError("--fail-below compares two measured runs: drop it to hold a run "
+                         "against a prediction")
+    if predicted_a:
+        raise UsageError(f"--fail-below compares two measured runs, and runs {run_a} and {run_b} are both "
+                         "predictions (a model has no noise to judge a regression by): drop it")
+
+
+def caveat_lines(store, run_a, run_b):
+    """What limits the comparison before any row is read: a run held
+    against itself (a way to see its points, not a change), and a run that
+    did not finish its plan (only the points it stored are compared)."""
+    out = []
+    if run_a == run_b:
+        out.append(f"note: run {run_a} is compared with itself: every point matches its own trials, so "
+                   "no verdict below can show a change (give two different runs for that)")
+    for run_id in dict.fromkeys((run_a, run_b)):
+        status = store.run(run_id)["status"]
+        if status != "complete":
+            out.append(f"warning: run {run_id} is {status} (it did not finish its plan): only the points "
+                       "it stored are compared")
+    return out
+
+
 def compare_command(store, run_a, run_b, fail_below=None, out=None):
     out = out or sys.stdout  # looked up now, so a redirected stdout is honoured
-    if is_predicted(store.run(run_a)) != is_predicted(store.run(run_b)):
-        if fail_below is not None:
-            raise UsageError("--fail-below compares two measured runs: drop it to hold a run "
-                             "against a prediction")
+    predicted_a, predicted_b = is_predicted(store.run(run_a)), is_predicted(store.run(run_b))
+    if fail_below is not None:
+        _refuse_fail_below(run_a, run_b, predicted_a, predicted_b)
+    if predicted_a != predicted_b:
         return _print_prediction(store, run_a, run_b, out)
     ra, kind_a, pa = _points(store, run_a)
     rb, kind_b, pb = _points(store, run_b)
@@ -266,7 +295,7 @@ def compare_command(store, run_a, run_b, fail_below=None, out=None):
     print(f"run {run_a} ({ra['preset']}, {ra['started_utc']}, {ra['dir']}) against "
           f"run {run_b} ({rb['preset']}, {rb['started_utc']}, {rb['dir']}): best of each, "
           f"ratio B/A{' (A/B for times)' if times else ''}: above 1, B is better", file=out)
-    for line in setting_differences(store, run_a, run_b):
+    for line in setting_differences(store, run_a, run_b) + caveat_lines(store, run_a, run_b):
         _print_wrapped(line, out)
     # p: the rank test's chance; predictions have no trials to test
     head = ["point", "unit", "A", "B", "B vs A", "noise", *([] if predicted else ["p"]), "verdict"]

@@ -156,9 +156,18 @@ class Explained:
         return out
 
 
-def explain(figures, results, probe=None):
+def _lengthen(kind, data, results):
+    """How the user of `kind`'s command makes the phases of a figure's
+    points longer: raise what sets their size (studies.SizeSetting)."""
+    record = next((r.record for r in results if data.figure.selects(r.record)), None)
+    setting = kind.describing(record).size_setting if kind and record else None
+    return setting.fix(kind, "raise") if setting else ""
+
+
+def explain(figures, results, probe=None, kind=None):
     """Explained for every figure; rate-against-ranks figures get the
-    ideal curve (drawn into the FigureData's curves) when there is a probe."""
+    ideal curve (drawn into the FigureData's curves) when there is a probe.
+    `kind`: the run's, for the fixes findings name."""
     out = []
     for data in figures:
         pts = figure_points(data, results)
@@ -173,7 +182,7 @@ def explain(figures, results, probe=None):
                 if e.ideal and not any(lbl.startswith("ideal") for lbl, _ in data.curves):
                     data.curves.append((f"ideal (peak {e.ideal.peak:.0f} MiB/s)",
                                         e.ideal.points(data.xs)))
-            e.findings = diagnose(pts, probe)
+            e.findings = diagnose(pts, probe, _lengthen(kind, data, results))
         out.append(e)
     return out
 
@@ -187,4 +196,4 @@ def explain_run(store, run_id, kind, figures):
         measured = results and not all(r.doc.get("predicted") for r in results)
         if not (measured and any(d.figure.x == "ranks" and d.figure.y == "rate" for d in figures)):
             choice.why_none = ""  # no figure here would take an ideal curve
-    return choice, explain(figures, results, choice.doc)
+    return choice, explain(figures, results, choice.doc, kind)

@@ -46,11 +46,10 @@ def check_figure_paths(figures, out_dir, run_id, store):
 
 
 def plot_figure(data, out_dir, run_id, palette=None, store=None):
-    """The figure as a PNG file in out_dir, written through safefile and
+    """The figure as a PNG file in out_dir (a directory the caller made or
+    checked: safefile.make_directory), written through safefile and
     recorded in the store; returns its path.  Without a store it only
     creates a new name (nothing recorded, so nothing to replace)."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(exist_ok=True)  # only the last name: checks.check_out
     f = draw_figure(data, palette)
     import matplotlib.pyplot as plt
 

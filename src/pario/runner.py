@@ -21,6 +21,7 @@ from .launch import choose_launcher, signal_report
 from .version import describe as describe_version
 from .model.command import bound_lines, predicted_label
 from .plot import Palette, check_figure_paths, plot_figure
+from .safefile import check_directory, make_directory
 from .presets import load_experiment, parse_experiment, preset_figures, Experiment
 from .progress import Progress
 from .rundirs import NOTE, RunDirs
@@ -28,7 +29,7 @@ from .space import check_space
 from .stopping import Stopped, end_early, restore_signals, stop_on_signals
 from .store import Store, check_db_path, resolve_db
 from .terminal import print_figure
-from .studies import kind_of, refuse_foreign_options, refuse_unused_options, skip_lines
+from .studies import in_users_terms, kind_of, refuse_foreign_options, refuse_unused_options, skip_lines
 from .watchdog import Watchdog, names_in_use, new_ledger, remove_point_files
 
 # `pario run` exit status (README): 0 every point ok, 2 bad invocation or
@@ -111,7 +112,7 @@ def run_experiment(args, out=None):
     dirs.check()  # before anything is stored
     # what the engine would refuse at a point, and the free space: once,
     # before anything is stored, not as a run of failed points
-    for check in (lambda: check_plan(engine, points, directory), lambda: check_space(points, directory)):
+    for check in (lambda: check_plan(engine, points, directory), lambda: check_space(points, directory, kind)):
         try:
             check()
         except UsageError as exc:
@@ -181,7 +182,8 @@ def run_experiment(args, out=None):
                     if outcome.note:
                         error += f"; {outcome.note}"
                 elif outcome.returncode != 0:
-                    error = _engine_error(outcome)
+                    # in the terms of the command the user ran, not the engine's options
+                    error = in_users_terms(_engine_error(outcome), kind, p)
                 elif not json_path.exists():
                     error = _no_result(launcher, engine)
                 else:
@@ -229,15 +231,15 @@ def run_experiment(args, out=None):
 def show_stored_run(store, run_id, out, plots_dir):
     """show_run of a run just stored (measured or predicted): whether its
     plots were written.  A plot that cannot be written (a name taken by a
-    file pario did not write) is a warning: the run is whole and stored,
-    not "nothing stored" (exit 2); the caller exits 4."""
-    try:
-        show_run(store, run_id, out, plots_dir=plots_dir)
-    except UsageError as exc:
+    file pario did not write, a link at the plots folder) is a warning
+    after the tables: the run is whole and stored, not "nothing stored"
+    (exit 2); the caller exits 4."""
+    refusals = []
+    show_run(store, run_id, out, plots_dir=plots_dir, refused=refusals.append)
+    for exc in refusals:
         print(f"pario: warning: run {run_id} is stored, but its plots were not written: {exc} "
               f"(then 'pario plot {run_id} --out DIR')", file=sys.stderr)
-        return False
-    return True
+    return not refusals
 
 
 def _gone_subdirs(directory, subdirs):
@@ -386,26 +388,38 @@ def _check_normalise(preset, points):
                                  f"or add {key} {value} to the sweep")
 
 
-def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
+def show_run(store, run_id, out=None, plots_dir=None, with_plots=True, refused=None):
     """Print the run's tables (and write its plots); returns how many
-    points succeeded, i.e. whether there was anything to show."""
+    points succeeded, i.e. whether there was anything to show.  Plots that
+    cannot be written refuse before anything is printed, or, given
+    `refused`, are handed to it and left out while the tables print."""
     out = out or sys.stdout  # the stdout of the moment (a default would be import time's)
     run, kind, experiment, options, records, figures = run_views(store, run_id)
     probe, explained = explain_run(store, run_id, kind, figures)
     predicted = predicted_label(run)  # the figures' headings say so already (run_views)
     counts = store.counts(run_id)
-    print(f"\nrun {run_id}: preset {run['preset']} ({run['title']}), {run['status']}, "
-          f"started {run['started_utc']}, dir {run['dir']}", file=out)
-    print("points: " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "none"), file=out)
     # The default folder carries the database's whole file name: two
     # databases side by side (r.sqlite, r.db) each have a run 1, and neither
     # may replace the other's figures.
     target = Path(plots_dir) if plots_dir else store.path.parent / "plots" / f"{store.path.name}-run{run_id}"
-    if with_plots and any(d.figure.plot for d in figures) and not plots_dir:
-        target.parent.mkdir(exist_ok=True)  # pario's own folder beside the database
+    # The folders pario makes: --out's last name, or the default's two
+    # (pario's plots/ beside the database and the run's folder in it).
+    folders = [target] if plots_dir else [target.parent, target]
+    option, fix = ("--out", "give another --out") if plots_dir else ("", "remove it or give --out DIR")
     drawn = [d for d in figures if d.figure.plot]  # a table-only figure is printed, never drawn
-    if with_plots:  # a taken name refuses before anything is printed or written
-        check_figure_paths(drawn, target, run_id, store)
+    if with_plots and drawn:  # a taken name refuses before anything is printed or written
+        try:
+            for folder in folders:
+                check_directory(folder, option, fix)
+            check_figure_paths(drawn, target, run_id, store)
+        except UsageError as exc:
+            if refused is None:
+                raise
+            refused(exc)
+            with_plots = False
+    print(f"\nrun {run_id}: preset {run['preset']} ({run['title']}), {run['status']}, "
+          f"started {run['started_utc']}, dir {run['dir']}", file=out)
+    print("points: " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "none"), file=out)
     for table in kind.tables(experiment.data, records, options):
         print(table, file=out)
     if probe.run:
@@ -434,10 +448,22 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True):
         print("\n".join(bound_lines(store, run_id)), file=out)
     _print_failures(store, run_id, out)
     if with_plots and drawn:
-        palette = Palette()
-        paths = [plot_figure(fig, target, run_id, palette, store) for fig in drawn]
-        print(f"\nplots: {len(paths)} PNG files in {target}", file=out)
+        try:
+            _write_plots(drawn, folders, target, run_id, store, option, fix)
+            print(f"\nplots: {len(drawn)} PNG files in {target}", file=out)
+        except UsageError as exc:  # a name taken since the check above
+            if refused is None:
+                raise
+            refused(exc)
     return counts.get("ok", 0)
+
+
+def _write_plots(drawn, folders, target, run_id, store, option, fix):
+    for folder in folders:
+        make_directory(folder, option, fix)
+    palette = Palette()
+    for fig in drawn:
+        plot_figure(fig, target, run_id, palette, store)
 
 
 def _print_failures(store, run_id, out):

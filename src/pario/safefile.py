@@ -1,15 +1,25 @@
-"""The one way pario writes a file the user will see (a report, an export,
-a figure): never over a file pario did not create, never through a symlink,
-never half-written.
+"""The one way pario writes a file or makes a directory the user will see
+(a report, an export, a figure and the folder it goes in): never over a
+file pario did not create, never through a symlink, never half-written.
 
-The data goes to a temporary name made with O_EXCL in the target's own
-directory (so a symlink or a file already there is never opened), then:
+A file's data goes to a temporary name made with O_EXCL in the target's
+own directory (so a symlink or a file already there is never opened),
+then:
 * a new name is made with link(2), which refuses a name that exists;
 * an existing name is replaced with rename(2), which replaces the name
   itself and never writes through a symlink, and only when the caller's
-  `may_replace` says pario wrote exactly that file (figures: a regular file
-  whose path and SHA-256 the results database recorded when pario wrote it,
-  see Store.figure_written).  Anything else is refused in one line."""
+  `may_replace` says pario made exactly that file: the results database
+  recorded its fingerprint when pario wrote it (Store.figure_written), and
+  the fingerprint is of the file itself (its device and inode: the very
+  file pario linked there) and of its bytes (unchanged since).  A copy
+  with the same bytes put at the name is not pario's file, and neither is
+  one pario wrote for another database.  Anything else is refused in one
+  line.
+
+A directory pario makes (make_directory) is made with mkdir(2), which
+makes a new name only; a name already there is used only when it is a
+real directory, never a symlink (a link at a name pario chose would send
+its files wherever the link points)."""
 
 import hashlib
 import os
@@ -20,22 +30,28 @@ from pathlib import Path
 from .errors import UsageError
 
 
-def sha256(data):
-    return hashlib.sha256(data).hexdigest()
+def fingerprint(st, data):
+    """What tells the file pario wrote from any other at its name: its
+    device and inode, and the SHA-256 of its bytes, as one SHA-256."""
+    return hashlib.sha256(f"{st.st_dev}:{st.st_ino}:".encode() + data).hexdigest()
 
 
-def _current_bytes(path):
-    """The bytes of an existing regular file, read without following a
-    symlink; None for anything else (a symlink, a directory, a fifo)."""
+def _current_fingerprint(path):
+    """The fingerprint of an existing regular file, read without following
+    a symlink; None for anything else (a symlink, a directory, a fifo)."""
     try:
         st = os.lstat(path)
     except FileNotFoundError:
         return None
     if not stat.S_ISREG(st.st_mode):
         return None
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     with os.fdopen(fd, "rb") as f:
-        return f.read()
+        return fingerprint(os.fstat(f.fileno()), f.read())
+
+
+def _shown(path, option):
+    return f"{option} {path}" if option else str(path)
 
 
 def check_replaceable(path, may_replace=None, option="--out", fix="choose a new name or remove it"):
@@ -44,24 +60,28 @@ def check_replaceable(path, may_replace=None, option="--out", fix="choose a new 
     if not os.path.lexists(path):
         return False
     try:
-        current = _current_bytes(path)
+        current = _current_fingerprint(path)
     except OSError:
         current = None
-    if current is None or may_replace is None or not may_replace(path, sha256(current)):
-        shown = f"{option} {path}" if option else str(path)
-        raise UsageError(f"{shown} already exists: pario never overwrites a file it did not "
-                         f"write (nor writes through a symlink); {fix}")
+    if may_replace is None:
+        raise UsageError(f"{_shown(path, option)} already exists: pario writes only a new file here, "
+                         f"never over one (nor through a symlink); {fix}")
+    if current is None or not may_replace(path, current):
+        raise UsageError(f"{_shown(path, option)} already exists and is not a file this results database "
+                         "recorded writing there, unchanged since: pario replaces no other file (nor writes "
+                         f"through a symlink); {fix}")
     return True
 
 
 def write_new_file(path, data, option="--out", may_replace=None, fix="choose a new name or remove it"):
     """Write `data` (str or bytes) to `path` as described above; returns
-    the SHA-256 of what was written.  `may_replace(path, sha256)` is asked
-    about a regular file already at `path`; without it, nothing is replaced."""
+    the fingerprint of the file written (for the store to record).
+    `may_replace(path, fingerprint)` is asked about a regular file already
+    at `path`; without it, nothing is replaced."""
     path = Path(path)
     data = data.encode("utf-8") if isinstance(data, str) else data
     parent = path.parent if str(path.parent) else Path(".")
-    shown = f"{option} {path}" if option else str(path)
+    shown = _shown(path, option)
     replacing = check_replaceable(path, may_replace, option, fix)
     if not parent.is_dir():
         raise UsageError(f"{shown}: directory {parent} does not exist: create it first")
@@ -72,6 +92,7 @@ def write_new_file(path, data, option="--out", may_replace=None, fix="choose a n
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".pario-tmp", dir=parent)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+            written = fingerprint(os.fstat(f.fileno()), data)  # link and rename keep the inode
         os.chmod(tmp, 0o644)
         if replacing:
             os.rename(tmp, path)
@@ -90,4 +111,37 @@ def write_new_file(path, data, option="--out", may_replace=None, fix="choose a n
                 os.unlink(tmp)
             except FileNotFoundError:
                 pass
-    return sha256(data)
+    return written
+
+
+def check_directory(path, option="", fix="remove it or choose another place"):
+    """Refuse, in one line, a name pario would make a directory at (or
+    write into) that is a symlink or not a directory; a missing name or a
+    real directory passes.  Makes nothing."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise UsageError(f"{_shown(path, option)}: {exc.strerror}: {fix}") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise UsageError(f"{_shown(path, option)} is a symbolic link: pario never writes through a link "
+                         f"at a directory it makes or writes into; {fix}")
+    if not stat.S_ISDIR(st.st_mode):
+        raise UsageError(f"{_shown(path, option)} exists and is not a directory: {fix}")
+
+
+def make_directory(path, option="", fix="remove it or choose another place"):
+    """The directory `path` (its parent must exist): made new with mkdir,
+    or the real directory already there; a symlink or anything else at the
+    name is refused as check_directory says."""
+    try:
+        os.mkdir(path, 0o755)  # a new name only: never through a link
+        return Path(path)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise UsageError(f"{_shown(path, option)}: cannot make the directory ({exc.strerror}): "
+                         f"{fix}") from None
+    check_directory(path, option, fix)
+    return Path(path)

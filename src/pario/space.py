@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .dir_fs import dir_fs
 from .errors import UsageError
+from .studies import space_fix
 
 
 def _existing(path):
@@ -56,10 +57,11 @@ def per_file_system(needs):
     return out
 
 
-def check_space(points, directory):
-    """Refuse, in one line, a plan with a point whose files do not fit in
-    the free space of a file system it writes to (the point that misses by
-    the most is named, with how many miss)."""
+def check_space(points, directory, kind):
+    """Refuse, in one line, a plan of `kind` (the experiment's) with a
+    point whose files do not fit in the free space of a file system it
+    writes to (the point that misses by the most is named, with how many
+    miss, and the fix is one the command takes: studies.space_fix)."""
     short, worst = 0, None
     for p in points:
         needs = p.space_needs(directory) if hasattr(p, "space_needs") else []
@@ -85,7 +87,7 @@ def check_space(points, directory):
     with_loaders = " (with the write loaders' files)" if loaders else ""
     raise UsageError(f"{_existing(where)} has {_approx(free)} free but {p.label()} needs "
                      f"{_approx(need)}{with_loaders}{shared}{others}: "
-                     f"free space on {directory} or lower --size" + (" or --background" if loaders else ""))
+                     f"{space_fix(kind, p, directory)}" + (" or --background" if loaders else ""))
 
 
 def _approx(n):

@@ -587,7 +587,8 @@ class Store:
                             (str(Path(path).absolute()), digest))
 
     def figure_is_ours(self, path, digest):
-        """Whether pario wrote this file at this path with this content."""
+        """Whether pario wrote this very file at this path, unchanged since:
+        `digest` is safefile's fingerprint (inode and bytes)."""
         row = self.db.execute("SELECT sha256 FROM figure_files WHERE path=?",
                               (str(Path(path).absolute()),)).fetchone()
         return row is not None and row[0] == digest

@@ -50,8 +50,11 @@ RESIDENT_FRACTION = 0.5
 @dataclass
 class Context:
     """What the rules know beyond the points: the probe of the target
-    (a pario.result/1 document of `probe`, or None)."""
+    (a pario.result/1 document of `probe`, or None), and how the user of
+    the command that ran them makes a point's phases longer ("raise
+    --size", an experiment key: studies.SizeSetting; "" if nothing)."""
     probe: dict = None
+    lengthen: str = ""
 
     def peak(self, phase):
         p = (self.probe or {}).get("predicted_peak", {}).get(phase)
@@ -259,7 +262,7 @@ def rule_short_phase(points, ctx):
                 f"{100 * (oc + 2 * bar) / shortest:.1f}% of the shortest phase)")
     return [Finding("short-phase",
                     f"phases as short as {shortest * 1000:.1f} ms: barrier, open and close costs "
-                    f"and timer noise weigh on the rate{cost}; raise --size",
+                    f"and timer noise weigh on the rate{cost}" + (f"; {ctx.lengthen}" if ctx.lengthen else ""),
                     [p.label for p, _ in short])]
 
 
@@ -314,9 +317,9 @@ MEASUREMENT_RULES = (rule_cache, rule_straggler, rule_short_phase, rule_unsteady
                      rule_oversubscribed)
 
 
-def diagnose(points, probe=None):
+def diagnose(points, probe=None, lengthen=""):
     """Every rule's findings for one figure's points (of one phase)."""
-    ctx = Context(probe=probe)
+    ctx = Context(probe=probe, lengthen=lengthen)
     predicted = bool(points) and all(p.doc.get("predicted") for p in points)
     out = []
     for rule in RULES:

@@ -57,7 +57,7 @@ def add_parser(sub, csv, positive_int):
     p = sub.add_parser("model", help="predict an experiment on a modelled machine (docs/model.md)")
     p.add_argument("experiment", nargs="?", help="preset name or a .toml file, as for 'pario run'")
     p.add_argument("--machine", help=f"machine description: one of {', '.join(machine_names())}, "
-                                     "a .toml file, or probe:RUN for this host as a stored "
+                                     "a file (a path ending in .toml or holding a /), or probe:RUN for this host as a stored "
                                      "'pario probe --stream-blocks 4k,64k,1m' run measured it")
     p.add_argument("--set", action="append", default=None, metavar="KEY=VALUE",
                    help="change one machine parameter, e.g. --set io_node.cache=5MB (repeatable)")

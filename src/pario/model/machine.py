@@ -13,14 +13,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UsageError
+from ..tomlfile import Shipped, locate, read_text
 from ..units import format_size
 from .params import PARAMS, parse_value
 
 MACHINE_DIR = Path(__file__).resolve().parent / "machines"
+MACHINES = Shipped("machine", "machine", MACHINE_DIR)
 
 
 def machine_names():
-    return sorted(p.stem for p in MACHINE_DIR.glob("*.toml"))
+    return MACHINES.names()
 
 
 @dataclass
@@ -122,34 +124,15 @@ def check_relations(values, where):
         raise UsageError(f"{where}: {problems[0]}")
 
 
-def _exists(path):
-    """Path.exists, where a name the system cannot even look up (too long,
-    a NUL) counts as missing rather than a traceback."""
-    try:
-        return path.exists()
-    except (OSError, ValueError):
-        return False
-
-
 def load_machine(name, overrides=()):
     """A machine by name (or a path to a .toml file), with `key=value`
     overrides applied and checked."""
-    path = Path(name)
-    if path.suffix == ".toml" and not _exists(path):
-        raise UsageError(f"machine file {name} does not exist: give an existing .toml file or one of "
-                         f"{', '.join(machine_names())}")
-    if not (path.suffix == ".toml" and _exists(path)):
-        path = MACHINE_DIR / f"{name}.toml"
-    if not _exists(path):
-        raise UsageError(f"machine '{name}' is unknown: use one of {', '.join(machine_names())} "
-                         "or a .toml file")
+    path = locate(name, MACHINES)
+    text = read_text(path, "machine")
     try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"machine {path}: {exc}") from exc
-    except OSError as exc:
-        raise UsageError(f"machine {path}: {exc.strerror}") from exc
     if "name" not in data:
         raise UsageError(f"machine {path} has no 'name': see machines/ipsc860.toml for the shape")
     entries = _flatten(data, path)
@@ -200,10 +183,23 @@ def apply_overrides(machine, overrides):
     check_relations(machine.values, "--set")
 
 
+def refuse_repeated_keys(overrides):
+    """Two --set of one key: which was meant cannot be known (and the
+    probe's read-ahead would take the first where the rest take the last)."""
+    seen = {}
+    for item in overrides:
+        key = item.partition("=")[0].strip()
+        if key in seen:
+            raise UsageError(f"--set {key} is given twice ('{seen[key]}' and '{item}'): give each "
+                             "parameter once")
+        seen[key] = item
+
+
 def machine_by_spec(spec, overrides=(), store=None, trials=None):
     """--machine: a shipped name, a .toml file, or probe:RUN (a stored
     `pario probe` run of `store`, see probed.py; its rows taken as the best
     of `trials` trials, the measured run's --iterations, when given)."""
+    refuse_repeated_keys(overrides)
     if spec.startswith("probe:"):
         from .probed import machine_from_probe
 
@@ -218,12 +214,15 @@ def machine_toml(machine):
     """The machine as a TOML file `pario model --machine FILE.toml` reads:
     the name its own file gave it (a round trip adds nothing to it), the
     document its values come from, and every value with its source (--set
-    ones say so)."""
+    ones say so, and so do the name and title of a machine with any)."""
     def q(text):
         return json.dumps(str(text))  # a TOML basic string is JSON's string syntax
 
-    lines = [f"# {machine.title}", f"name = {q(machine.file_name or machine.name)}",
-             f"title = {q(machine.title)}", f"source = {q(machine.source)}"]
+    name, title = machine.file_name or machine.name, machine.title
+    by_hand = ", ".join(f"{k}={v}" for k, v in machine.overrides.items())
+    if by_hand:  # no longer the machine its name and title describe: say how it differs
+        name, title = f"{name} with --set {by_hand}", f"{title}, with {by_hand} set by hand (--set)"
+    lines = [f"# {title}", f"name = {q(name)}", f"title = {q(title)}", f"source = {q(machine.source)}"]
     lines[1:1] = [f"# warning: {w}" for w in machine.warnings]
     section = None
     for key in PARAMS:

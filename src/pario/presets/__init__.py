@@ -7,8 +7,6 @@ it came from.  The store keeps the text with the run, so
 `parse_experiment(text, origin)` can bring a run's experiment back after
 the file is gone."""
 
-import os
-import stat
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,8 +14,10 @@ from pathlib import Path
 from .. import schema
 from ..errors import UsageError
 from ..figures import Figure, can_show, units_for
+from ..tomlfile import Shipped, locate, read_text
 
 PRESET_DIR = Path(__file__).resolve().parent
+PRESETS = Shipped("experiment", "preset", PRESET_DIR, " (see 'pario presets')")
 
 _TOP = {
     "name": schema.STRING,
@@ -61,73 +61,12 @@ class Experiment:
 
 
 def preset_names():
-    return sorted(p.stem for p in PRESET_DIR.glob("*.toml"))
-
-
-def _locate(name):
-    """A path for NAME: a shipped preset, or a file when NAME looks like one."""
-    try:
-        return _find(str(name))
-    except OSError as exc:  # a name too long for the system, a loop of links...
-        raise UsageError(f"experiment '{name}': {exc.strerror}: give a preset name "
-                         f"({', '.join(preset_names())}) or a .toml file") from None
-
-
-def _find(text):
-    if text.endswith(".toml") or "/" in text:
-        path = Path(text)
-        if not path.exists():
-            raise UsageError(f"experiment file {path} does not exist: give an existing .toml file "
-                             f"or a preset name ({', '.join(preset_names())})")
-        return path
-    path = PRESET_DIR / f"{text}.toml"
-    if not path.exists():
-        raise UsageError(f"preset '{text}' is unknown: use one of {', '.join(preset_names())} "
-                         "(see 'pario presets') or a .toml file")
-    return path
-
-
-# An experiment is a page of TOML; anything far larger is not one (a link
-# to /dev/zero would otherwise be read until memory runs out).
-MAX_EXPERIMENT_BYTES = 1 << 20
-
-
-def _read_experiment_file(path):
-    """The bytes of a regular file of at most MAX_EXPERIMENT_BYTES.  Opened
-    non-blocking, so a fifo is refused rather than waited on forever."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read it ({exc.strerror}): check its permissions") from exc
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise UsageError(f"{path} is not a regular file (a device, fifo or socket): give a "
-                             ".toml experiment file")
-        if st.st_size > MAX_EXPERIMENT_BYTES:
-            raise UsageError(f"{path} is {st.st_size} bytes, too large to be an experiment (at most "
-                             f"{MAX_EXPERIMENT_BYTES}): give a .toml experiment file")
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            raw = f.read(MAX_EXPERIMENT_BYTES + 1)
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read it ({exc.strerror}): check its permissions") from exc
-    finally:
-        os.close(fd)
-    if len(raw) > MAX_EXPERIMENT_BYTES:  # grew while read
-        raise UsageError(f"{path} is too large to be an experiment (over {MAX_EXPERIMENT_BYTES} "
-                         "bytes): give a .toml experiment file")
-    return raw
+    return PRESETS.names()
 
 
 def load_experiment(name):
-    path = _locate(name)
-    if path.is_dir():
-        raise UsageError(f"{path} is a directory: give a .toml experiment file")
-    raw = _read_experiment_file(path)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{path}: not UTF-8 text (byte {exc.start}): save the file as UTF-8") from exc
+    path = locate(str(name), PRESETS)
+    text = read_text(path, "experiment")
     origin = path.stem if path.parent == PRESET_DIR else str(path)
     return Experiment(parse_experiment(text, path), text, origin)
 

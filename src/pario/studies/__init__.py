@@ -36,6 +36,11 @@ What a kind owns (override in the subclass):
 * `tables(preset, records, options)`: extra text tables (default none).
 * `notes(preset, records, options)`: warnings derived from a run's
   records (default none); the engine's own warnings are shown anyway.
+* `size_setting`: a `SizeSetting`, what sets how much its points write
+  (the engine's option, the experiment's key, a `pario run` option if
+  any), so every fix pario names for a point that does not fit or is too
+  short to time is one the user's command takes; `point_kind(point)`: the
+  kind that planned a point (a suite's points: their study's).
 
 What a stored point IS and what it MEASURED, for `compare` and `export`
 (pario.runs reads every kind through these, so neither names a kind):
@@ -73,6 +78,7 @@ A point (what `plan` returns) offers the runner:
 
 import argparse
 import importlib
+import re
 from dataclasses import dataclass, field
 
 from ..errors import UsageError
@@ -114,8 +120,57 @@ class Measure:
     values: tuple
 
 
+@dataclass(frozen=True)
+class SizeSetting:
+    """What sets how much a point of a kind writes: the option its engine
+    command takes (`engine`), the key of an experiment's [[test]] that
+    gives it (`key`, docs/presets.md), and the option of `pario run` that
+    sets it for every test (`option`), where the kind has one.  A fix pario
+    names for a point that does not fit (or is too short to time) must be
+    one the user can apply through the command they ran: never the
+    engine's own option, which `pario run` does not pass through."""
+    engine: str
+    key: str
+    option: str = ""
+
+    def fix(self, running, verb="lower"):
+        """'lower --size' when `running` (the kind of the experiment the
+        user ran) takes the option, else the experiment's key."""
+        if self.option and any(self.option in o.flags for o in running.options):
+            return f"{verb} {self.option}"
+        return f"{verb} {self.key} in the [[test]] of an experiment file of your own (docs/presets.md)"
+
+    def in_users_terms(self, error, running):
+        """The engine's line for a point with its option replaced by what
+        the user can set: its fix at the end ('or lower --grid', 'give a
+        smaller --size') and the value it names ('--size 128.0 MiB does
+        not fit')."""
+        engine = re.escape(self.engine)
+        error = re.sub(rf"(?:(?<=: )give a smaller|(?<= or )lower) {engine}$",
+                       lambda m: ("free space there or " if m.group(0).startswith("give") else "")
+                       + self.fix(running), error)
+        return re.sub(rf"^{engine} (\S+ \S+) does not fit", rf"{self.key} \1 does not fit", error)
+
+
+def in_users_terms(error, running, point):
+    """An engine's line for a point of the `running` kind's plan, naming
+    what the user sets instead of the engine's option (SizeSetting)."""
+    setting = running.point_kind(point).size_setting
+    return setting.in_users_terms(error, running) if setting else error
+
+
+def space_fix(running, point, directory):
+    """How the user makes room for a point of the `running` kind's plan:
+    free space, or lower what sets its size (SizeSetting)."""
+    setting = running.point_kind(point).size_setting
+    return f"free space on {directory}" + (f" or {setting.fix(running)}" if setting else "")
+
+
 class Kind:
     name = ""
+    # What sets how much a point writes (SizeSetting), for the fixes pario
+    # names; None: nothing the user sets.
+    size_setting = None
     description = ""
     # `pario COMMAND ...` as a shortcut for `pario run PRESET ...` (a kind
     # whose preset carries the command's name, e.g. `pario probe`).
@@ -138,6 +193,11 @@ class Kind:
     compared = {"rate": ""}
 
     def describing(self, record):
+        return self
+
+    def point_kind(self, point):
+        """The kind that planned a point of this kind's plan: itself (a
+        suite's points: their study's)."""
         return self
 
     def identity(self, plan, record):

@@ -8,6 +8,7 @@ source (REFERENCE-FACTS 5)."""
 from .. import schema
 from ..figures import Figure, Param, Record
 from ..units import format_size, format_value
+from . import SizeSetting
 from .kernel import COMMON_PARAMS, RATE, KernelKind, KernelPoint
 
 
@@ -18,6 +19,7 @@ def chunk_label(n):
 
 class BeffKind(KernelKind):
     name = "beff"
+    size_setting = SizeSetting("-T", "time")
     description = "b_eff_io: five patterns, chunk sizes 1k..MPART, write/rewrite/read, one number"
     own_test_keys = {"time": schema.POSITIVE, "max_chunk": schema.SIZE, "no_shared": schema.BOOL}
     params = {**COMMON_PARAMS, "method": Param("access"), "pattern": Param("pattern"),

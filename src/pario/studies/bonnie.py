@@ -6,6 +6,7 @@ eviction, the engine says which), shown in bonnie's own table shape."""
 from .. import schema
 from ..figures import Param, Quantity, Record, size_param
 from ..units import format_value, parse_size
+from . import SizeSetting
 from .kernel import COMMON_PARAMS, RATE, KernelKind, KernelPoint
 
 ORDER = ("putc", "block_write", "rewrite", "getc", "block_read", "seeks")
@@ -30,6 +31,7 @@ def _memory_backed(params):
 
 class BonnieKind(KernelKind):
     name = "bonnie"
+    size_setting = SizeSetting("--size", "size")
     description = "bonnie/bigbonnie: per-character, block, rewrite and seek rates with %CPU, one node"
     own_test_keys = {"chunk": schema.SIZE, "size": schema.SIZE, "evict": schema.BOOL, "seeks": schema.POSITIVE}
     params = {**COMMON_PARAMS, "chunk": size_param("chunk"), "size": size_param("file"),

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from .. import schema
 from ..errors import UsageError
 from ..figures import Figure, Param, Quantity, Record
-from . import Kind, Option, csv_list, positive_int
+from . import Kind, Option, SizeSetting, csv_list, positive_int
 from .io import int_list, select_tests, sweep_of
 
 GRID = {"S": 12, "W": 24, "A": 64, "B": 102, "C": 162}
@@ -162,6 +162,7 @@ def check_classes(classes):
 
 class BtKind(Kind):
     name = "bt"
+    size_setting = SizeSetting("--class", "classes", "--classes")
     description = "NHT-1 application I/O: T_C, T_T, R_IO and zeta of BT per write method"
     options = (
         CLASSES_OPTION,

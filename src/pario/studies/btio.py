@@ -12,6 +12,7 @@ from math import isqrt
 from .. import schema
 from ..figures import Figure, Param, Quantity, Record
 from .bt import CLASSES_OPTION, GRID, check_classes, NPB_IO_HEAD, NPB_IO_NOTE, NPB_IO_QUANTITIES, npb_io_row, npb_io_values, r_io
+from . import SizeSetting
 from .kernel import COMMON_PARAMS, KernelKind, KernelPoint
 
 SUBTYPES = ("full", "simple", "fortran", "epio")
@@ -23,6 +24,7 @@ def _smallest_cell(grid, ranks):
 
 class BtioKind(KernelKind):
     name = "btio"
+    size_setting = SizeSetting("--class", "classes", "--classes")
     description = "NAS BTIO on NPB's multi-partition: full/simple/fortran/epio, NPB's I/O rate"
     own_test_keys = {"subtype": schema.one_of(*SUBTYPES),
                      "classes": schema.Type("list of classes", lambda v: schema.STRINGS.check(v) or next(

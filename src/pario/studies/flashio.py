@@ -7,11 +7,13 @@ files' times, each the slowest rank's)."""
 from .. import schema
 from ..figures import Figure, Param, Quantity, Record
 from ..units import format_value
+from . import SizeSetting
 from .kernel import COMMON_PARAMS, RATE, KernelKind, KernelPoint
 
 
 class FlashioKind(KernelKind):
     name = "flashio"
+    size_setting = SizeSetting("--blocks", "blocks")
     description = "FLASH-IO: checkpoint and plotfiles through parallel HDF5, independent or collective"
     own_test_keys = {"transfer": schema.one_of("independent", "collective"), "blocks": schema.POSITIVE,
                      "nxb": schema.POSITIVE}

@@ -17,7 +17,7 @@ from .. import schema
 from ..errors import NoRunnablePoint, UsageError
 from ..figures import Figure, Param, Quantity, Record, size_param
 from ..units import engine_size, format_size, parse_size
-from . import SHARE_TOO_SMALL, Kind, Option, csv_list, positive_int, refuse_repeats
+from . import SHARE_TOO_SMALL, Kind, Option, SizeSetting, csv_list, positive_int, refuse_repeats
 
 # The engine's layout table (engine/src/io/layout.c): names a preset may use.
 LAYOUTS = ("broadcast", "partitioned", "interleaved", "random")
@@ -304,6 +304,7 @@ def _idle_group(plan):
 
 class IoKind(Kind):
     name = "io"
+    size_setting = SizeSetting("--size", "size", "--size")
     description = "access patterns: rate against ranks and block size, per layout and grouping"
     options = (
         Option(("--blocks",), dict(type=csv_list, help="block sizes, e.g. 4k,64k,1m")),
@@ -520,8 +521,11 @@ class IoKind(Kind):
             given = [f"--{k}" for k in ("ranks", "blocks", "size") if options.get(k)]
             table = "quick" if quick else "sweep"
             mine = [f"{table}.{k}" for k in ("ranks", "blocks", "size") if not options.get(k)]
-            raise NoRunnablePoint("the plan has no runnable point (each rank needs at least one whole "
-                                  f"block): check {' and '.join(given + mine)}", skipped)
+            # in the skip lines' own words, so the summary cannot disagree with them
+            whys = list(dict.fromkeys(why for _, why in skipped))
+            said = "; ".join(whys) if len(whys) <= 2 else "every point is skipped, as said above"
+            raise NoRunnablePoint(f"the plan has no runnable point ({said}): check "
+                                  f"{' and '.join(given + mine)}", skipped)
         return points, skipped
 
     def plan_notes(self, preset, points, options):

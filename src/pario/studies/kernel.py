@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from .. import schema
 from ..errors import NoRunnablePoint
 from ..figures import Param, Quantity
-from . import Kind, Option, positive_int
+from . import Kind, Option, kinds, positive_int
 from .io import int_list, select_tests, sweep_of
 
 COMMON_TEST_KEYS = {"id": schema.STRING, "title": schema.STRING, "ranks": schema.POSITIVES,
@@ -54,7 +54,9 @@ class KernelPoint:
         return True    # the runner's name, so it knows this point's files if it must kill it
 
     def label(self):
-        shown = " ".join(f"{k}={v}" for k, v in self.settings.items() if k != "figure")
+        params = kinds()[self.study].params  # a size as sizes print ("16 MiB"), as free space does
+        shown = " ".join(f"{k}={params[k].fmt(v) if getattr(params.get(k), 'unit', '') == 'bytes' else v}"
+                         for k, v in self.settings.items() if k != "figure")
         names = " ".join(dict.fromkeys((self.study, self.test_id)))  # perf's test is the study perf
         return f"{names} ranks={self.ranks} {shown} (round {self.trial})".replace("  ", " ")
 

@@ -10,6 +10,7 @@ issued write calls, so a hint that did nothing shows."""
 from .. import schema
 from ..figures import Figure, Param, Record
 from ..units import format_value
+from . import SizeSetting
 from .kernel import COMMON_PARAMS, RATE, KernelKind, KernelPoint
 
 
@@ -18,6 +19,7 @@ ON_OFF = {"enable": "on", "disable": "off"}
 
 class LaplaceKind(KernelKind):
     name = "laplace"
+    size_setting = SizeSetting("--grid", "grid")
     description = "2-D Laplace solver checkpoint: MPI_File_write_all, collective buffering on/off"
     own_test_keys = {"grid": schema.POSITIVE, "iterations": schema.POSITIVE,
                      "cb": schema.one_of("enable", "disable", "automatic"), "checkpoint_every": schema.POSITIVE,

@@ -7,6 +7,7 @@ half the node's memory are left out (said before the run)."""
 from .. import schema
 from ..figures import Figure, Param, Record, size_param
 from ..units import format_size, format_value, parse_size
+from . import SizeSetting
 from .kernel import COMMON_PARAMS, RATE, KernelKind, KernelPoint, node_memory
 
 OPS = {(False, "write"): "write, no sync", (False, "read"): "read, no sync",
@@ -18,6 +19,7 @@ SHORT = {"write, no sync": "write", "read, no sync": "read", "write with sync": 
 
 class PerfKind(KernelKind):
     name = "perf"
+    size_setting = SizeSetting("--size", "sizes")
     description = "ROMIO perf: MPI_File_write/read of each rank's array at rank x size, with/without sync"
     own_test_keys = {"sizes": schema.SIZES, "repeats": schema.POSITIVE}
     required_own = ("sizes",)

@@ -18,7 +18,7 @@ from ..errors import UsageError
 from ..figures import Param, Quantity, Record, size_param
 from ..launch import cores
 from ..units import engine_size, format_size, format_value, parse_size
-from . import Kind, Measure, Option, csv_list, positive_int, refuse_repeats
+from . import Kind, Measure, Option, SizeSetting, csv_list, positive_int, refuse_repeats
 from .io import int_list, sweep_of
 
 
@@ -488,6 +488,7 @@ def format_probe_tables(records):
 
 class ProbeKind(Kind):
     name = "probe"
+    size_setting = SizeSetting("--size", "size", "--size")
     description = "component rates of the path to the storage and the peak they predict (CFS Tables 1-3)"
     command = "probe"
     predicts_peak = True

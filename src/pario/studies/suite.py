@@ -56,6 +56,9 @@ class SuiteKind(Kind):
         """What a point is and measured: as its study describes it."""
         return _study(record.params["study"])
 
+    def point_kind(self, point):
+        return _study(point.study)
+
     def check(self, preset, path):
         for i, t in enumerate(preset["test"], 1):
             study = _study(t["study"])
