@@ -78,7 +78,6 @@ its source says which.  The model of a local file system:
 `describe()` of the machine (stored with every predicted run) keeps each
 value with its source."""
 
-
 from ..errors import UsageError
 from ..studies.probe import (DEFAULT_BLOCK, KIND as PROBE, component_expected_best, expected_best,
                              probe_command, short_read_bytes, size_for_short_reads,
