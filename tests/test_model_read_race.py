@@ -10,7 +10,7 @@ import pytest
 
 from pario.errors import UsageError
 from pario.model import load_machine, predict_point
-from pario.model.probed import read_race
+from pario.model.probed import _race_the_row_pays, read_race
 from test_model_host import LOCAL, phase, point
 
 RACE = ["disk.interleaved_read_rate=50MB/s", "disk.interleaved_read_overhead=0s",
@@ -121,24 +121,27 @@ def test_no_race_without_requests_or_without_a_loss():
     assert read_race(flat)[:3] == (0, 0, 0.0)
 
 
-def test_the_race_costs_no_more_than_the_row_lost_against_two_halves():
-    """The trials' slope says 1 ms per request and the median loss is 20
-    requests (as above), but at 1 MiB the row's best, 0.090 s, is only 12
-    ms beyond two halves' 0.078: the race is cut to the 12 requests that
-    loss pays for (a 4 MiB probe's short phase charged more than its whole
-    time made the fit fail in CI)."""
-    docs = [_doc(4 << 10, [0.061, 0.070, 0.075], [21, 30, 35]),
-            _doc(64 << 10, [0.070, 0.090, 0.100], [30, 50, 60]),
-            _doc(1 << 20, [0.090, 0.100, 0.140], [50, 60, 100], halves_s=0.078)]
-    requests, race_from, per_request, text = read_race(docs)
-    assert (requests, race_from) == (12, 64 << 10)
-    assert "cut to 12: at 1 MiB calls the row took 12 ms beyond two halves'" in text
-    # a call size it would be charged at that lost no time: no race at all
-    docs[2] = _doc(1 << 20, [0.090, 0.100, 0.140], [50, 60, 100], halves_s=0.095)
-    requests, race_from, per_request, text = read_race(docs)
-    assert (requests, race_from) == (0, 0)
-    assert "at 1 MiB calls, where it would be charged, the row was no slower than two halves' (-5 ms)" in text
-    # sizes below the race's first are not charged, so their loss bounds nothing
-    docs[2] = _doc(1 << 20, [0.090, 0.100, 0.140], [50, 60, 100])
-    docs[0] = _doc(4 << 10, [0.061, 0.070, 0.075], [21, 30, 35], halves_s=0.07)
-    assert read_race(docs)[:2] == (20, 64 << 10)
+def _fit_charging(base_ns, per_request_ns):
+    """A read fit whose seconds per byte fall by per_request_ns for each
+    race request charged apart (as charging more always does)."""
+    return lambda k: (0.0, (base_ns - k * per_request_ns) * 1e-9, "rows", 64 << 20, "")
+
+
+def test_the_race_leaves_interleaved_readers_no_faster_than_two_halves():
+    """Readers whose windows hold read the file's bytes no faster than two
+    readers of its contiguous halves: a race that would leave a faster rate
+    is cut to the most requests that do not, and the text says so."""
+    # 0.40 ns per byte uncharged, 0.01 less per request; halves at 0.30:
+    # 10 requests leave exactly the halves' rate, 11 would be faster
+    requests, text, fit = _race_the_row_pays(20, "counted", _fit_charging(0.40, 0.01), 0.30e-9)
+    assert requests == 10 and fit[1] == pytest.approx(0.30e-9)
+    assert text.startswith("counted; cut to 10: more would leave interleaved readers whose windows hold "
+                           "faster than two readers of contiguous halves (0.3 ns per byte)")
+    # a race the row pays for is kept as counted
+    assert _race_the_row_pays(5, "counted", _fit_charging(0.40, 0.01), 0.30e-9)[:2] == (5, "counted")
+    # a short probe's race that leaves no time per byte at all: none kept
+    # when even the uncharged row reads faster than the halves
+    requests, text, fit = _race_the_row_pays(16, "counted", _fit_charging(0.25, 0.05), 0.30e-9)
+    assert requests == 0 and fit[1] == pytest.approx(0.25e-9) and "cut to 0" in text
+    # no halves measured (one rank): nothing to hold it to
+    assert _race_the_row_pays(20, "counted", _fit_charging(0.40, 0.01), None)[0] == 20

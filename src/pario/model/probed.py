@@ -258,19 +258,14 @@ def read_race(docs):
       those beyond the one stream's of the same file at that call size;
     * the race's requests: the median extra over the call sizes that lost
       it, charged per phase (a number per phase, not per byte: measured,
-      docs/model.md); from the smallest call size that lost it;
-    * no more than the row's time beyond two halves' at every call size it
-      is charged at: the race is what the interleaved readers lose against
-      readers whose windows hold, so a short probe whose trials' slope makes
-      a request dearer than that loss (a 4 MiB probe's 2.7 ms phase charged
-      2.6 ms) is cut to the requests the loss pays for, and to none where
-      a charged call size lost no time at all.
+      docs/model.md); from the smallest call size that lost it.
+    (machine_from_probe cuts it where the rate it leaves the row would be
+    faster than two halves': _race_the_row_pays.)
     (0, 0, 0, text) where the probe counted no requests or saw no race."""
     from ..studies.probe import device_own_trials
 
     sxx = sxy = 0.0
     sizes = []
-    loss = {}  # call size: the row's time beyond two halves' (s)
     for d in sorted(docs, key=lambda d: d["params"].get("block_bytes", 0)):
         c = d["components"]
         inter = c.get("two_interleaved")
@@ -288,7 +283,6 @@ def read_race(docs):
         n = _row_requests(inter)
         if n and one and halves:
             sizes.append((inter["block_bytes"], n, _median(one), _median(halves)))
-            loss[inter["block_bytes"]] = _row_seconds(inter) - _row_seconds(c["two_streams"])
     if not sizes:
         return 0, 0, 0.0, "the probe counted no device requests of its interleaved readers"
     each = ", ".join(f"{format_size(b)} calls {n} (one stream {one:g}, two halves {h:g})"
@@ -305,23 +299,9 @@ def read_race(docs):
     if not lost:
         return 0, 0, per_request, text + "; no call size made more requests than two halves: no race"
     extra = max(0, round(_median([e for _, e in lost])))
-    race_from = min(b for b, _ in lost)
-    text += (f"; lost (more requests than two halves) at {', '.join(format_size(b) for b, _ in lost)}: "
-             f"the median extra over the one stream, {extra} requests per phase")
-    charged = {b: t for b, t in loss.items() if b >= race_from}
-    size, least = min(charged.items(), key=lambda kv: kv[1])
-    affordable = max(0, int(least / per_request + 1e-9))  # 0.012 / 0.001 is 11.99..
-    if least <= 0:
-        return 0, 0, per_request, text + (
-            f"; but at {format_size(size)} calls, where it would be charged, the row was no slower "
-            f"than two halves' ({least * 1e3:+.3g} ms): no race charged")
-    if affordable < extra:
-        extra = affordable
-        text += (f"; cut to {extra}: at {format_size(size)} calls the row took "
-                 f"{least * 1e3:.3g} ms beyond two halves', the most the race can cost there")
-    if not extra:
-        return 0, 0, per_request, text + ": no race charged"
-    return extra, race_from, per_request, text
+    return extra, min(b for b, _ in lost), per_request, (
+        text + f"; lost (more requests than two halves) at {', '.join(format_size(b) for b, _ in lost)}: "
+        f"the median extra over the one stream, {extra} requests per phase")
 
 
 def share_race(docs, fixed, restart):
@@ -373,6 +353,40 @@ def share_race(docs, fixed, restart):
     return restarts, race_from, text + (
         f"; lost (a restart or more) at {', '.join(format_size(b) for b, _ in lost)}: their median, "
         f"{restarts} restart(s) per phase")
+
+
+def _race_charge(seconds, race_from):
+    """A read fit's `less(b)` for the read-ahead race: its seconds, once per
+    phase, at call sizes from race_from on."""
+    return lambda b: seconds if b >= race_from else 0.0
+
+
+def _race_the_row_pays(requests, text, fit, halves_per_byte):
+    """(requests, text, fit(requests)) of the read-ahead race as the
+    probe's interleaved row can pay for it.  fit(k) is the row's read fit
+    with k race requests charged apart; what it leaves is the rate of two
+    interleaved readers whose windows hold, which read the file's bytes no
+    faster than two readers of its contiguous halves (halves_per_byte, the
+    two_streams fit): the same bytes, the same device, windows that hold.
+    Where the race read_race counted would leave a faster rate, it is cut
+    to the most requests that do not: a 4 MiB probe's 2.7 ms phase was
+    charged 2.6 ms and left no time per byte at all (CI), and a quiet 64 MiB
+    probe's 49 requests at 0.29 ms left 6578 MiB/s against the halves' 3311.
+    Charging more never makes the rate slower, so the count is searched
+    down from read_race's."""
+    result = fit(requests)
+    if not requests or halves_per_byte is None or result[1] >= halves_per_byte:
+        return requests, text, result
+    kept = requests
+    while kept > 0:
+        kept -= 1
+        result = fit(kept)
+        if result[1] >= halves_per_byte:
+            break
+    return kept, text + (
+        f"; cut to {kept}: more would leave interleaved readers whose windows hold faster than two "
+        f"readers of contiguous halves ({halves_per_byte * 1e9:.4g} ns per byte), which read the "
+        "same bytes with windows that hold"), result
 
 
 def _device_requests(docs, row):
@@ -901,6 +915,7 @@ def _measured_machine(store, run_id, overrides, trials):
                "'storage, two readers of the same bytes': ranks 0 and 1 each reading the whole "
                "file at once, the page cache kept out; the file's bytes over the time",
                "one rank, no two readers of the same bytes measured (disk.rate for a broadcast)"))
+    fitted_per_byte = {}  # row: its fit's seconds per byte (the race is held to two halves')
     for row, name, label, key, open_close, measured, alone in shared:
         over_key = "disk.interleaved_read_overhead" if row == "two_interleaved" else None
         if row in OPTIONAL_ROWS and row not in c:
@@ -915,29 +930,28 @@ def _measured_machine(store, run_id, overrides, trials):
                 put("disk.interleaved_race_from", "0", f"{where}: {alone}")
                 put("disk.interleaved_request_overhead", "0s", f"{where}: {alone}")
             continue
-        race_less = None
         if row == "two_interleaved":
             # the read-ahead race: extra device requests per phase, charged
             # apart, so the rate is that of readers whose windows hold
             requests, race_from, per_request, race_text = read_race(docs)
+            requests, race_text, (per_call, per_byte, rows, size, fallback) = _race_the_row_pays(
+                requests, race_text,
+                lambda k: read_fit(row, open_close, _race_charge(k * per_request, race_from)),
+                fitted_per_byte.get("two_streams"))
             put("disk.interleaved_race_requests", requests, f"{table2} {race_text}")
-            put("disk.interleaved_race_from", str(race_from),
+            put("disk.interleaved_race_from", str(race_from if requests else 0),
                 f"{table2} the smallest call size whose interleaved readers made more device requests "
                 "than two readers of contiguous halves" if requests else f"{table2} no race: unused")
             put("disk.interleaved_request_overhead", _time(per_request), f"{table2} {race_text}")
-
-            def race_less(b, cost=requests * per_request, race_from=race_from):
-                return cost if b >= race_from else 0.0
-        if row == "two_writers":
-            per_call, per_byte, rows, size = _stream_fit(run_id, docs, row, open_close)
-            fallback = ""
-        elif race_less:
-            per_call, per_byte, rows, size, fallback = read_fit(row, open_close, race_less)
             if requests:
                 fallback += (" (after the read-ahead race's requests, charged apart per phase: "
                              "disk.interleaved_race_requests)")
+        elif row == "two_writers":
+            per_call, per_byte, rows, size = _stream_fit(run_id, docs, row, open_close)
+            fallback = ""
         else:
             per_call, per_byte, rows, size, fallback = read_fit(row, open_close)
+        fitted_per_byte[row] = per_byte
         if per_byte <= 0:
             raise _no_time_per_byte(run_id, f"the {name}", rows, per_byte, size, open_close)
         put(key, _rate(1 / per_byte),
