@@ -313,3 +313,17 @@ def test_list_names_a_missing_database_and_the_variable_that_named_it(tmp_path):
     r = pario("list", db=tmp_path)
     assert r.returncode == 2 and r.stderr.strip().splitlines() == [
         f"pario: error: PARIO_DB {tmp_path} is a directory: give a file name inside it"], r.stderr
+
+
+@pytest.mark.parametrize("command", ["plot", "export"])
+def test_a_db_name_too_long_for_the_system_is_one_line_for_commands_that_record_files(tmp_path, command):
+    """plot and export --out open the database to record the files they
+    write (Store.for_records), which looked whether it existed before the
+    path's own check: a name over 255 bytes was an OSError traceback (the
+    property test of every option found it)."""
+    extra = ["--csv"] if command == "export" else []
+    r = pario(command, "1", *extra, "--out", tmp_path / "out", "--db", "x" * 300, db=tmp_path / "unused.sqlite")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    assert "--db is too long for this system" in r.stderr
+    assert sorted(tmp_path.iterdir()) == []

@@ -405,6 +405,7 @@ class Store:
         it, else read-only, and the files are then written but not recorded
         (so never replaced later)."""
         path = Path(path)
+        check_db_path(path, label)  # a path too long to stat is one line, before exists() below
         return cls(path, create=False, readonly=path.exists() and _unwritable(path, label) is not None,
                    label=label)
 
