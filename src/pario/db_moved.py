@@ -14,10 +14,10 @@ pario's (and pario's journal never lies beside it: see store)."""
 
 import os
 import sqlite3
-import tempfile
 from pathlib import Path
 
 from .errors import UsageError
+from .safefile import database_scratch
 
 # `pario run` / `pario model` exit status when the results database failed
 # the run after it started: --db removed or replaced, a write refused (a
@@ -60,12 +60,7 @@ def save_beside(db, path, run_id, mark):
     on the copy.  Returns the new path; raises OSError or sqlite3.Error if
     it cannot."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".pario-saved", dir=path.parent)
-    os.close(fd)
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
+    with database_scratch(path, ".pario-saved") as tmp:
         db.execute("VACUUM INTO ?", (tmp,))  # into pario's own empty file
         copy = sqlite3.connect(tmp)
         try:
@@ -81,12 +76,6 @@ def save_beside(db, path, run_id, mark):
             except FileExistsError:
                 continue
         raise FileExistsError(f"every name {path.stem}.run{run_id}-saved-K{path.suffix} is taken")
-    finally:
-        for name in (tmp, tmp + "-journal"):
-            try:
-                os.unlink(name)
-            except FileNotFoundError:
-                pass
 
 
 def moved_error(db, path, label, pinned, run_id, mark_incomplete):

@@ -21,6 +21,7 @@ makes a new name only; a name already there is used only when it is a
 real directory, never a symlink (a link at a name pario chose would send
 its files wherever the link points)."""
 
+import contextlib
 import hashlib
 import os
 import stat
@@ -145,3 +146,27 @@ def make_directory(path, option="", fix="remove it or choose another place"):
                          f"{fix}") from None
     check_directory(path, option, fix)
     return Path(path)
+
+
+@contextlib.contextmanager
+def database_scratch(beside, suffix):
+    """A new empty file of pario's own beside `beside` (made with O_EXCL in
+    its directory, its mode the umask's, as SQLite would make it), for an
+    SQLite database built whole before it is linked to a name: the results
+    database (Store), a copy saved beside a moved one (db_moved).  The
+    scratch name and its -journal are removed afterwards; a name linked to
+    the file keeps it."""
+    beside = Path(beside)
+    fd, tmp = tempfile.mkstemp(prefix=f".{beside.name}.", suffix=suffix, dir=beside.parent)
+    os.close(fd)
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        yield tmp
+    finally:
+        for name in (tmp, tmp + "-journal"):
+            try:
+                os.unlink(name)
+            except FileNotFoundError:
+                pass

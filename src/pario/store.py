@@ -23,7 +23,6 @@ import json
 import os
 import socket
 import sqlite3
-import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -31,6 +30,7 @@ from urllib.parse import quote
 
 from .db_moved import DatabaseFailed, file_identity, moved_error
 from .errors import UsageError
+from .safefile import database_scratch
 from .space import free_text
 
 SCHEMA = """
@@ -423,13 +423,7 @@ class Store:
     def _create_new(self):
         """A complete, stamped database under a temporary name in the same
         directory, linked to self.path unless a file appeared there."""
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".pario-new",
-                                   dir=self.path.parent)
-        os.close(fd)
-        try:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
+        with database_scratch(self.path, ".pario-new") as tmp:
             self.db = sqlite3.connect(tmp, timeout=30)
             self._prepare()
             self.db.close()
@@ -437,12 +431,6 @@ class Store:
                 os.link(tmp, self.path)
             except FileExistsError:
                 pass
-        finally:
-            for name in (tmp, tmp + "-journal"):
-                try:
-                    os.unlink(name)
-                except FileNotFoundError:
-                    pass
 
     def close(self):
         self.db.close()
