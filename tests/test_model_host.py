@@ -29,6 +29,15 @@ def machine(*extra):
     return load_machine("ipsc860", LOCAL + list(extra))
 
 
+def refused_line(*sets):
+    """The one line a machine with these --set values is refused with
+    (the bad-value tests of every model test file)."""
+    with pytest.raises(UsageError) as e:
+        machine(*sets)
+    assert "\n" not in str(e.value)
+    return str(e.value)
+
+
 def point(layout="broadcast", phases=("read",), ranks=4, block=1 << 20, size=8 << 20, **kw):
     return IoPoint("t", "t", layout, list(phases), ranks, block, size, iterations=1, **kw)
 
@@ -134,9 +143,7 @@ def test_aggregator_receives_other_ranks_data_as_messages():
     (["network.token_latency_crowded=1MB"], "is not a valid time"),
 ])
 def test_bad_host_values_are_refused(sets, phrase):
-    with pytest.raises(UsageError) as e:
-        machine(*sets)
-    assert phrase in str(e.value) and "\n" not in str(e.value)
+    assert phrase in refused_line(*sets)
 
 
 def test_two_phase_file_domains_and_buffers():

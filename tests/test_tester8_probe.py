@@ -233,7 +233,7 @@ def test_a_fit_with_no_time_per_byte_says_what_its_rows_show(probe_db, tmp_path)
                            "line of time against the number of calls (4 KiB calls "), line
     assert "less time at small calls" not in line
     assert ": it leaves no time per byte, all of the time is in the calls; a longer stream weighs the " \
-           f"bytes more; run 'pario probe --dir " in line
+           "bytes more; run 'pario probe --dir " in line
     assert line.endswith("--quick --ranks 2 --size 32m --iterations 3 --stream-blocks 4k,64k,1m'"), line
 
 

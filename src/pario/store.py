@@ -404,8 +404,9 @@ class Store:
         (plot, export --out: see safefile): writable where SQLite can write
         it, else read-only, and the files are then written but not recorded
         (so never replaced later)."""
-        path = Path(path)
-        check_db_path(path, label)  # a path too long to stat is one line, before exists() below
+        from .checks import path_text
+
+        path = Path(path_text(label, path))  # a name too long to stat: one line, before exists()
         return cls(path, create=False, readonly=path.exists() and _unwritable(path, label) is not None,
                    label=label)
 
