@@ -745,7 +745,8 @@ def _measured_machine(store, run_id, overrides, trials):
             put("network.token_latency_crowded", _time(shared),
                 f"{table3} 'token hand-over, ranks 0 and 1 on one core': {every}, time per "
                 f"hand-over of the engine's ring with both ranks pinned to one core, as ranks above "
-                f"the {cores} cores share them: the next holder is switched in at each hand-over")
+                f"the {cores} cores share them: the next holder is switched in at each hand-over "
+                "(a long ring's time less a short one's, over the hand-overs it adds)")
         else:
             put("network.token_latency_crowded", _time(crowded),
                 f"{table3} 'token hand-over, a yielding thread beside each rank': {every}, time per "

@@ -33,6 +33,14 @@
 #define ROUND_TRIPS_PER_SAMPLE 1000
 #define MEMORY_COPIES_PER_SAMPLE 5
 #define TOKEN_CALLS_PER_SAMPLE 1000
+/* The pinned pair's two rings (token_shared_core_sample), whose difference
+ * is the hand-overs alone: a short one, and a long one of about
+ * SHARED_CORE_LONG_SECONDS (16 ticks at 250 Hz) at the short one's pace,
+ * between twice its calls (a loaded core: the sample then lasts about
+ * three short rings) and SHARED_CORE_LONG_CALLS. */
+#define SHARED_CORE_SHORT_CALLS 2000
+#define SHARED_CORE_LONG_CALLS 20000
+#define SHARED_CORE_LONG_SECONDS 0.064
 #define MESSAGE_BYTES_MAX (64ULL << 20)
 #define BUSY_ROUND_TRIPS_PER_SAMPLE 10 /* each several ms with every core busy */
 #define BUSY_THREADS_MAX 64
@@ -858,17 +866,40 @@ static void token_ring_sample(probe_ctx *c, samples *out)
         add(out, slowest / (double)(TOKEN_CALLS_PER_SAMPLE * (uint64_t)c->nranks - 1));
 }
 
+/* One ring of `calls` calls per rank between ranks 0 and 1 of `pair`;
+ * returns the slowest rank's seconds on rank 0 (0 elsewhere). */
+static double pair_ring_seconds(MPI_Comm pair, int rank, uint64_t calls)
+{
+    token_ring t;
+    token_ring_init(&t, rank, 2, 1, GROUP_PER_CALL, pair);
+    MPI_Barrier(pair);
+    double t0 = clock_now();
+    for (uint64_t k = 0; k < calls; k++) {
+        token_enter_call(&t, k);
+        token_leave_call(&t, k, calls);
+    }
+    double mine = clock_now() - t0, slowest = 0.0;
+    MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, pair);
+    return slowest;
+}
+
 /* Ranks 0 and 1 alone pass the token while both run on one core (the
  * core rank 0 may run on first), the others waiting in a barrier: each
  * hand-over then needs the next holder switched in on that core, as when
  * ranks outnumber the cores (a grouped run of 4 ranks on 2 cores).  In
  * the ring beside yielding threads above the next holder is sometimes
  * already running on its own core, and what it measures swings with the
- * machine's load.  Measured on a 2-core PVM guest, shared (load 5-7), best
- * of 12 runs each, the same minutes: 1.8-2.8 us per hand-over here,
- * 1.5-8.3 us beside the yielding threads, 3.2 us in the engine's ring of
- * 4 ranks in 2 groups with each group on its own core (Open MPI's yield
- * off, as the engine's wait now behaves: group_token.c). */
+ * machine's load.
+ *
+ * The time per hand-over is the slope between a short ring and a long
+ * one, not one ring's time over its hand-overs: here (a 2-core guest, a
+ * 250 Hz tick) a pinned ring's time comes out in whole ticks, the start
+ * (the partner switched in on the shared core) and the end rounded to
+ * them, so a ring of 1000 calls measured 8.00 ms, "4.00 us" per
+ * hand-over, in every trial of every probe, and a ring of 10000 32 or
+ * 40 ms (1.6-2.0 us).  The slope: 1.4-1.9 us; the engine's own grouped
+ * run of 4 ranks in 2 rings on 2 cores, 64-byte calls on tmpfs: 1.6-2.1
+ * us per hand-over besides the call, the same minutes. */
 static void token_shared_core_sample(probe_ctx *c, MPI_Comm pair, int core, samples *out)
 {
     cpu_set_t own, one;
@@ -884,17 +915,21 @@ static void token_shared_core_sample(probe_ctx *c, MPI_Comm pair, int core, samp
     }
     MPI_Barrier(c->comm);
     if (in && both) {
-        token_ring t;
-        token_ring_init(&t, c->rank, 2, 1, GROUP_PER_CALL, pair);
-        double t0 = clock_now();
-        for (uint64_t k = 0; k < TOKEN_CALLS_PER_SAMPLE; k++) {
-            token_enter_call(&t, k);
-            token_leave_call(&t, k, TOKEN_CALLS_PER_SAMPLE);
-        }
-        double mine = clock_now() - t0, slowest;
-        MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, pair);
+        double shorter = pair_ring_seconds(pair, c->rank, SHARED_CORE_SHORT_CALLS);
+        /* the long ring's length, from the short one's pace (rank 0's figure) */
+        double scaled = shorter > 0.0 ? SHARED_CORE_SHORT_CALLS * SHARED_CORE_LONG_SECONDS / shorter : 0.0;
+        uint64_t long_calls = scaled >= SHARED_CORE_LONG_CALLS ? SHARED_CORE_LONG_CALLS
+                              : scaled <= 2 * SHARED_CORE_SHORT_CALLS ? 2 * SHARED_CORE_SHORT_CALLS
+                                                                      : (uint64_t)scaled;
+        MPI_Bcast(&long_calls, 1, MPI_UINT64_T, 0, pair);
+        double longer = pair_ring_seconds(pair, c->rank, long_calls);
+        /* each ring of n calls per rank makes 2n - 1 hand-overs, so the
+         * long one makes 2 (long - short) more */
+        double per = (longer - shorter) / (2.0 * (double)(long_calls - SHARED_CORE_SHORT_CALLS));
+        if (per <= 0.0) /* the rings' ticks rounded the difference away: the long ring's mean */
+            per = longer / (double)(2 * long_calls - 1);
         if (c->rank == 0)
-            add(out, slowest / (double)(2 * TOKEN_CALLS_PER_SAMPLE - 1));
+            add(out, per);
     }
     if (pinned)
         sched_setaffinity(0, sizeof own, &own);
