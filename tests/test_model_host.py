@@ -85,10 +85,12 @@ def test_cores_bound_the_cached_copies():
 
 def test_crowded_token_when_ranks_outnumber_cores():
     """Grouped (G=2) at 4 ranks, free calls: the phase is the token's
-    hand-overs, 2 x 4 - 1 per group, at the crowded latency above 2 cores."""
+    hand-overs, 2 x 4 - 1 per group, at the crowded latency above 2 cores.
+    (A read phase: a write phase's rings also hand the file's write lock
+    on, test_crowded_rings_hand_the_write_lock_on.)"""
     base = [FREE_WRITE, FREE_READ, "network.token_latency=10us",
             "network.token_latency_crowded=50us"]
-    p = point("partitioned", ("write",), group=2, size=16 << 20)  # 4 calls per rank
+    p = point("partitioned", ("read",), group=2, size=16 << 20)  # 4 calls per rank
     roomy, _, _ = phase(predict_point(p, machine(*base, "host.cores=4")))
     crowded, _, _ = phase(predict_point(p, machine(*base, "host.cores=2")))
     none, _, _ = phase(predict_point(p, machine(*base)))
@@ -96,6 +98,34 @@ def test_crowded_token_when_ranks_outnumber_cores():
     assert roomy == pytest.approx(hand_overs * 10e-6, abs=1e-6)
     assert none == pytest.approx(roomy)
     assert crowded == pytest.approx(hand_overs * 50e-6, abs=1e-6)
+
+
+def test_crowded_rings_hand_the_write_lock_on():
+    """Grouped (G=2) at 4 ranks on 2 cores writing one file, free calls: the
+    two rings write at the same moments, so the file's write lock changes
+    ring at each of the 16 writes but the first, and each change costs the
+    crowded hand-over on the disk: 15 x 50 us, above the rings' own 7 x 50
+    us.  A file per rank has no shared lock, roomy cores no sleeping
+    waiter, ranks without a token no ring, a read no write lock."""
+    base = [FREE_WRITE, FREE_READ, "network.token_latency=10us",
+            "network.token_latency_crowded=50us"]
+    shared = point("partitioned", ("write",), group=2, size=16 << 20)  # 4 calls per rank
+    seconds, counters, ph = phase(predict_point(shared, machine(*base, "host.cores=2")))
+    assert counters["write_lock_handoffs"] == 15
+    assert seconds == pytest.approx(15 * 50e-6, abs=1e-6)
+    assert ph["explanation"]["bound"] == "disk"
+    assert "write lock passed between the token rings 15 times" in ph["explanation"]["text"]
+    assert "network.token_latency_crowded" in ph["explanation"]["text"]
+    rings_alone = 7 * 50e-6
+    per_rank = point("partitioned", ("write",), group=2, size=16 << 20, files="per-rank")
+    for p, m in ((per_rank, machine(*base, "host.cores=2")), (shared, machine(*base, "host.cores=4"))):
+        seconds, counters, _ = phase(predict_point(p, m))
+        assert "write_lock_handoffs" not in counters
+        assert seconds == pytest.approx(rings_alone if m["host.cores"] == 2 else 7 * 10e-6, abs=1e-6)
+    for p in (point("partitioned", ("write",), size=16 << 20),
+              point("partitioned", ("read",), group=2, size=16 << 20)):
+        _, counters, _ = phase(predict_point(p, machine(*base, "host.cores=2")))
+        assert "write_lock_handoffs" not in counters
 
 
 def test_collective_call_cost_on_every_rank_and_core():

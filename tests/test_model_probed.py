@@ -205,7 +205,9 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
 
     assert m["host.cores"] == host["cores"] and m["host.page_cache"] == host["memory_bytes"]
     assert m["network.token_latency"] == pytest.approx(best(lambda c: c["token_pass"]["seconds"]), rel=1e-3)
-    # ranks above the cores: the hand-over with both ranks on one core
+    # ranks above the cores: the hand-over with both ranks on one core,
+    # timed as the slope between two rings
+    assert all(d["components"]["token_pass"]["shared_core_timing"] == "slope" for d in docs)
     assert m["network.token_latency_crowded"] == pytest.approx(
         best(lambda c: c["token_pass"]["shared_core_seconds"]), rel=1e-3)
     assert "ranks 0 and 1 on one core" in m.sources["network.token_latency_crowded"]
@@ -613,8 +615,10 @@ def test_a_probe_without_the_read_ahead_record_fits_the_start_against_the_call(r
         assert "first window" not in old.sources["disk.read_start_rate"]
 
 
-def test_a_probe_without_the_one_core_hand_over_takes_the_yielding_threads_ring(runs, tmp_path):
-    """A probe made before the row with ranks 0 and 1 on one core (the quiet
+@pytest.mark.parametrize("dropped", ["shared_core_seconds", "shared_core_timing"])
+def test_a_probe_without_the_one_core_hand_over_takes_the_yielding_threads_ring(runs, tmp_path, dropped):
+    """A probe made before the row with ranks 0 and 1 on one core, or one
+    that timed that ring whole, in the scheduler's ticks (the quiet
     databases of issue 12): the crowded hand-over is the ring beside
     yielding threads, as before, and its source says why."""
     thread = []
@@ -623,7 +627,7 @@ def test_a_probe_without_the_one_core_hand_over_takes_the_yielding_threads_ring(
         token = components["token_pass"]
         if token:
             thread.append(token["crowded_seconds"]["values"])
-            del token["shared_core_seconds"]
+            del token[dropped]
     old = _edited_machine(runs, tmp_path, edit)
     # the best of one point's trials that all points' trials expect, as every pooled row
     from pario.studies.probe import expected_best

@@ -210,6 +210,10 @@ def _explain(counters, op, storage=None):
         if counters.get("disk_read_rate", "disk.rate") != "disk.rate":
             text += f": read at {_RATES[counters['disk_read_rate']]} ({counters['disk_read_rate']})"
         text += _read_race(counters)
+    elif kind == "disk" and op == "write" and counters.get("write_lock_handoffs"):
+        text += (f": the file's write lock passed between the token rings "
+                 f"{counters['write_lock_handoffs']} times, each a waiting writer switched in "
+                 f"(network.token_latency_crowded), {counters['write_lock_handoff_seconds'] * 1e3:.3g} ms")
     elif kind == "agent":
         text += f": {counters['agents']} agent(s) each serve one synchronous call at a time"
     pc = counters.get("page_cache")

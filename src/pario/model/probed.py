@@ -736,11 +736,15 @@ def _measured_machine(store, run_id, overrides, trials):
             f"engine's own token ring over {token['ranks']} ranks")
         # Ranks above the cores: each hand-over switches the next holder in
         # on a core another rank holds; the probe's two ranks on one core
-        # measure that.  An older probe has only the ring beside yielding
-        # threads, whose next holder is sometimes running already on a core
-        # of its own (probe_cmd.c: 2.0 us on one core, 1.7 us beside the
-        # threads, best of 9, shared machine).
-        shared = component_expected_best(pooled, "token_pass_shared_core", trials)
+        # measure that, as the slope between a short ring and a long one.
+        # An older probe has only the ring beside yielding threads, whose
+        # next holder is sometimes running already on a core of its own, or
+        # timed the ring on one core whole, which came out in the
+        # scheduler's ticks (4.00 us for every 1000 calls, probe_cmd.c):
+        # those take the ring beside the threads (1.2-1.5 us against the
+        # slope's 1.3-1.9 in the same probes).
+        shared = (component_expected_best(pooled, "token_pass_shared_core", trials)
+                  if token.get("shared_core_timing") == "slope" else None)
         if shared and shared > 0:
             put("network.token_latency_crowded", _time(shared),
                 f"{table3} 'token hand-over, ranks 0 and 1 on one core': {every}, time per "
@@ -751,7 +755,8 @@ def _measured_machine(store, run_id, overrides, trials):
             put("network.token_latency_crowded", _time(crowded),
                 f"{table3} 'token hand-over, a yielding thread beside each rank': {every}, time per "
                 f"hand-over with two runnable tasks per core, as ranks above the {cores} cores are "
-                "(an older probe: no row with both ranks on one core)")
+                "(an older probe: no row with both ranks on one core timed as a slope between "
+                "two rings)")
     else:
         put("network.token_latency", "0s", f"{where}: one rank, no token hand-over measured "
                                            "(no token to pass)")

@@ -512,6 +512,9 @@ int probe_result_save_json(const probe_result *r, const char *path)
         write_samples(&j, "seconds", &r->token_pass, false);
         write_samples(&j, "crowded_seconds", &r->token_pass_crowded, false);
         write_samples(&j, "shared_core_seconds", &r->token_pass_shared_core, false);
+        /* how shared_core_seconds was timed: the slope between two rings
+         * (an older probe timed one ring whole, in the scheduler's ticks) */
+        json_string(&j, "shared_core_timing", "slope");
         json_object_end(&j);
     } else {
         json_null(&j, "messages");
