@@ -222,8 +222,10 @@ def test_two_phase_aggregators_move_the_file():
 
 def test_several_readers_take_the_shared_rate():
     """Two ranks reading (writing) different bytes at once read at
-    disk.shared_read_rate (write at disk.shared_write_rate); one rank, a
-    broadcast and one group at a time keep the one stream's rates."""
+    disk.shared_read_rate (write at disk.shared_write_rate); one rank and a
+    broadcast keep the one stream's rates, and so do one group's writers,
+    one at a time; one group's readers are two streams (each rank's
+    read-ahead in flight between its turns)."""
     m = machine("disk.shared_read_rate=50MB/s")
     part = point("partitioned", ranks=2)
     assert phase(predict_point(part, m))[0] == pytest.approx(8 / 50)
@@ -234,4 +236,7 @@ def test_several_readers_take_the_shared_rate():
     assert phase(predict_point(point("partitioned", ("write",), ranks=1), writes))[0] == pytest.approx(8 / 100)
     grouped = point("partitioned", ranks=2, group=1)
     assert phase(predict_point(grouped, machine("disk.shared_read_rate=50MB/s",
-                                                "network.token_latency=0s")))[0] == pytest.approx(8 / 100)
+                                                "network.token_latency=0s")))[0] == pytest.approx(8 / 50)
+    grouped_writes = point("partitioned", ("write",), ranks=2, group=1)
+    assert phase(predict_point(grouped_writes, machine("disk.shared_write_rate=50MB/s",
+                                                       "network.token_latency=0s")))[0] == pytest.approx(8 / 100)

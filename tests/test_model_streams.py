@@ -26,15 +26,19 @@ def test_shipped_machines_have_neither():
 
 def test_four_or_more_streams_read_at_the_four_readers_rate():
     """8 MiB: 4 ranks (or more) reading a quarter each at 50 MiB/s; 2 and
-    3 at the two streams' 80; one at disk.rate (100); two groups of a
-    grouped run are two streams; files of their own count as streams too."""
+    3 at the two streams' 80; one at disk.rate (100); a grouped run's
+    readers count as streams whatever their token (each keeps its
+    read-ahead in flight between turns); files of their own count as
+    streams too."""
     m = machine(SHARED, "disk.four_read_rate=50MB/s")
     assert phase(predict_point(point("partitioned", ranks=4), m))[0] == pytest.approx(8 / 50)
     assert phase(predict_point(point("partitioned", ranks=8), m))[0] == pytest.approx(8 / 50)
     assert phase(predict_point(point("partitioned", ranks=3, size=6 << 20), m))[0] == pytest.approx(6 / 80)
     assert phase(predict_point(point("partitioned", ranks=2), m))[0] == pytest.approx(8 / 80)
     assert phase(predict_point(point("partitioned", ranks=1), m))[0] == pytest.approx(8 / 100)
-    assert phase(predict_point(point("partitioned", ranks=4, group=2), m))[0] == pytest.approx(8 / 80)
+    assert phase(predict_point(point("partitioned", ranks=4, group=2), m))[0] == pytest.approx(8 / 50)
+    no_token = machine(SHARED, "disk.four_read_rate=50MB/s", "network.token_latency=0s")
+    assert phase(predict_point(point("partitioned", ranks=2, group=1), no_token))[0] == pytest.approx(8 / 80)
     own = point("interleaved", ranks=4, files="per-rank")
     assert phase(predict_point(own, m))[0] == pytest.approx(8 / 50)
     # writes keep their rates; 0 leaves four readers at the two streams' rate

@@ -120,14 +120,19 @@ class Simulation:
         self.buffers = BufferCosts(self) if self.two_phase is not None else None
         # Several streams of different bytes at once take the disk's rates
         # for several (the probe's two at once): the aggregators of a
-        # two-phase point, one rank per group, every rank otherwise; a
-        # broadcast is one stream (its later readers find the bytes cached).
+        # two-phase point, every rank otherwise; a broadcast is one stream
+        # (its later readers find the bytes cached).  Readers count grouped
+        # or not (a token paces the calls, not the read-ahead each rank
+        # keeps in flight between its turns: G=2 at 4 ranks made the device
+        # requests of 4 ranks without a token, 31-33 of about 1 MiB for 32
+        # MiB at 64 KiB calls, 35 of 936 KiB at 4 KiB); writers only one
+        # per group (a write is done when its call returns).
         if self.two_phase is not None:
-            streams = self.n_agents
+            streams = write_streams = self.n_agents
         elif point.layout == "broadcast":
-            streams = 1
+            streams = write_streams = 1
         else:
-            streams = min(P, point.group) if point.group else P
+            streams, write_streams = P, (min(P, point.group) if point.group else P)
         self.read_rate_key = "disk.rate"  # which rate the disk reads at (explain.py says it)
         if streams > 1 and m["disk.shared_read_rate"]:
             self.disk_rate = m["disk.shared_read_rate"]
@@ -167,7 +172,7 @@ class Simulation:
                 and point.block >= m["disk.interleaved_race_from"] and not token_paced):
             self.race_seconds = m["disk.interleaved_race_requests"] * m["disk.interleaved_request_overhead"]
             self.race_key = "disk.interleaved_race_requests"
-        if streams > 1 and m["disk.shared_write_rate"]:
+        if write_streams > 1 and m["disk.shared_write_rate"]:
             self.disk_write_rate = m["disk.shared_write_rate"]
         # A write phase into a new file without --prealloc: the file system
         # allocates the blocks as they are written back, which costs each
