@@ -122,10 +122,15 @@ def test_crowded_rings_hand_the_write_lock_on():
         seconds, counters, _ = phase(predict_point(p, m))
         assert "write_lock_handoffs" not in counters
         assert seconds == pytest.approx(rings_alone if m["host.cores"] == 2 else 7 * 10e-6, abs=1e-6)
+    # no groups, one ring (G=1: one writer at a time), a read: no hand-over
     for p in (point("partitioned", ("write",), size=16 << 20),
+              point("partitioned", ("write",), group=1, size=16 << 20),
               point("partitioned", ("read",), group=2, size=16 << 20)):
         _, counters, _ = phase(predict_point(p, machine(*base, "host.cores=2")))
         assert "write_lock_handoffs" not in counters
+    # a machine that does not count its cores (the shipped ones) never crowds
+    _, counters, _ = phase(predict_point(shared, machine(*base)))
+    assert "write_lock_handoffs" not in counters
 
 
 def test_collective_call_cost_on_every_rank_and_core():

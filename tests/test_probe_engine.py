@@ -185,7 +185,10 @@ def test_rows_for_the_model(probes):
         # rank move), each hand-over a switch on that core: microseconds, far
         # below the wait beside a rank that does not yield
         one_core = t["shared_core_seconds"]
-        assert len(one_core["values"]) == 3
+        # timed as the slope between a short ring and a long one; a trial
+        # whose rings' ticks left no difference gives no sample
+        assert t["shared_core_timing"] == "slope"
+        assert 1 <= len(one_core["values"]) <= 3
         assert 0 < one_core["best"] < busy["seconds"]["best"]
         coll = c["collective_mpiio"]
         assert coll["implementation"].startswith("romio") and coll["aggregators"] == 2

@@ -37,7 +37,8 @@ PARAMS = {p.name: p for p in [
     Param("network.token_latency_crowded", "time", "s",
           "network.token_latency when a host's ranks outnumber its cores (host.cores): the next "
           "holder shares a core with a rank waiting by yielding and must be switched in, which "
-          "occupies that core for this time"),
+          "occupies that core for this time; token rings writing one file pay it on the disk too, "
+          "at each change of the ring holding the file's write lock"),
     Param("network.backplane_rate", "rate", "B/s",
           "aggregate bandwidth of the fabric that every message also crosses (0 = unlimited)"),
     # The client library on a compute node.

@@ -741,7 +741,7 @@ def _measured_machine(store, run_id, overrides, trials):
         # next holder is sometimes running already on a core of its own, or
         # timed the ring on one core whole, which came out in the
         # scheduler's ticks (4.00 us for every 1000 calls, probe_cmd.c):
-        # those take the ring beside the threads (1.2-1.5 us against the
+        # those take the ring beside the threads (1.2-1.8 us against the
         # slope's 1.3-1.9 in the same probes).
         shared = (component_expected_best(pooled, "token_pass_shared_core", trials)
                   if token.get("shared_core_timing") == "slope" else None)

@@ -125,7 +125,9 @@ class Simulation:
         # or not (a token paces the calls, not the read-ahead each rank
         # keeps in flight between its turns: G=2 at 4 ranks made the device
         # requests of 4 ranks without a token, 31-33 of about 1 MiB for 32
-        # MiB at 64 KiB calls, 35 of 936 KiB at 4 KiB); writers only one
+        # MiB at 64 KiB calls, 35 of 936 KiB at 4 KiB); so one ring (G=1)
+        # of interleaved readers reads at the interleaved readers' rate, each
+        # rank's own descriptor seeing every other block; writers only one
         # per group (a write is done when its call returns).
         if self.two_phase is not None:
             streams = write_streams = self.n_agents

@@ -897,9 +897,10 @@ static double pair_ring_seconds(MPI_Comm pair, int rank, uint64_t calls)
  * (the partner switched in on the shared core) and the end rounded to
  * them, so a ring of 1000 calls measured 8.00 ms, "4.00 us" per
  * hand-over, in every trial of every probe, and a ring of 10000 32 or
- * 40 ms (1.6-2.0 us).  The slope: 1.4-1.9 us; the engine's own grouped
+ * 40 ms (1.6-2.0 us).  The slope: 1.3-1.9 us; the engine's own grouped
  * run of 4 ranks in 2 rings on 2 cores, 64-byte calls on tmpfs: 1.6-2.1
- * us per hand-over besides the call, the same minutes. */
+ * us per hand-over besides the call, the same minutes.  Each ring's ends
+ * may each be a tick off, so one slope is good to about 0.1-0.3 us. */
 static void token_shared_core_sample(probe_ctx *c, MPI_Comm pair, int core, samples *out)
 {
     cpu_set_t own, one;
@@ -917,7 +918,8 @@ static void token_shared_core_sample(probe_ctx *c, MPI_Comm pair, int core, samp
     if (in && both) {
         double shorter = pair_ring_seconds(pair, c->rank, SHARED_CORE_SHORT_CALLS);
         /* the long ring's length, from the short one's pace (rank 0's figure) */
-        double scaled = shorter > 0.0 ? SHARED_CORE_SHORT_CALLS * SHARED_CORE_LONG_SECONDS / shorter : 0.0;
+        double scaled = shorter > 0.0 ? SHARED_CORE_SHORT_CALLS * SHARED_CORE_LONG_SECONDS / shorter
+                                      : (double)SHARED_CORE_LONG_CALLS;
         uint64_t long_calls = scaled >= SHARED_CORE_LONG_CALLS ? SHARED_CORE_LONG_CALLS
                               : scaled <= 2 * SHARED_CORE_SHORT_CALLS ? 2 * SHARED_CORE_SHORT_CALLS
                                                                       : (uint64_t)scaled;
@@ -926,9 +928,9 @@ static void token_shared_core_sample(probe_ctx *c, MPI_Comm pair, int core, samp
         /* each ring of n calls per rank makes 2n - 1 hand-overs, so the
          * long one makes 2 (long - short) more */
         double per = (longer - shorter) / (2.0 * (double)(long_calls - SHARED_CORE_SHORT_CALLS));
-        if (per <= 0.0) /* the rings' ticks rounded the difference away: the long ring's mean */
-            per = longer / (double)(2 * long_calls - 1);
-        if (c->rank == 0)
+        /* the rings' ticks rounded the difference away: no sample (the long
+         * ring's mean would be the tick-timed figure this slope replaces) */
+        if (c->rank == 0 && per > 0.0)
             add(out, per);
     }
     if (pinned)
