@@ -115,8 +115,13 @@ def test_a_probe_whose_peak_point_failed_is_passed_over(shm_dir, tmp_path):
     its 4 KiB point's peak: no ideal curve comes from it."""
     db = tmp_path / "pf.sqlite"
 
-    def kill_the_next_point(proc):  # the 1 MiB point's engine, once it runs
-        while not _engine_ranks(shm_dir):
+    def kill_the_next_point(proc):  # the 1 MiB point's engine, once both its ranks measure
+        # Both ranks running and past MPI's start (the point's first file
+        # made): Open MPI's mpirun can wait for ever on a rank killed while
+        # the job is starting (make test, 2026-11-29: one rank a zombie,
+        # mpirun asleep, the probe past this test's 300 s).
+        while not (len(_engine_ranks(shm_dir)) == 2
+                   and any("-point1." in name for name in os.listdir(shm_dir))):
             assert proc.poll() is None, proc.communicate()
             time.sleep(0.02)
         for pid in _engine_ranks(shm_dir):
