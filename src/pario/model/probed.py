@@ -460,10 +460,9 @@ def _read_start(run_id, docs, open_close, table2, read_ahead=0):
                                f"against {S} in {T} s) is not a shorter read that took time")
         points.append((short["block_bytes"], s, t, S, T, (S * t - s * T) / (S - s) - open_close))
     if not points:
-        calls = sorted({d["components"]["stream_read"]["block_bytes"] for d in docs
-                        if d["components"].get("stream_read")})
-        stream = max((d["components"]["stream_read"]["bytes"] for d in docs
-                      if d["components"].get("stream_read")), default=0)
+        reads = [d["components"]["stream_read"] for d in docs if d["components"].get("stream_read")]
+        calls = sorted({r["block_bytes"] for r in reads})
+        stream = max((r["bytes"] for r in reads), default=0)
         if calls and all(short_read_bytes(stream, b) == 0 for b in calls):
             raise ProbeRefusal(f"probe run {run_id} has no short stream read row (stream_read_short): "
                                f"its calls ({', '.join(format_size(b) for b in calls)}) are all above "

@@ -75,6 +75,9 @@ class Simulation:
         self.outstanding = m["client.outstanding"]
         self.call_overhead = m["client.call_overhead"]
 
+        # The token rings that act: G of them where the group is below the
+        # ranks (rank r in ring r % G), none otherwise (every rank its own).
+        self.rings = point.group if point.group and point.group < P else 0
         per_rank_files = point.files == "per-rank" and point.layout != "broadcast"
         self.file_bytes = point.size // P if per_rank_files else point.size
         self.sharers = 1 if per_rank_files else P
@@ -134,7 +137,7 @@ class Simulation:
         elif point.layout == "broadcast":
             streams = write_streams = 1
         else:
-            streams, write_streams = P, (min(P, point.group) if point.group else P)
+            streams, write_streams = P, (self.rings or P)
         self.read_rate_key = "disk.rate"  # which rate the disk reads at (explain.py says it)
         if streams > 1 and m["disk.shared_read_rate"]:
             self.disk_rate = m["disk.shared_read_rate"]
@@ -169,9 +172,8 @@ class Simulation:
         # there is no race (the quiet databases' G=2 reads at 4 ranks kept
         # their windows: 11-15 requests for 32 MiB at 1 MiB calls).
         self.race_seconds, self.race_key = 0.0, None
-        token_paced = bool(point.group) and point.group < P
         if (self.read_rate_key == "disk.interleaved_read_rate" and m["disk.interleaved_race_requests"]
-                and point.block >= m["disk.interleaved_race_from"] and not token_paced):
+                and point.block >= m["disk.interleaved_race_from"] and not self.rings):
             self.race_seconds = m["disk.interleaved_race_requests"] * m["disk.interleaved_request_overhead"]
             self.race_key = "disk.interleaved_race_requests"
         if write_streams > 1 and m["disk.shared_write_rate"]:
@@ -241,8 +243,7 @@ class Simulation:
         # a core of its own (the lock's waiter then spins on the other core);
         # ranks writing without a token always have a writer running to
         # take the lock (4 ranks: 22-27 ms, one rank 19 ms).
-        rings = min(P, point.group) if point.group else 0
-        self.lock_handoff = (self.token_lat if self.crowded and 2 <= rings < P and self.sharers > 1
+        self.lock_handoff = (self.token_lat if self.crowded and self.rings >= 2 and self.sharers > 1
                              and not self.aggregating else 0.0)
 
     # -- helpers the cache uses -------------------------------------------
@@ -340,7 +341,7 @@ class Simulation:
         if ion.cache is not None:
             yield from ion.cache.write(f, u, d, self.file_units)
         else:
-            ring = r % self.point.group if self.lock_handoff else None
+            ring = r % self.rings if self.lock_handoff else None
             yield env.timeout(self.disk_transfer(d, nbytes, write=True, ring=ring) - env.now)
         if self.post:
             ion.cpu.reserve(env.now, self.post)
@@ -563,9 +564,8 @@ class Simulation:
         self.lock_ring, self.lock_handoffs = None, 0
         P = self.ranks
         rec = [{"rank": r, "start_seconds": 0.0, "bytes": 0} for r in range(P)]
-        group = self.point.group
-        if group and group < P:
-            teams = [list(range(g, P, group)) for g in range(group)]
+        if self.rings:
+            teams = [list(range(g, P, self.rings)) for g in range(self.rings)]
         else:
             teams = [[r] for r in range(P)]
         if self.two_phase is not None:

@@ -850,37 +850,30 @@ static void *crowd_thread(void *arg)
     return NULL;
 }
 
-static void token_ring_sample(probe_ctx *c, samples *out)
+/* One ring of `calls` calls per rank of the engine's token code over the
+ * `nranks` ranks of `comm`; returns the slowest rank's seconds on rank 0
+ * of comm (0 elsewhere).  A ring of n calls per rank makes n * nranks - 1
+ * hand-overs (the ring closes with the last rank's last call). */
+static double ring_seconds(MPI_Comm comm, int rank, int nranks, uint64_t calls)
 {
     token_ring t;
-    token_ring_init(&t, c->rank, c->nranks, 1, GROUP_PER_CALL, c->comm);
-    MPI_Barrier(c->comm);
-    double t0 = clock_now();
-    for (uint64_t k = 0; k < TOKEN_CALLS_PER_SAMPLE; k++) {
-        token_enter_call(&t, k);
-        token_leave_call(&t, k, TOKEN_CALLS_PER_SAMPLE);
-    }
-    double mine = clock_now() - t0, slowest;
-    MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
-    if (c->rank == 0) /* the ring's hand-overs: every call of every rank but the last */
-        add(out, slowest / (double)(TOKEN_CALLS_PER_SAMPLE * (uint64_t)c->nranks - 1));
-}
-
-/* One ring of `calls` calls per rank between ranks 0 and 1 of `pair`;
- * returns the slowest rank's seconds on rank 0 (0 elsewhere). */
-static double pair_ring_seconds(MPI_Comm pair, int rank, uint64_t calls)
-{
-    token_ring t;
-    token_ring_init(&t, rank, 2, 1, GROUP_PER_CALL, pair);
-    MPI_Barrier(pair);
+    token_ring_init(&t, rank, nranks, 1, GROUP_PER_CALL, comm);
+    MPI_Barrier(comm);
     double t0 = clock_now();
     for (uint64_t k = 0; k < calls; k++) {
         token_enter_call(&t, k);
         token_leave_call(&t, k, calls);
     }
     double mine = clock_now() - t0, slowest = 0.0;
-    MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, pair);
+    MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
     return slowest;
+}
+
+static void token_ring_sample(probe_ctx *c, samples *out)
+{
+    double slowest = ring_seconds(c->comm, c->rank, c->nranks, TOKEN_CALLS_PER_SAMPLE);
+    if (c->rank == 0)
+        add(out, slowest / (double)(TOKEN_CALLS_PER_SAMPLE * (uint64_t)c->nranks - 1));
 }
 
 /* Ranks 0 and 1 alone pass the token while both run on one core (the
@@ -916,7 +909,7 @@ static void token_shared_core_sample(probe_ctx *c, MPI_Comm pair, int core, samp
     }
     MPI_Barrier(c->comm);
     if (in && both) {
-        double shorter = pair_ring_seconds(pair, c->rank, SHARED_CORE_SHORT_CALLS);
+        double shorter = ring_seconds(pair, c->rank, 2, SHARED_CORE_SHORT_CALLS);
         /* the long ring's length, from the short one's pace (rank 0's figure) */
         double scaled = shorter > 0.0 ? SHARED_CORE_SHORT_CALLS * SHARED_CORE_LONG_SECONDS / shorter
                                       : (double)SHARED_CORE_LONG_CALLS;
@@ -924,7 +917,7 @@ static void token_shared_core_sample(probe_ctx *c, MPI_Comm pair, int core, samp
                               : scaled <= 2 * SHARED_CORE_SHORT_CALLS ? 2 * SHARED_CORE_SHORT_CALLS
                                                                       : (uint64_t)scaled;
         MPI_Bcast(&long_calls, 1, MPI_UINT64_T, 0, pair);
-        double longer = pair_ring_seconds(pair, c->rank, long_calls);
+        double longer = ring_seconds(pair, c->rank, 2, long_calls);
         /* each ring of n calls per rank makes 2n - 1 hand-overs, so the
          * long one makes 2 (long - short) more */
         double per = (longer - shorter) / (2.0 * (double)(long_calls - SHARED_CORE_SHORT_CALLS));
