@@ -245,3 +245,30 @@ def test_several_readers_take_the_shared_rate():
     grouped_writes = point("partitioned", ("write",), ranks=2, group=1)
     assert phase(predict_point(grouped_writes, machine("disk.shared_write_rate=50MB/s",
                                                        "network.token_latency=0s")))[0] == pytest.approx(8 / 100)
+
+
+def test_writers_of_a_file_each_take_the_files_rate():
+    """Two or four ranks writing a file each (--files per-rank) write at
+    disk.files_write_rate with its per-call cost, side by side; writers of
+    one file keep disk.shared_write_rate, one rank disk.write_rate, and a
+    machine without the files rate (an older probe's) gives writers of
+    their own files the shared rate.  The explanation names the rate."""
+    m = machine("disk.shared_write_rate=50MB/s", "disk.files_write_rate=200MB/s",
+                "disk.files_write_overhead=1ms")
+    for ranks in (2, 4):
+        own = point("interleaved", ("write",), ranks=ranks, files="per-rank")
+        seconds, counters, ph = phase(predict_point(own, m))
+        assert seconds == pytest.approx(8 / 200 + 8 * 0.001)  # 8 calls of 1 MiB in all
+        assert counters["disk_write_rate"] == "disk.files_write_rate"
+        assert "two writers of a file each (disk.files_write_rate)" in ph["explanation"]["text"]
+    one_file = point("interleaved", ("write",), ranks=2)
+    seconds, counters, ph = phase(predict_point(one_file, m))
+    assert seconds == pytest.approx(8 / 50)
+    assert "two writers of one file (disk.shared_write_rate)" in ph["explanation"]["text"]
+    alone = point("interleaved", ("write",), ranks=1, files="per-rank")
+    assert phase(predict_point(alone, m))[0] == pytest.approx(8 / 100)
+    older = machine("disk.shared_write_rate=50MB/s")
+    assert phase(predict_point(point("interleaved", ("write",), ranks=2, files="per-rank"), older))[0] \
+        == pytest.approx(8 / 50)
+    assert refused_line("disk.files_write_rate=-1MB/s") == \
+        "disk.files_write_rate = '-1MB/s' is not a valid rate: use 2.8MB/s"

@@ -107,7 +107,8 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
                 "host.cached_read_rate", "host.cached_read_overhead",
                 "agent.message_rate", "agent.message_overhead", "client.collective_overhead",
                 "client.collective_write_overhead", "disk.shared_read_rate",
-                "disk.shared_write_rate", "disk.read_latency", "disk.read_start_rate",
+                "disk.shared_write_rate", "disk.files_write_rate", "disk.files_write_overhead",
+                "disk.read_latency", "disk.read_start_rate",
                 "disk.read_start_limit",
                 "disk.alloc_write_rate",
                 "disk.alloc_write_overhead", "disk.interleaved_read_rate",
@@ -562,6 +563,34 @@ def test_a_probe_before_the_four_and_same_readers_still_predicts(runs, tmp_path)
         store.close()
     for key in ("disk.four_read_rate", "disk.same_read_rate"):
         assert m[key] == 0 and "not measured" in m.sources[key], key
+
+
+def test_a_probe_before_the_writers_of_a_file_each_still_predicts(runs, tmp_path):
+    """A probe made before the 'two writers of a file each' row (every
+    quiet database of issue 12 before stop 22) makes a machine whose
+    writers of their own files take the shared write rate: the files rate
+    and its per-call cost at 0, the source saying why; the probe that has
+    the row gives both from a fit of its call sizes."""
+    from pario.model.probed import machine_from_probe
+    from pario.store import Store
+
+    store = Store(runs["db"], create=False)
+    try:
+        measured = machine_from_probe(store, 1)
+    finally:
+        store.close()
+    assert measured["disk.files_write_rate"] > 0
+    assert "two writers of a file each" in measured.sources["disk.files_write_rate"]
+    assert "us per call" in measured.sources["disk.files_write_overhead"]
+    db = _probe_without(runs, tmp_path, "two_files")
+    store = Store(db, create=False)
+    try:
+        m = machine_from_probe(store, 1)
+    finally:
+        store.close()
+    assert m["disk.files_write_rate"] == 0 and "not measured" in m.sources["disk.files_write_rate"]
+    assert m["disk.files_write_overhead"] == 0 and "unused" in m.sources["disk.files_write_overhead"]
+    assert m["disk.shared_write_rate"] == measured["disk.shared_write_rate"]
 
 
 def test_two_writers_that_synced_on_their_own_give_no_shared_write_rate(runs, tmp_path):

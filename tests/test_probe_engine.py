@@ -135,9 +135,11 @@ def test_rows_for_the_model(probes):
         assert cached["bytes"] == 32 << 20 and cached["block_bytes"] == 1 << 20
         assert cached["cache_resident_fraction"] >= 0.99  # it was read from the page cache
         assert len(cached["seconds"]["values"]) == 3 and cached["mib_per_s"]["best"] > 100
-        w = c["two_writers"]
-        assert (w["writers"], w["bytes"], w["block_bytes"], w["fsync"]) == (2, 32 << 20, 1 << 20, True)
-        assert w["best_mib_per_s"] == pytest.approx(32 / w["seconds"]["best"]) and w["best_mib_per_s"] > 5
+        for row in ("two_writers", "two_files"):  # a half each of one file, and a file each
+            w = c[row]
+            assert (w["writers"], w["bytes"], w["block_bytes"], w["fsync"]) == (2, 32 << 20, 1 << 20, True)
+            assert w["best_mib_per_s"] == pytest.approx(32 / w["seconds"]["best"]) and w["best_mib_per_s"] > 5
+            assert len(w["seconds"]["values"]) == 3 and "device_reads" not in w, row
         two = c["two_streams"]
         assert (two["readers"], two["bytes"], two["block_bytes"]) == (2, 32 << 20, 1 << 20)
         assert two["best_mib_per_s"] == pytest.approx(32 / two["seconds"]["best"]) and two["best_mib_per_s"] > 10
@@ -200,6 +202,7 @@ def test_rows_for_the_model(probes):
     assert c["messages"] is None and c["token_pass"] is None  # one rank: nothing to pass
     assert c["busy_handover"] is None  # one rank: no one to hand over to
     assert c["two_streams"] is None and c["two_writers"] is None and c["two_interleaved"] is None
+    assert c["two_files"] is None
     assert c["four_streams"] is None and c["two_same"] is None
     # 4 MiB in 1 MiB calls: an eighth is less than one call, so no short read
     assert c["stream_read_short"] is None and c["stream_write_new"]["bytes"] == 4 << 20
@@ -253,11 +256,13 @@ def test_servers_multiplies_the_storage_term(engine, launcher, shm_dir, tmp_path
 
 
 def test_a_foreign_file_with_the_probes_name_is_never_touched(engine, launcher, shm_dir, tmp_path):
-    for index in ("00000000", "00000003"):  # the stream file, a metadata file
+    # the stream file, rank 1's file of the two writers of a file each (2
+    # MiB: a half of 1 MiB each), a metadata file
+    for index in ("00000000", "00000003", "00000004"):
         foreign = shm_dir / f"clash.{index}"
         foreign.write_text("not pario's")
         argv = launcher.command(2, [engine, "probe", "--dir", str(shm_dir), "--name", "clash",
-                                    "--size", "1m", "--memory", "1m", "--ops", "5",
+                                    "--size", "2m", "--memory", "1m", "--ops", "5",
                                     "--iterations", "1", "--json", str(tmp_path / "x.json")])
         p = subprocess.run(argv, capture_output=True, text=True, env=launcher.environment(),
                            timeout=120)

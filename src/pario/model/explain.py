@@ -43,7 +43,9 @@ _NAMES = {
 _RATES = {"disk.shared_read_rate": "the probe's rate for two streams at once",
           "disk.four_read_rate": "the probe's rate for four readers at once",
           "disk.interleaved_read_rate": "the probe's rate for two interleaved readers",
-          "disk.same_read_rate": "the probe's rate for two readers of the same bytes"}
+          "disk.same_read_rate": "the probe's rate for two readers of the same bytes",
+          "disk.shared_write_rate": "the probe's rate for two writers of one file",
+          "disk.files_write_rate": "the probe's rate for two writers of a file each"}
 _PLAIN = {"disk": "disks", "io_node": "I/O node processors", "io_link": "I/O node links",
           "rank_link": "compute node links", "backplane": "backplane", "agent": "service agents",
           "file_token": "shared-file token", "cpu": "CPU cores"}
@@ -210,10 +212,17 @@ def _explain(counters, op, storage=None):
         if counters.get("disk_read_rate", "disk.rate") != "disk.rate":
             text += f": read at {_RATES[counters['disk_read_rate']]} ({counters['disk_read_rate']})"
         text += _read_race(counters)
-    elif kind == "disk" and op == "write" and counters.get("write_lock_handoffs"):
-        text += (f": the file's write lock passed between the token rings "
-                 f"{counters['write_lock_handoffs']} times, each a waiting writer switched in "
-                 f"(network.token_latency_crowded), {counters['write_lock_handoff_seconds'] * 1e3:.3g} ms")
+    elif kind == "disk" and op == "write":
+        said = []
+        if counters.get("disk_write_rate", "disk.write_rate") != "disk.write_rate":
+            said.append(f"written at {_RATES[counters['disk_write_rate']]} ({counters['disk_write_rate']})")
+        if counters.get("write_lock_handoffs"):
+            said.append(f"the file's write lock passed between the token rings "
+                        f"{counters['write_lock_handoffs']} times, each a waiting writer switched in "
+                        f"(network.token_latency_crowded), "
+                        f"{counters['write_lock_handoff_seconds'] * 1e3:.3g} ms")
+        if said:
+            text += ": " + "; ".join(said)
     elif kind == "agent":
         text += f": {counters['agents']} agent(s) each serve one synchronous call at a time"
     pc = counters.get("page_cache")

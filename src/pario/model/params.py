@@ -172,6 +172,13 @@ PARAMS = {p.name: p for p in [
     Param("disk.write_overhead", "time", "s",
           "fixed cost of one disk write transfer: a write of s bytes takes "
           "write_overhead + s / write_rate"),
+    Param("disk.files_write_rate", "rate", "B/s",
+          "disk.write_rate while two or more ranks write a file each at once (a file per rank): "
+          "writers of one file take turns at its write lock, writers of their own files copy into "
+          "the page cache side by side (0 = disk.shared_write_rate for them too)"),
+    Param("disk.files_write_overhead", "time", "s",
+          "disk.write_overhead for those writers: their calls' fixed costs, side by side, per "
+          "call on the disk (used when disk.files_write_rate is set)"),
     Param("disk.alloc_write_rate", "rate", "B/s",
           "disk.write_rate for a write phase into a new file whose space was not reserved (no "
           "--prealloc): the file system allocates its blocks as the data is written back; with "

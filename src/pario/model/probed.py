@@ -157,6 +157,7 @@ def _failed_points(points):
 # Rows a model part falls back without (a probe made before them still
 # predicts, that part at its neutral value): what the part is then.
 OPTIONAL_ROWS = {"four_streams": "disk.shared_read_rate for four readers too",
+                 "two_files": "disk.shared_write_rate for writers of a file each too",
                  "two_same": "a broadcast's disk stream at disk.rate",
                  "four_short_streams": "no short shares' race"}
 
@@ -900,6 +901,11 @@ def _measured_machine(store, run_id, overrides, trials):
     shared = (("two_writers", "two writers", "two streams written at once", "disk.shared_write_rate", oc_write,
                "'storage, two streams written at once': ranks 0 and 1 writing a half each (fsync)",
                "one rank, no two writers measured (disk.write_rate for any number of writers)"),
+              ("two_files", "two writers of a file each", "two writers of a file each",
+               "disk.files_write_rate", oc_write,
+               "'storage, two writers of a file each': ranks 0 and 1 writing a half's bytes into "
+               "a file of their own each (space reserved, fsync)",
+               "one rank, no two writers of a file each measured (disk.shared_write_rate for them)"),
               ("two_streams", "two streams", "two streams at once", "disk.shared_read_rate",
                oc_read,
                "'storage, two streams read at once': ranks 0 and 1 reading a half each, the page "
@@ -922,15 +928,19 @@ def _measured_machine(store, run_id, overrides, trials):
                "one rank, no two readers of the same bytes measured (disk.rate for a broadcast)"))
     fitted_per_byte = {}  # row: its fit's seconds per byte (the race is held to two halves')
     for row, name, label, key, open_close, measured, alone in shared:
-        over_key = "disk.interleaved_read_overhead" if row == "two_interleaved" else None
+        over_key = {"two_interleaved": "disk.interleaved_read_overhead",
+                    "two_files": "disk.files_write_overhead"}.get(row)
         if row in OPTIONAL_ROWS and row not in c:
             put(key, "0", f"{where}: made by a probe before the '{label}' row: not measured "
                           f"({OPTIONAL_ROWS[row]})")
+            if over_key:
+                put(over_key, "0s", f"{where}: made by a probe before the '{label}' row: unused")
             continue
         if not _need(run_id, c, row, label):
             put(key, "0", f"{where}: {alone}")
             if over_key:
                 put(over_key, "0s", f"{where}: {alone}")
+            if row == "two_interleaved":
                 put("disk.interleaved_race_requests", 0, f"{where}: {alone}")
                 put("disk.interleaved_race_from", "0", f"{where}: {alone}")
                 put("disk.interleaved_request_overhead", "0s", f"{where}: {alone}")
@@ -951,7 +961,7 @@ def _measured_machine(store, run_id, overrides, trials):
             if requests:
                 fallback += (" (after the read-ahead race's requests, charged apart per phase: "
                              "disk.interleaved_race_requests)")
-        elif row == "two_writers":
+        elif row in ("two_writers", "two_files"):
             per_call, per_byte, rows, size = _stream_fit(run_id, docs, row, open_close)
             fallback = ""
         else:
@@ -963,7 +973,8 @@ def _measured_machine(store, run_id, overrides, trials):
             f"{table2} {measured}: {rows} for {format_size(size)}; least squares as for the one "
             f"stream gives {per_byte * 1e9:.4g} ns per byte" + _device_requests(docs, row)
             + (" (after the read's fixed start at each call size: the readers start side "
-               "by side)" if row != "two_writers" and (latency or start_rate) else "") + fallback)
+               "by side)" if row not in ("two_writers", "two_files") and (latency or start_rate) else "")
+            + fallback)
         if over_key:
             fit = (f"{table2} {measured}: {rows} for {format_size(size)}; least squares of the "
                    f"time against the number of calls gives {per_call * 1e6:.3g} us per call")

@@ -131,6 +131,8 @@ COMPONENTS = [
      "MiB/s", "max", _two("stream_write_new")),
     ("two_writers", 2, "storage, two streams written at once (ranks 0, 1; fsync)", "MiB/s", "max",
      _two("two_writers")),
+    ("two_files", 2, "storage, two writers of a file each (ranks 0, 1; fsync)", "MiB/s", "max",
+     _two("two_files")),
     ("two_streams", 2, "storage, two streams read at once (ranks 0, 1; cache kept out)", "MiB/s", "max",
      _two("two_streams")),
     ("two_interleaved", 2, "storage, two interleaved readers (ranks 0, 1; every other block)",
@@ -244,7 +246,7 @@ def _fmt(v, unit):
 NEEDS_RANKS = {"barrier": 2}
 
 STREAMS = ("stream_write", "stream_read", "stream_read_cached", "stream_read_short",
-           "stream_write_new", "two_writers", "two_streams", "two_interleaved", "four_streams",
+           "stream_write_new", "two_writers", "two_files", "two_streams", "two_interleaved", "four_streams",
            "two_same", "four_short_streams", "messages")
 DEFAULT_BLOCK = 1 << 20
 

@@ -164,6 +164,9 @@ typedef struct probe_result {
      * at once, the page cache emptied between (two ranks or more): seconds
      * until both are done. */
     samples two_writers_seconds, two_streams_seconds;
+    /* Ranks 0 and 1 writing a half's bytes (fsync) into a file each at
+     * once, each file made anew with its space reserved: a file per rank. */
+    samples two_files_seconds;
     /* Then both reading the whole file at once, every other block each;
      * then four readers at once, a quarter each (ranks 0 and 1 with a
      * thread each beside them; none when a quarter is less than a call);

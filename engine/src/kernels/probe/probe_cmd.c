@@ -47,7 +47,13 @@
 
 /* File indices under the run's name: NAME.<8 digits>, so that the front
  * end's clean-up after a killed point recognises every one of them. */
-enum { FILE_STREAM = 0, FILE_ONE_BYTE = 1, FILE_COLLECTIVE = 2, FILE_METADATA0 = 3 };
+enum {
+    FILE_STREAM = 0,
+    FILE_ONE_BYTE = 1,
+    FILE_COLLECTIVE = 2,
+    FILE_RANK1_STREAM = 3, /* rank 1's own file in the two writers of a file each */
+    FILE_METADATA0 = 4
+};
 
 typedef struct probe_ctx {
     const probe_options *o;
@@ -55,7 +61,7 @@ typedef struct probe_ctx {
     int rank, nranks;
     char base[PATH_MAX];
     /* The files this probe created, by identity: the only ones removed. */
-    owned_file stream, one_byte, collective;
+    owned_file stream, one_byte, collective, rank1_stream;
     owned_file *md; /* per metadata file of this rank */
     int err;
     char err_msg[PATH_MAX + 256];
@@ -95,6 +101,8 @@ static void remove_own_files(probe_ctx *c)
     remove_if_ours(p, &c->one_byte);
     file_path(c, FILE_COLLECTIVE, p);
     remove_if_ours(p, &c->collective);
+    file_path(c, FILE_RANK1_STREAM, p);
+    remove_if_ours(p, &c->rank1_stream);
     for (uint64_t i = 0; c->md && i < c->o->ops; i++) {
         file_path(c, md_index(c, i), p);
         remove_if_ours(p, &c->md[i]);
@@ -594,8 +602,12 @@ static void measure_metadata(probe_ctx *c, probe_result *r)
  * each one device read-ahead window long (the file's last four), where a
  * reader's growing windows reach past its share into a neighbour's before
  * that neighbour has read it (docs/model.md, the short shares' race).
- * Rank 1 opens the file by the identity rank 0 created it with. */
-typedef enum { TWO_HALVES, TWO_INTERLEAVED, FOUR_QUARTERS, TWO_WHOLE, FOUR_SHORT } two_mode;
+ * Rank 1 opens the file by the identity rank 0 created it with.  Then two
+ * writers of a file each (a file per rank): rank 0 the stream's file made
+ * anew and rank 1 a file of its own, each with a half's space reserved,
+ * both written at once; writers of one file take turns at its lock, while
+ * writers of their own files copy into the page cache side by side. */
+typedef enum { TWO_HALVES, TWO_INTERLEAVED, FOUR_QUARTERS, TWO_WHOLE, FOUR_SHORT, TWO_FILES } two_mode;
 
 /* One reader (or writer) of a pass: its part of the file, its own
  * descriptor.  Threads record their error here, not in the context. */
@@ -666,6 +678,9 @@ static double two_streams_pass(probe_ctx *c, const char *p, const owned_file *wh
                 const uint64_t quarter = whole / block / 4 * block;
                 s->first = (uint64_t)(2 * c->rank + k) * quarter;
                 s->end = s->first + quarter;
+            } else if (mode == TWO_FILES) { /* p is the rank's own file */
+                s->first = 0;
+                s->end = half;
             } else if (mode == FOUR_SHORT) {
                 s->first = whole - 4 * short_share + (uint64_t)(2 * c->rank + k) * short_share;
                 s->end = s->first + short_share;
@@ -692,6 +707,37 @@ static double two_streams_pass(probe_ctx *c, const char *p, const owned_file *wh
     double mine = c->rank < 2 ? clock_now() - t0 : 0, slowest;
     MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
     return slowest;
+}
+
+/* Ranks 0 and 1 each write a half's bytes into a file of their own at
+ * once (fsync), each file made anew with its space reserved as the one
+ * file of the two writers above is: rank 0's the stream's file (`p`),
+ * rank 1's its own, which it removes after the pass. */
+static void two_files_pass(probe_ctx *c, probe_result *r, const char *p, pattern_source *src,
+                           unsigned char *buf, unsigned char *buf2, uint64_t half)
+{
+    char own[PATH_MAX] = "";
+    owned_file *mine = c->rank == 0 ? &c->stream : &c->rank1_stream;
+    if (c->rank < 2) {
+        if (c->rank == 0)
+            remove_if_ours(p, &c->stream);
+        file_path(c, c->rank == 0 ? FILE_STREAM : FILE_RANK1_STREAM, own);
+        int fd = create_new(c, own, mine);
+        if (fd >= 0) {
+            if (posix_fallocate(fd, 0, (off_t)half) == 0)
+                fsync(fd);
+            close(fd);
+        }
+    }
+    agree_or_fail(c);
+    if (c->err)
+        return;
+    double t = two_streams_pass(c, own, mine, true, src, buf, buf2, half, 0, TWO_FILES);
+    agree_or_fail(c);
+    if (c->rank == 0)
+        add(&r->two_files_seconds, t);
+    if (c->rank == 1)
+        remove_if_ours(own, &c->rank1_stream);
 }
 
 static void measure_two_streams(probe_ctx *c, probe_result *r)
@@ -784,6 +830,8 @@ static void measure_two_streams(probe_ctx *c, probe_result *r)
                     page_cache_evict(p);
             }
         }
+        if (!c->err)
+            two_files_pass(c, r, p, &src, buf, buf2, half);
     }
     if (c->rank == 0)
         remove_if_ours(p, &c->stream);

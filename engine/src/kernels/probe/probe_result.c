@@ -186,6 +186,9 @@ void probe_result_print(const probe_result *r)
         printf("  %-56s %12.1f\n", "storage, two streams written at once (ranks 0, 1; fsync)",
                (double)(o->stream_bytes / o->block / 2 * o->block * 2) / (1 << 20) /
                    samples_best(&r->two_writers_seconds, false));
+    if (r->two_files_seconds.n)
+        printf("  %-56s %12.1f\n", "storage, two writers of a file each (ranks 0, 1; fsync)",
+               (double)two_ranks_bytes(o) / (1 << 20) / samples_best(&r->two_files_seconds, false));
     if (r->two_streams_seconds.n)
         printf("  %-56s %12.1f\n", "storage, two streams read at once (ranks 0, 1; cache kept out)",
                (double)(o->stream_bytes / o->block / 2 * o->block * 2) / (1 << 20) /
@@ -481,6 +484,8 @@ int probe_result_save_json(const probe_result *r, const char *path)
     /* every pass but the short shares reads the whole file from the device */
     const uint64_t file = two_ranks_bytes(o);
     write_readers(&j, "two_writers", "writers", 2, file, &r->two_writers_seconds, o, true, NULL, file);
+    /* the same bytes, a half in each writer's own file */
+    write_readers(&j, "two_files", "writers", 2, file, &r->two_files_seconds, o, true, NULL, file);
     write_readers(&j, "two_streams", "readers", 2, file, &r->two_streams_seconds, o, false,
                   &r->two_streams_dev, file);
     write_readers(&j, "two_interleaved", "readers", 2, file, &r->two_interleaved_seconds, o, false,
