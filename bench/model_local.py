@@ -78,6 +78,10 @@ def main():
     ap.add_argument("--dir", default="/var/tmp", help="a directory on the disk (default /var/tmp)")
     ap.add_argument("--presets", default=",".join(PRESETS))
     ap.add_argument("--keep-db", help="keep the results database here (a new file)")
+    ap.add_argument("--stream-blocks", default="4k,64k,1m", metavar="SIZES",
+                    type=lambda text: _args.sizes(text) and text,  # checked, passed on as given
+                    help="the probe's stream call sizes (pario probe --stream-blocks; default "
+                         "4k,64k,1m): the model fits its costs per call and per byte over them")
     ap.add_argument("--remodel", metavar="DB",
                     help="measure nothing: predict the rounds a --keep-db database holds again "
                          "with this pario's model (a copy of DB is used; DB is not changed)")
@@ -103,7 +107,7 @@ def main():
     rounds = []  # per round: {preset: (probe id, measured id, predicted id)}
     try:
         for r in range(args.rounds):
-            probe = pario(db, "probe", "--dir", str(work), "--quick", "--stream-blocks", "4k,64k,1m")
+            probe = pario(db, "probe", "--dir", str(work), "--quick", "--stream-blocks", args.stream_blocks)
             order = presets if r % 2 == 0 else presets[::-1]
             got = {}
             for p in order:

@@ -102,6 +102,7 @@ BAD = [
     ("busy_poll.py", ["--ranks", "0", "--rounds", "1"], "argument --ranks: 0 is too small"),
     ("busy_poll.py", ["--rounds", "0"], "argument --rounds: 0 is too small"),
     ("model_local.py", ["--rounds", "0"], "argument --rounds: 0 is too small"),
+    ("model_local.py", ["--stream-blocks", "4k,4x"], "argument --stream-blocks: size '4x'"),
     ("uring_per_io.py", ["--size", "abc"], "argument --size: size 'abc'"),
     ("uring_per_io.py", ["--passes", "1"], "argument --passes: 1 is too small: give at least 2"),
     ("perf_side_by_side.py", ["--peer", "/bin/true", "--ranks", "1,0"], "argument --ranks: 0 is too small"),
