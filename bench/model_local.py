@@ -4,7 +4,8 @@ Issue 12's check: with the probed local machine, the quick CFS and ASCI Red
 presets are predicted within 25 % of the measured rates at 1 to 4 ranks on
 the disk (eviction on, fsync on: the presets' defaults).
 
-Each round probes the disk (`pario probe --stream-blocks 4k,64k,1m`),
+Each round probes the disk (`pario probe --stream-blocks 4k,64k,1m`, or
+the call sizes --stream-blocks gives),
 measures every quick preset on it (`pario run P --quick`, the presets in
 the opposite order every other round), then predicts each preset with that
 round's probe (`pario model P --quick --machine probe:RUN`).  Every point's
@@ -34,6 +35,7 @@ a probe added since to a copy of it:
   .venv/bin/python -m pario probe --db new.sqlite --dir /var/tmp --quick --stream-blocks 4k,64k,1m
   .venv/bin/python bench/model_local.py --remodel new.sqlite --probe N"""
 
+import argparse
 import os
 import re
 import shutil
@@ -60,12 +62,29 @@ def pario(db, *args):
     r = subprocess.run([sys.executable, "-m", "pario", *args, "--db", str(db)], env=env,
                        capture_output=True, text=True, cwd=ROOT)
     if r.returncode != 0:
-        sys.exit(f"model_local: pario {' '.join(args)} failed ({r.returncode}): "
-                 f"{(r.stderr or r.stdout).strip().splitlines()[-1:]}")
+        said = (r.stderr or r.stdout).strip().splitlines()
+        sys.exit(f"model_local: pario {' '.join(args)} failed ({r.returncode})"
+                 + (f": {said[-1]}" if said else ""))
     store = Store(db, create=False)
     run_id = store.latest_run_id()
     store.close()
     return run_id
+
+
+def stream_blocks(text):
+    """argparse type of --stream-blocks: two or more call sizes, each a
+    multiple of 4 KiB (the model fits its costs per call and per byte over
+    them, so one size is refused here rather than after a measured round);
+    passed on to pario probe as given."""
+    sizes = set(_args.sizes(text))
+    if len(sizes) < 2:
+        raise argparse.ArgumentTypeError(f"'{text}' gives {len(sizes)} call size: the model fits a "
+                                         "cost per call and per byte over two or more, e.g. 4k,64k,1m")
+    odd = sorted(s for s in sizes if s % 4096)
+    if odd:
+        raise argparse.ArgumentTypeError(f"'{text}': a call size must be a multiple of 4k "
+                                         f"({odd[0]} bytes is not), e.g. 4k,64k,1m")
+    return text
 
 
 def load():
@@ -78,8 +97,7 @@ def main():
     ap.add_argument("--dir", default="/var/tmp", help="a directory on the disk (default /var/tmp)")
     ap.add_argument("--presets", default=",".join(PRESETS))
     ap.add_argument("--keep-db", help="keep the results database here (a new file)")
-    ap.add_argument("--stream-blocks", default="4k,64k,1m", metavar="SIZES",
-                    type=lambda text: _args.sizes(text) and text,  # checked, passed on as given
+    ap.add_argument("--stream-blocks", default="4k,64k,1m", metavar="SIZES", type=stream_blocks,
                     help="the probe's stream call sizes (pario probe --stream-blocks; default "
                          "4k,64k,1m): the model fits its costs per call and per byte over them")
     ap.add_argument("--remodel", metavar="DB",
@@ -95,6 +113,9 @@ def main():
     presets = args.presets.split(",")
     if (args.probe is not None or args.set) and not args.remodel:
         _args.fail("--probe and --set go with --remodel DB: give it")
+    if args.remodel and args.stream_blocks != ap.get_default("stream_blocks"):
+        _args.fail("--stream-blocks sizes the probes of a new measurement; --remodel predicts a kept "
+                   "database's rounds with their own probes: drop one of them")
     _args.directory(args.dir, "--dir")
     if args.remodel:
         return remodel(Path(args.remodel), presets, args.probe, args.set)
