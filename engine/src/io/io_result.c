@@ -133,6 +133,9 @@ void io_result_warn(io_result *r)
         }
     }
     free(on_host);
+    char reporting[1024];
+    if (hosts_free_page_reporting_warning(r->hosts, r->host_of, r->nranks, reporting, sizeof reporting))
+        warn(r, "%s", reporting);
     double shortest = -1;
     for (int i = 0; i < r->nits; i++)
         if (shortest < 0 || r->its[i].seconds < shortest)

@@ -6,6 +6,8 @@
 #define PARIO_HOSTS_H
 
 #include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "json.h"
@@ -15,6 +17,11 @@ typedef struct host_info {
     int cores;
     uint64_t memory_bytes;
     char slurm_node[64]; /* SLURMD_NODENAME when srun placed this rank, else "" */
+    /* The smallest order of the free blocks this host's kernel hands back
+     * to its hypervisor (virtio-balloon free page reporting), -1 when it
+     * hands back none: memory taken after it sat free for a few seconds
+     * costs the host a fault per page again. */
+    int free_page_reporting_order;
 } host_info;
 
 /* This rank's host. */
@@ -23,6 +30,11 @@ void host_info_mine(host_info *me);
 /* host_of[i] = the first rank on rank i's host; returns the number of
  * hosts.  O(ranks x hosts), so thousands of ranks stay cheap. */
 int hosts_place(const host_info *hosts, int nranks, int *host_of);
+
+/* The warning for the first host whose kernel reports free memory to its
+ * hypervisor, in `out` (n bytes); false when none does. */
+bool hosts_free_page_reporting_warning(const host_info *hosts, const int *host_of, int nranks,
+                                       char *out, size_t n);
 
 /* The "mpi" object: library, standard, ranks, hosts with their ranks, and
  * the Slurm job step when srun launched the ranks. */

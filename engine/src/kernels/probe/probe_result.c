@@ -124,6 +124,9 @@ void probe_result_warn(probe_result *r)
         }
     }
     free(on_host);
+    char reporting[1024];
+    if (hosts_free_page_reporting_warning(r->hosts, r->host_of, r->nranks, reporting, sizeof reporting))
+        warn(r, "%s", reporting);
     if (samples_best(&r->stream_write_seconds, false) < 0.05 ||
         samples_best(&r->stream_read_seconds, false) < 0.05)
         warn(r, "a stream lasted under 0.05 s: open and fsync costs weigh on its rate; raise --size");
