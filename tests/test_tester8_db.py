@@ -285,7 +285,10 @@ def test_a_ctrl_c_while_python_imports_pario_is_one_line(tmp_path):
     """Item 16: a Ctrl-C in the first ~0.1 s printed KeyboardInterrupt's
     traceback.  Made certain here: the SIGINT arrives while the CLI module
     is being imported."""
+    # Python's own SIGINT handler, as in a terminal: a test run started in
+    # the background inherits SIGINT ignored, and Python then keeps it so
     script = ("import importlib.abc, os, signal, sys\n"
+              "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
               "class Interrupt(importlib.abc.MetaPathFinder):\n"
               "    def find_spec(self, name, *args):\n"
               "        if name == 'pario.cli':\n"

@@ -89,8 +89,8 @@ bool hosts_free_page_reporting_warning(const host_info *hosts, const int *host_o
         const int largest = largest_free_order();
         snprintf(out, n,
                  "%s hands free memory back to its hypervisor (free page reporting, blocks of order "
-                 "%d and up): memory the page cache or a buffer takes after it sat free for a few "
-                 "seconds costs a host fault per page, so the same phase can run several times "
+                 "%d and up): memory taken again after it sat free for a few seconds (file pages, "
+                 "buffers) costs a host fault per page, so the same phase can run several times "
                  "slower from one trial to the next; for steady storage figures, as root: echo %d > "
                  PAGE_REPORTING_ORDER " (echo %d to restore)",
                  hosts[i].name, hosts[i].free_page_reporting_order, largest >= 0 ? largest + 1 : 11,
