@@ -18,7 +18,10 @@ requests and their mean size ("device [23x1.4M, ...]").  Then, per rank count an
 family, the model's share beside the machine's own repeatability on the
 same points (how often one round's measurement lies within 25 % of the
 median of the other rounds'), so a reader sees which misses are the
-model's and which the machine's; last, the share per round.
+model's and which the machine's; then the share per round; last, whether
+the host handed free memory back to its hypervisor in each round (as the
+round's probe recorded it), which spreads page-cache writes several-fold
+between trials (docs/model.md).
 
   .venv/bin/python bench/model_local.py --rounds 3 --dir /var/tmp
 
@@ -36,6 +39,7 @@ a probe added since to a copy of it:
   .venv/bin/python bench/model_local.py --remodel new.sqlite --probe N"""
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -299,7 +303,27 @@ def report(db, presets, rounds):
                  for (f, many), t in sorted(by_family.items())])
     print("\neach round on its own (that round's probe against that round's measurement): "
           + ", ".join(f"{a / b:.0%} of {b}" for a, b in per_round))
+    print(free_page_reporting(store, rounds))
     store.close()
+
+
+def free_page_reporting(store, rounds):
+    """Whether the host handed free memory back to its hypervisor in each
+    round, as each round's probe recorded it (mpi.hosts[]): with it on,
+    page-cache writes spread several-fold between trials (docs/model.md, the
+    hypervisor takes free memory back), so the machine repeats itself less."""
+    orders = []
+    for got in rounds:
+        probe = next(iter(got.values()))[0]
+        docs = [json.loads(row["result_json"]) for row in store.points(probe) if row["result_json"]]
+        hosts = [h for d in docs[:1] for h in d.get("mpi", {}).get("hosts", [])]
+        orders.append(next((h["free_page_reporting_order"] for h in hosts
+                            if "free_page_reporting_order" in h), None))
+    if all(o is None for o in orders):
+        return "free page reporting: off, or not recorded (a probe before the engine recorded it)"
+    return ("free page reporting (the hypervisor takes back memory that sat free; writes spread): "
+            + ", ".join(f"round {i + 1} " + ("off" if o is None else f"order {o}")
+                        for i, o in enumerate(orders)))
 
 
 if __name__ == "__main__":
