@@ -315,8 +315,8 @@ def free_page_reporting(store, rounds):
     orders = []
     for got in rounds:
         probe = next(iter(got.values()))[0]
-        docs = [json.loads(row["result_json"]) for row in store.points(probe) if row["result_json"]]
-        hosts = [h for d in docs[:1] for h in d.get("mpi", {}).get("hosts", [])]
+        first = next((row["result_json"] for row in store.points(probe) if row["result_json"]), None)
+        hosts = json.loads(first).get("mpi", {}).get("hosts", []) if first else []
         orders.append(next((h["free_page_reporting_order"] for h in hosts
                             if "free_page_reporting_order" in h), None))
     if all(o is None for o in orders):

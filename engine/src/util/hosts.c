@@ -62,13 +62,14 @@ static bool balloon_reports_free_pages(void)
     return reports;
 }
 
-/* The order from which free blocks are reported, or -1: a balloon that
- * reports, and an order the allocator has (above its largest order the
- * kernel reports nothing). */
-static int free_page_reporting_order(void)
+/* The order from which free blocks are reported and the allocator's
+ * largest, in `me`, or -1 for both: a balloon that reports, and an order
+ * the allocator has (above its largest order the kernel reports nothing). */
+static void free_page_reporting(host_info *me)
 {
+    me->free_page_reporting_order = me->largest_free_order = -1;
     if (!balloon_reports_free_pages())
-        return -1;
+        return;
     FILE *f = fopen(PAGE_REPORTING_ORDER, "r");
     int order = -1;
     if (f) {
@@ -77,7 +78,10 @@ static int free_page_reporting_order(void)
         fclose(f);
     }
     const int largest = largest_free_order();
-    return order >= 0 && largest >= 0 && order <= largest ? order : -1;
+    if (order >= 0 && largest >= 0 && order <= largest) {
+        me->free_page_reporting_order = order;
+        me->largest_free_order = largest;
+    }
 }
 
 bool hosts_free_page_reporting_warning(const host_info *hosts, const int *host_of, int nranks,
@@ -86,14 +90,13 @@ bool hosts_free_page_reporting_warning(const host_info *hosts, const int *host_o
     for (int i = 0; i < nranks; i++) {
         if (host_of[i] != i || hosts[i].free_page_reporting_order < 0)
             continue;
-        const int largest = largest_free_order();
         snprintf(out, n,
                  "%s hands free memory back to its hypervisor (free page reporting, blocks of order "
                  "%d and up): memory taken again after it sat free for a few seconds (file pages, "
                  "buffers) costs a host fault per page, so the same phase can run several times "
                  "slower from one trial to the next; for steady storage figures, as root: echo %d > "
                  PAGE_REPORTING_ORDER " (echo %d to restore)",
-                 hosts[i].name, hosts[i].free_page_reporting_order, largest >= 0 ? largest + 1 : 11,
+                 hosts[i].name, hosts[i].free_page_reporting_order, hosts[i].largest_free_order + 1,
                  hosts[i].free_page_reporting_order);
         return true;
     }
@@ -107,7 +110,7 @@ void host_info_mine(host_info *me)
     MPI_Get_processor_name(me->name, &len);
     me->cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     me->memory_bytes = node_memory_bytes();
-    me->free_page_reporting_order = free_page_reporting_order();
+    free_page_reporting(me);
     const char *slurm_node = getenv("SLURMD_NODENAME"); /* set by slurmd for each task it starts */
     if (slurm_node)
         snprintf(me->slurm_node, sizeof me->slurm_node, "%s", slurm_node);

@@ -22,6 +22,7 @@ typedef struct host_info {
      * hands back none: memory taken after it sat free for a few seconds
      * costs the host a fault per page again. */
     int free_page_reporting_order;
+    int largest_free_order; /* the buddy allocator's, set with the above: one more stops it */
 } host_info;
 
 /* This rank's host. */

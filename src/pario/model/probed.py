@@ -154,6 +154,10 @@ def _failed_points(points):
             f"'pario show {points[0]['run_id']}' says why)")
 
 
+# The probe's rows of two ranks writing at once: fitted as the one stream
+# is, with no read start to take off.
+WRITER_ROWS = ("two_writers", "two_files")
+
 # Rows a model part falls back without (a probe made before them still
 # predicts, that part at its neutral value): what the part is then.
 OPTIONAL_ROWS = {"four_streams": "disk.shared_read_rate for four readers too",
@@ -961,7 +965,7 @@ def _measured_machine(store, run_id, overrides, trials):
             if requests:
                 fallback += (" (after the read-ahead race's requests, charged apart per phase: "
                              "disk.interleaved_race_requests)")
-        elif row in ("two_writers", "two_files"):
+        elif row in WRITER_ROWS:
             per_call, per_byte, rows, size = _stream_fit(run_id, docs, row, open_close)
             fallback = ""
         else:
@@ -973,7 +977,7 @@ def _measured_machine(store, run_id, overrides, trials):
             f"{table2} {measured}: {rows} for {format_size(size)}; least squares as for the one "
             f"stream gives {per_byte * 1e9:.4g} ns per byte" + _device_requests(docs, row)
             + (" (after the read's fixed start at each call size: the readers start side "
-               "by side)" if row not in ("two_writers", "two_files") and (latency or start_rate) else "")
+               "by side)" if row not in WRITER_ROWS and (latency or start_rate) else "")
             + fallback)
         if over_key:
             fit = (f"{table2} {measured}: {rows} for {format_size(size)}; least squares of the "

@@ -187,18 +187,18 @@ void probe_result_print(const probe_result *r)
                (double)o->stream_bytes / (1 << 20) / samples_best(&r->stream_write_new_seconds, false));
     if (r->two_writers_seconds.n)
         printf("  %-56s %12.1f\n", "storage, two streams written at once (ranks 0, 1; fsync)",
-               (double)(o->stream_bytes / o->block / 2 * o->block * 2) / (1 << 20) /
+               (double)two_ranks_bytes(o) / (1 << 20) /
                    samples_best(&r->two_writers_seconds, false));
     if (r->two_files_seconds.n)
         printf("  %-56s %12.1f\n", "storage, two writers of a file each (ranks 0, 1; fsync)",
                (double)two_ranks_bytes(o) / (1 << 20) / samples_best(&r->two_files_seconds, false));
     if (r->two_streams_seconds.n)
         printf("  %-56s %12.1f\n", "storage, two streams read at once (ranks 0, 1; cache kept out)",
-               (double)(o->stream_bytes / o->block / 2 * o->block * 2) / (1 << 20) /
+               (double)two_ranks_bytes(o) / (1 << 20) /
                    samples_best(&r->two_streams_seconds, false));
     if (r->two_interleaved_seconds.n)
         printf("  %-56s %12.1f\n", "storage, two interleaved readers (every other block each)",
-               (double)(o->stream_bytes / o->block / 2 * o->block * 2) / (1 << 20) /
+               (double)two_ranks_bytes(o) / (1 << 20) /
                    samples_best(&r->two_interleaved_seconds, false));
     if (r->four_streams_seconds.n)
         printf("  %-56s %12.1f\n", "storage, four readers at once (ranks 0, 1, 2 threads each)",
