@@ -112,7 +112,8 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
                 "disk.read_start_limit",
                 "disk.alloc_write_rate",
                 "disk.alloc_write_overhead", "disk.interleaved_read_rate",
-                "disk.interleaved_read_overhead", "disk.four_read_rate", "disk.same_read_rate",
+                "disk.interleaved_read_overhead", "disk.interleaved_typical_read_rate",
+                "disk.interleaved_typical_read_overhead", "disk.four_read_rate", "disk.same_read_rate",
                 "file.lock_overhead", "disk.buffer_write_rate",
                 "disk.shared_buffer_write_rate", "disk.buffer_read_rate", "disk.shared_buffer_read_rate",
                 "client.mpiio_open_close"):

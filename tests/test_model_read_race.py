@@ -9,7 +9,7 @@ hand-made probe components: no engine, well under a second."""
 import pytest
 
 from pario.model import predict_point
-from pario.model.probed import _race_the_row_pays, read_race
+from pario.model.probed import _race_the_row_pays, _row_seconds, read_race
 from test_model_host import machine, phase, point, refused_line
 
 RACE = ["disk.interleaved_read_rate=50MB/s", "disk.interleaved_read_overhead=0s",
@@ -54,7 +54,42 @@ def test_no_race_where_the_probe_saw_none_or_nothing_interleaves():
     assert phase(predict_point(point("interleaved", ranks=2), none))[0] == pytest.approx(8 / 50)
 
 
+TYPICAL = ["disk.interleaved_typical_read_rate=25MB/s", "disk.interleaved_typical_read_overhead=0s",
+           "disk.interleaved_typical_race_requests=40", "disk.interleaved_typical_race_from=4k"]
+
+
+def test_readers_on_cores_of_their_own_take_the_median_trial():
+    """Two readers on a host of two cores run in step and take the row's
+    median trial: 8 MiB at 25 MiB/s and 40 requests of 1 ms, from 4 KiB
+    calls on; four ranks on those two cores take turns and keep the best
+    trial's rate and race (8 / 50 + 20 ms, none below 64 KiB); a host
+    whose cores are not counted (host.cores 0: a core for every rank) takes
+    the median trial at any rank count, and a machine without the median
+    trial's rate keeps the best trial's for every reader."""
+    m = machine(*RACE, *TYPICAL, "host.cores=2")
+    seconds, counters, ph = phase(predict_point(point("interleaved", ranks=2), m))
+    assert seconds == pytest.approx(8 / 25 + 0.040)
+    assert counters["disk_read_rate"] == "disk.interleaved_typical_read_rate"
+    assert counters["read_race_key"] == "disk.interleaved_typical_race_requests"
+    assert "median trial" in ph["explanation"]["text"]
+    assert "disk.interleaved_typical_race_requests" in ph["explanation"]["text"]
+    small = point("interleaved", ranks=2, block=4 << 10)
+    assert phase(predict_point(small, m))[0] == pytest.approx(8 / 25 + 0.040)
+    crowded, counters, _ = phase(predict_point(point("interleaved", ranks=4), m))
+    assert crowded == pytest.approx(8 / 50 + 0.020)
+    assert counters["disk_read_rate"] == "disk.interleaved_read_rate"
+    assert phase(predict_point(point("interleaved", ranks=4, block=4 << 10), m))[0] == pytest.approx(8 / 50)
+    uncounted = machine(*RACE, *TYPICAL)
+    assert phase(predict_point(point("interleaved", ranks=4), uncounted))[0] == pytest.approx(8 / 25 + 0.040)
+    without = machine(*RACE, "host.cores=2")
+    assert phase(predict_point(point("interleaved", ranks=2), without))[0] == pytest.approx(8 / 50 + 0.020)
+
+
 @pytest.mark.parametrize("sets,phrase", [
+    (["disk.interleaved_typical_read_rate=fast"], "disk.interleaved_typical_read_rate = 'fast' is not a valid rate"),
+    (["disk.interleaved_typical_race_requests=-3"], "is not a valid count"),
+    (["disk.interleaved_typical_race_from=2s"], "is not a valid size"),
+    (["disk.interleaved_typical_read_overhead=1MB"], "is not a valid time"),
     (["disk.interleaved_race_requests=-1"], "disk.interleaved_race_requests = '-1' is not a valid count"),
     (["disk.interleaved_race_requests=many"], "is not a valid count"),
     (["disk.interleaved_race_from=1ms"], "disk.interleaved_race_from = '1ms' is not a valid size"),
@@ -98,6 +133,24 @@ def test_the_probe_gives_the_race_from_its_interleaved_trials():
     # the requests are those of the trial the row's time is (its best), not
     # the most or the median
     assert "64 KiB calls 30 (one stream 20, two halves 24)" in text
+
+
+def test_the_median_trial_counts_its_own_requests():
+    """With the median statistic each call size's trial is the middle one
+    of its times, and the race counts that trial's requests: 4 KiB calls'
+    median trial (70 ms) made 30 requests, more than two halves' 24, so
+    every call size lost it; extra over the one stream 10, 30, 40: the
+    median 30, from 4 KiB on.  An even number of trials takes the faster
+    of the middle two, an actual trial."""
+    docs = [_doc(4 << 10, [0.061, 0.070, 0.075], [21, 30, 35]),
+            _doc(64 << 10, [0.070, 0.090, 0.100], [30, 50, 60]),
+            _doc(1 << 20, [0.090, 0.100, 0.140], [50, 60, 100])]
+    requests, race_from, per_request, text = read_race(docs, "median")
+    assert (requests, race_from) == (30, 4 << 10)
+    assert per_request == pytest.approx(0.001)
+    assert "median trial" in text and "64 KiB calls 50 (one stream 20, two halves 24)" in text
+    assert _row_seconds(_row(4 << 10, [0.09, 0.07, 0.08, 0.06], [1] * 4), "median") == 0.07
+    assert _row_seconds(_row(4 << 10, [0.09, 0.07, 0.08, 0.06], [1] * 4)) == 0.06
 
 
 def test_no_race_without_requests_or_without_a_loss():

@@ -43,6 +43,8 @@ _NAMES = {
 _RATES = {"disk.shared_read_rate": "the probe's rate for two streams at once",
           "disk.four_read_rate": "the probe's rate for four readers at once",
           "disk.interleaved_read_rate": "the probe's rate for two interleaved readers",
+          "disk.interleaved_typical_read_rate": ("the probe's rate for two interleaved readers, "
+                                                 "its median trial (readers on cores of their own)"),
           "disk.same_read_rate": "the probe's rate for two readers of the same bytes",
           "disk.shared_write_rate": "the probe's rate for two writers of one file",
           "disk.files_write_rate": "the probe's rate for two writers of a file each"}
@@ -125,7 +127,7 @@ def _read_race(counters):
                 f"({format_size(counters['read_race_share'])} a rank, shorter than a reader's "
                 "read-ahead ramp reaches; disk.share_race_restarts read starts)")
     return (f", and {seconds * 1e3:.3g} ms of extra device requests once per phase: the readers' "
-            "read-ahead race (disk.interleaved_race_requests)")
+            f"read-ahead race ({counters.get('read_race_key') or 'disk.interleaved_race_requests'})")
 
 
 def _page_cache_hits(counters):
