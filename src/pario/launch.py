@@ -190,7 +190,7 @@ def signal_report(stderr):
 # its whole --timeout.  Ten times that second, so that a slow reap on a
 # loaded machine, or the brief zombies of ranks ending a run, never count.
 DEAD_CHILD_GRACE = 10.0
-# How often pario looks while it waits: one pass over /proc, a few ms.
+# How often pario looks while it waits: the launcher's children in /proc.
 _LOOK_EVERY = 1.0
 _PROC = "/proc"
 
@@ -225,28 +225,41 @@ def _wait(proc, deadline, name):
                     "killed it (dmesg: the OOM killer)")
 
 
+def _children(parent):
+    """The pids of `parent`'s children: from the kernel's list of each of
+    its threads' children (a few microseconds, while the ranks run beside
+    pario), else every process's pid (a kernel without that list), else
+    [] when /proc cannot be read (pario then simply waits)."""
+    try:
+        tasks = os.listdir(f"{_PROC}/{parent}/task")
+        pids = []
+        for tid in tasks:
+            with open(f"{_PROC}/{parent}/task/{tid}/children", "rb") as f:
+                pids += f.read().split()
+        return [p.decode() for p in pids]
+    except OSError:
+        pass
+    try:
+        return [name for name in os.listdir(_PROC) if name.isdigit()]
+    except OSError:
+        return []
+
+
 def _unreaped_children(parent):
     """{(pid, start time): its name} of the zombie children of `parent`,
-    from /proc; {} when /proc cannot be read (pario then simply waits)."""
+    from /proc; {} when /proc cannot be read."""
     found = {}
-    try:
-        entries = os.scandir(_PROC)
-    except OSError:
-        return found
-    with entries:
-        for entry in entries:
-            if not entry.name.isdigit():
-                continue
-            try:
-                with open(f"{_PROC}/{entry.name}/stat", "rb") as f:
-                    text = f.read()
-            except OSError:
-                continue  # gone meanwhile
-            name, _, rest = text.partition(b" (")[2].rpartition(b")")
-            fields = rest.split()
-            # fields[0] is the state, [1] the parent, [19] the start time
-            if len(fields) > 19 and fields[0] == b"Z" and fields[1] == str(parent).encode():
-                found[(int(entry.name), fields[19])] = name.decode(errors="replace")
+    for pid in _children(parent):
+        try:
+            with open(f"{_PROC}/{pid}/stat", "rb") as f:
+                text = f.read()
+        except OSError:
+            continue  # gone meanwhile
+        name, _, rest = text.partition(b" (")[2].rpartition(b")")
+        fields = rest.split()
+        # fields[0] is the state, [1] the parent, [19] the start time
+        if len(fields) > 19 and fields[0] == b"Z" and fields[1] == str(parent).encode():
+            found[(int(pid), fields[19])] = name.decode(errors="replace")
     return found
 
 
