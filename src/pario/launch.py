@@ -1,6 +1,7 @@
 """The one way pario starts the engine: an argument list (never a shell
 string) for mpirun, srun inside a Slurm job, or a user's template, with a
-timeout so a hung rank cannot hang pario.
+timeout so a hung rank cannot hang pario, and a look for a rank that died
+without its launcher noticing (see DEAD_CHILD_GRACE).
 
 Settings the launcher applies on the user's behalf (Open MPI's root
 permission, oversubscription) are reported in `notes`, printed before a run
@@ -30,7 +31,8 @@ class LaunchOutcome:
     stderr: str
     seconds: float
     timed_out: bool
-    note: str = ""              # what was done about a timed-out point (e.g. scancel)
+    note: str = ""              # what was done about a timed-out or stopped point (e.g. scancel)
+    stopped: str = ""           # why pario stopped a launcher before it ended (one line), else ""
 
 
 @dataclass
@@ -128,19 +130,19 @@ class Launcher:
         if guard:
             guard(proc.pid)
         try:
-            out, err = proc.communicate(timeout=timeout)
-            timed_out = False
-        except subprocess.TimeoutExpired:
-            note = self._cancel_step(step_name)
-            _kill_group(proc)
-            out, err = proc.communicate()
-            timed_out = True
+            out, err, stopped = _wait(proc, started + timeout, os.path.basename(argv[0]))
+            timed_out = out is None and not stopped
+            if timed_out or stopped:
+                note = self._cancel_step(step_name)
+                _kill_group(proc)
+                out, err = proc.communicate()  # all of it, what _wait read too
         except BaseException:
             self._cancel_step(step_name)
             _kill_group(proc)  # pario itself is stopping: take the ranks with it
             raise
-        outcome = LaunchOutcome(proc.returncode, out, err, time.monotonic() - started, timed_out)
-        if timed_out and note:
+        outcome = LaunchOutcome(proc.returncode, out, err, time.monotonic() - started, timed_out,
+                                stopped=stopped)
+        if (timed_out or stopped) and note:
             outcome.note = note
         return outcome
 
@@ -178,6 +180,87 @@ def signal_report(stderr):
         where = f"the rank with process id {pid[1]} on {pid[2]}" if pid else "a rank"
         return f"{where} ended by signal {number} ({name}; MPICH's launcher names no rank)"
     return None
+
+
+# How long a process the launcher started (a rank on this host, an orted)
+# may lie dead and unreaped before pario stops the launcher.  mpirun reaps
+# a dead rank and aborts the job within a second; Open MPI 4.1's mpirun,
+# when a rank is killed during MPI_Init, sometimes never does (the rank
+# stays its zombie, mpirun sleeps on a futex) and the point would wait out
+# its whole --timeout.  Ten times that second, so that a slow reap on a
+# loaded machine, or the brief zombies of ranks ending a run, never count.
+DEAD_CHILD_GRACE = 10.0
+# How often pario looks while it waits: the launcher's children in /proc.
+_LOOK_EVERY = 1.0
+_PROC = "/proc"
+
+
+def _wait(proc, deadline, name):
+    """Wait for the launcher until the monotonic deadline, looking for a
+    process it started that died and that it left unreaped (a zombie whose
+    parent is the launcher) for DEAD_CHILD_GRACE seconds.  Returns (stdout,
+    stderr, "") once it ends; (None, None, "") at the deadline; (None, None,
+    why) for such a dead child, why being the point's one-line error.
+    Output read so far is kept by communicate() for the caller's next call."""
+    dead_since = {}  # (pid, start time) of a zombie child -> when first seen
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None, None, ""
+        try:
+            out, err = proc.communicate(timeout=min(_LOOK_EVERY, left))
+            return out, err, ""
+        except subprocess.TimeoutExpired:
+            pass
+        now = time.monotonic()
+        zombies = _unreaped_children(proc.pid)
+        dead_since = {z: dead_since.get(z, now) for z in zombies}  # a reaped one is forgotten
+        for zombie, since in dead_since.items():
+            if now - since >= DEAD_CHILD_GRACE:
+                pid, what = zombie[0], zombies[zombie]
+                return None, None, (
+                    f"{what} process {pid} that {name} started ended while {name} kept running; "
+                    f"{name} did not notice and was stopped after {DEAD_CHILD_GRACE:g} s (a rank killed "
+                    "during MPI start-up?): run the point again, and if it recurs look for what "
+                    "killed it (dmesg: the OOM killer)")
+
+
+def _children(parent):
+    """The pids of `parent`'s children: from the kernel's list of each of
+    its threads' children (a few microseconds, while the ranks run beside
+    pario), else every process's pid (a kernel without that list), else
+    [] when /proc cannot be read (pario then simply waits)."""
+    try:
+        tasks = os.listdir(f"{_PROC}/{parent}/task")
+        pids = []
+        for tid in tasks:
+            with open(f"{_PROC}/{parent}/task/{tid}/children", "rb") as f:
+                pids += f.read().split()
+        return [p.decode() for p in pids]
+    except OSError:
+        pass
+    try:
+        return [name for name in os.listdir(_PROC) if name.isdigit()]
+    except OSError:
+        return []
+
+
+def _unreaped_children(parent):
+    """{(pid, start time): its name} of the zombie children of `parent`,
+    from /proc; {} when /proc cannot be read."""
+    found = {}
+    for pid in _children(parent):
+        try:
+            with open(f"{_PROC}/{pid}/stat", "rb") as f:
+                text = f.read()
+        except OSError:
+            continue  # gone meanwhile
+        name, _, rest = text.partition(b" (")[2].rpartition(b")")
+        fields = rest.split()
+        # fields[0] is the state, [1] the parent, [19] the start time
+        if len(fields) > 19 and fields[0] == b"Z" and fields[1] == str(parent).encode():
+            found[(int(pid), fields[19])] = name.decode(errors="replace")
+    return found
 
 
 def _kill_group(proc):

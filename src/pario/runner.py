@@ -181,6 +181,8 @@ def run_experiment(args, out=None):
                     error = f"timed out after {args.timeout:g} s (raise --timeout, or look for a hung rank)"
                     if outcome.note:
                         error += f"; {outcome.note}"
+                elif outcome.stopped:  # a rank dead, its launcher waiting on
+                    error = outcome.stopped + (f"; {outcome.note}" if outcome.note else "")
                 elif outcome.returncode != 0:
                     # in the terms of the command the user ran, not the engine's options
                     error = in_users_terms(_engine_error(outcome), kind, p)

@@ -1,0 +1,167 @@
+"""A rank that dies while its launcher keeps running (Open MPI 4.1's
+mpirun, a rank killed during MPI_Init: the rank stays mpirun's zombie and
+mpirun sleeps on).  pario notices a process the launcher started lying
+dead and unreaped for launch.DEAD_CHILD_GRACE seconds and fails the point
+in one line, long before --timeout; a child the launcher reaps, even after
+a few seconds, is no alarm.  The launchers here are fake: scripts given as
+--launcher-template."""
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import ROOT, wait_for
+
+sys.path.insert(0, str(ROOT / "src"))
+from pario import launch  # noqa: E402
+from pario.launch import DEAD_CHILD_GRACE, Launcher  # noqa: E402
+
+ONE_POINT = ["--tests", "partitioned", "--ranks", "2", "--blocks", "64k", "--size", "1m",
+             "--iterations", "1"]
+
+# Forks a child that exits at once and is never reaped, starts a live
+# "rank" in a process group of its own (as Open MPI does), writes the
+# three pids to PIDS, then sleeps: the hang of the bug.
+NEVER_REAPS = """\
+import os, subprocess, sys, time
+if sys.argv[1:] == ["--version"]:   # pario asks a template's program which MPI it is
+    sys.exit(0)
+child = os.fork()
+if child == 0:
+    os._exit(0)
+rank = subprocess.Popen(["sleep", "600"], preexec_fn=os.setpgrp)
+with open({pids!r}, "w") as f:
+    f.write(f"{{os.getpid()}} {{child}} {{rank.pid}}")
+time.sleep(600)
+"""
+
+# Forks a child that exits at once, leaves it a zombie for 3 s (several of
+# pario's looks), reaps it, outlives the grace period, then runs the real
+# launch line it was given.
+REAPS = """\
+import os, sys, time
+if sys.argv[1:] == ["--version"]:
+    os.execv({real!r}, [{real!r}, "--version"])   # so pario knows the MPI (root's settings)
+child = os.fork()
+if child == 0:
+    os._exit(0)
+time.sleep(3)
+state = open(f"/proc/{{child}}/stat").read().rsplit(")", 1)[1].split()[0]
+os.waitpid(child, 0)
+with open({seen!r}, "w") as f:
+    f.write(state)
+time.sleep({after})
+os.execv(sys.argv[1], sys.argv[1:])
+"""
+
+
+def _script(path, text):
+    path.write_text(f"#!{sys.executable}\n{text}")
+    path.chmod(0o755)
+    return path
+
+
+def _pario(*args, db, timeout=300):
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PARIO_DB": str(db)}
+    return subprocess.run([sys.executable, "-m", "pario", *map(str, args)], capture_output=True,
+                          text=True, cwd=ROOT, env=env, timeout=timeout)
+
+
+def _alive(pid):
+    """Running or sleeping: not gone and not a zombie."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def _session(sid):
+    """Live processes of session sid."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if int(fields[3]) == sid and fields[0] not in ("Z", "X"):
+                found.append(int(entry.name))
+    return found
+
+
+def test_a_dead_unreaped_rank_fails_the_point_long_before_the_timeout(shm_dir, tmp_path):
+    pids = tmp_path / "pids"
+    fake = _script(tmp_path / "fakempirun", NEVER_REAPS.format(pids=str(pids)))
+    db = tmp_path / "r.sqlite"
+    t = time.monotonic()
+    r = _pario("run", "cfs", "--dir", shm_dir, *ONE_POINT, "--timeout", "120",
+               "--launcher-template", f"{fake} {{ranks}} {{engine}} {{engine_args}}", db=db)
+    elapsed = time.monotonic() - t
+    launcher_pid, child, rank = map(int, pids.read_text().split())
+    try:
+        assert r.returncode == 3, r.stderr
+        assert "Traceback" not in r.stderr and "1 point(s) failed" in r.stdout
+        assert DEAD_CHILD_GRACE <= elapsed < DEAD_CHILD_GRACE + 30, elapsed  # not the 120 s timeout
+        con = sqlite3.connect(db)
+        (status, error), = con.execute("SELECT status, error FROM points").fetchall()
+        assert status == "failed" and "\n" not in error
+        assert error.startswith(f"fakempirun process {child} that fakempirun started ended while "
+                                f"fakempirun kept running; fakempirun did not notice and was stopped "
+                                f"after {DEAD_CHILD_GRACE:g} s"), error
+        assert "run the point again" in error
+        assert "point failed: " in r.stderr and error in r.stderr  # the same line on the terminal
+        assert con.execute("SELECT status FROM runs").fetchone() == ("complete",)
+        # the session is gone: the launcher, its live rank (own process group), the zombie
+        assert wait_for(lambda: not any(map(_alive, (launcher_pid, child, rank))), 10)
+        assert not _session(launcher_pid)
+        assert os.listdir(shm_dir) == []
+    finally:
+        for pid in (rank, launcher_pid):
+            if _alive(pid):
+                os.kill(pid, 9)
+
+
+def test_a_child_the_launcher_reaps_is_no_alarm(shm_dir, tmp_path):
+    real = shutil.which("mpirun")
+    seen = tmp_path / "seen"
+    after = DEAD_CHILD_GRACE + 3  # the launcher runs on past the grace period
+    fake = _script(tmp_path / "fakempirun", REAPS.format(real=real, seen=str(seen), after=after))
+    db = tmp_path / "r.sqlite"
+    t = time.monotonic()
+    r = _pario("run", "cfs", "--dir", shm_dir, *ONE_POINT, "--launcher-template",
+               f"{fake} {real} --oversubscribe -np {{ranks}} {{engine}} {{engine_args}}", db=db)
+    assert r.returncode == 0, r.stderr
+    assert seen.read_text() == "Z"  # pario had a zombie child to look at, 3 s long
+    assert time.monotonic() - t > 3 + after
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT status, error FROM points").fetchall() == [("ok", None)]
+    assert os.listdir(shm_dir) == []
+
+
+def _fake_launcher(tmp_path):
+    pids = tmp_path / "pids"
+    fake = _script(tmp_path / "fakempirun", NEVER_REAPS.format(pids=str(pids)))
+    return Launcher("template", [], template=[str(fake), "{ranks}", "{engine}", "{engine_args}"]), pids
+
+
+def test_the_grace_period_is_the_modules_constant(tmp_path, monkeypatch):
+    monkeypatch.setattr(launch, "DEAD_CHILD_GRACE", 1.0)
+    launcher, pids = _fake_launcher(tmp_path)
+    outcome = launcher.run(1, ["/bin/true"], timeout=60)
+    assert not outcome.timed_out and outcome.seconds < 10, outcome
+    assert "was stopped after 1 s" in outcome.stopped
+    assert not _session(int(pids.read_text().split()[0]))
+
+
+def test_without_proc_pario_waits_for_the_timeout_as_before(tmp_path, monkeypatch):
+    monkeypatch.setattr(launch, "DEAD_CHILD_GRACE", 1.0)
+    monkeypatch.setattr(launch, "_PROC", str(tmp_path / "no-proc"))
+    launcher, pids = _fake_launcher(tmp_path)
+    outcome = launcher.run(1, ["/bin/true"], timeout=4)
+    assert outcome.timed_out and not outcome.stopped and 4 <= outcome.seconds < 15, outcome
+    assert not _session(int(pids.read_text().split()[0]))
