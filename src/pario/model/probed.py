@@ -158,11 +158,11 @@ def _failed_points(points):
 # is, with no read start to take off.
 WRITER_ROWS = ("two_writers", "two_files")
 
-# Rows a model part falls back without (a probe made before them still
-# predicts, that part at its neutral value): what the part is then.
 # The interleaved readers' row at its median trial (machine_from_probe).
 TYPICAL_INTERLEAVED = ("disk.interleaved_typical_read_rate", "disk.interleaved_typical_read_overhead",
                        "disk.interleaved_typical_race_requests", "disk.interleaved_typical_race_from")
+# Rows a model part falls back without (a probe made before them still
+# predicts, that part at its neutral value): what the part is then.
 OPTIONAL_ROWS = {"four_streams": "disk.shared_read_rate for four readers too",
                  "two_files": "disk.shared_write_rate for writers of a file each too",
                  "two_same": "a broadcast's disk stream at disk.rate",
