@@ -9,7 +9,7 @@ hand-made probe components: no engine, well under a second."""
 import pytest
 
 from pario.model import predict_point
-from pario.model.probed import _race_the_row_pays, _row_seconds, read_race
+from pario.model.probed import _race_the_row_pays, _row_requests, _row_seconds, read_race
 from test_model_host import machine, phase, point, refused_line
 
 RACE = ["disk.interleaved_read_rate=50MB/s", "disk.interleaved_read_overhead=0s",
@@ -58,20 +58,20 @@ TYPICAL = ["disk.interleaved_typical_read_rate=25MB/s", "disk.interleaved_typica
            "disk.interleaved_typical_race_requests=40", "disk.interleaved_typical_race_from=4k"]
 
 
-def test_readers_on_cores_of_their_own_take_the_median_trial():
+def test_readers_on_cores_of_their_own_take_the_typical_trial():
     """Two readers on a host of two cores run in step and take the row's
-    median trial: 8 MiB at 25 MiB/s and 40 requests of 1 ms, from 4 KiB
+    typical trial: 8 MiB at 25 MiB/s and 40 requests of 1 ms, from 4 KiB
     calls on; four ranks on those two cores take turns and keep the best
     trial's rate and race (8 / 50 + 20 ms, none below 64 KiB); a host
     whose cores are not counted (host.cores 0: a core for every rank) takes
-    the median trial at any rank count, and a machine without the median
+    the typical trial at any rank count, and a machine without the typical
     trial's rate keeps the best trial's for every reader."""
     m = machine(*RACE, *TYPICAL, "host.cores=2")
     seconds, counters, ph = phase(predict_point(point("interleaved", ranks=2), m))
     assert seconds == pytest.approx(8 / 25 + 0.040)
     assert counters["disk_read_rate"] == "disk.interleaved_typical_read_rate"
     assert counters["read_race_key"] == "disk.interleaved_typical_race_requests"
-    assert "median trial" in ph["explanation"]["text"]
+    assert "typical trial" in ph["explanation"]["text"]
     assert "disk.interleaved_typical_race_requests" in ph["explanation"]["text"]
     small = point("interleaved", ranks=2, block=4 << 10)
     assert phase(predict_point(small, m))[0] == pytest.approx(8 / 25 + 0.040)
@@ -135,22 +135,28 @@ def test_the_probe_gives_the_race_from_its_interleaved_trials():
     assert "64 KiB calls 30 (one stream 20, two halves 24)" in text
 
 
-def test_the_median_trial_counts_its_own_requests():
-    """With the median statistic each call size's trial is the middle one
-    of its times, and the race counts that trial's requests: 4 KiB calls'
-    median trial (70 ms) made 30 requests, more than two halves' 24, so
-    every call size lost it; extra over the one stream 10, 30, 40: the
-    median 30, from 4 KiB on.  An even number of trials takes the faster
-    of the middle two, an actual trial."""
-    docs = [_doc(4 << 10, [0.061, 0.070, 0.075], [21, 30, 35]),
+def test_the_typical_trial_lies_halfway_to_the_median_one():
+    """The typical statistic is halfway from each call size's best trial to
+    its median one, in time and in the race's requests: 4 KiB calls' best
+    trial (61 ms) made 21 requests and its median (70 ms) 31, so the
+    typical trial made 26, more than two halves' 24: every call size lost
+    it; the extra over the one stream 6, 20 and 35, the median 20, from 4
+    KiB on.  Of an even number of trials the median is the faster of the
+    middle two, an actual trial."""
+    docs = [_doc(4 << 10, [0.061, 0.070, 0.075], [21, 31, 35]),
             _doc(64 << 10, [0.070, 0.090, 0.100], [30, 50, 60]),
             _doc(1 << 20, [0.090, 0.100, 0.140], [50, 60, 100])]
-    requests, race_from, per_request, text = read_race(docs, "median")
-    assert (requests, race_from) == (30, 4 << 10)
-    assert per_request == pytest.approx(0.001)
-    assert "median trial" in text and "64 KiB calls 50 (one stream 20, two halves 24)" in text
-    assert _row_seconds(_row(4 << 10, [0.09, 0.07, 0.08, 0.06], [1] * 4), "median") == 0.07
-    assert _row_seconds(_row(4 << 10, [0.09, 0.07, 0.08, 0.06], [1] * 4)) == 0.06
+    requests, race_from, per_request, text = read_race(docs, "typical")
+    assert (requests, race_from) == (20, 4 << 10)
+    assert "typical trial" in text and "64 KiB calls 40 (one stream 20, two halves 24)" in text
+    assert read_race(docs)[:2] == (20, 64 << 10)  # the best trial: 4 KiB kept its windows
+    row = _row(4 << 10, [0.09, 0.07, 0.08, 0.06], [1] * 4)
+    assert _row_seconds(row, "typical") == pytest.approx(0.065)
+    assert _row_seconds(row) == 0.06
+    # a median trial the device served others in: no requests to count
+    row = _row(4 << 10, [0.09, 0.07, 0.06], [5, 6, 7])
+    row["device_reads"]["own"] = [True, False, True]
+    assert _row_requests(row) == 7 and _row_requests(row, "typical") is None
 
 
 def test_no_race_without_requests_or_without_a_loss():

@@ -44,7 +44,7 @@ _RATES = {"disk.shared_read_rate": "the probe's rate for two streams at once",
           "disk.four_read_rate": "the probe's rate for four readers at once",
           "disk.interleaved_read_rate": "the probe's rate for two interleaved readers",
           "disk.interleaved_typical_read_rate": ("the probe's rate for two interleaved readers, "
-                                                 "its median trial (readers on cores of their own)"),
+                                                 "its typical trial (readers on cores of their own)"),
           "disk.same_read_rate": "the probe's rate for two readers of the same bytes",
           "disk.shared_write_rate": "the probe's rate for two writers of one file",
           "disk.files_write_rate": "the probe's rate for two writers of a file each"}

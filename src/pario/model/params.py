@@ -155,19 +155,19 @@ PARAMS = {p.name: p for p in [
           "disk.interleaved_race_requests times this, once per phase, on the disk"),
     Param("disk.interleaved_typical_read_rate", "rate", "B/s",
           "disk.interleaved_read_rate as two interleaved readers on cores of their own usually "
-          "read (the probe's median trial, where disk.interleaved_read_rate is its best): they run "
-          "in step and lose the read-ahead race in nearly every trial of a file up to the probe's "
-          "size, where the probe's best trial escaped it; used while the ranks are no more than "
+          "read (the probe's row halfway between its best trial, disk.interleaved_read_rate, and "
+          "its median one): they run in step and lose the read-ahead race in most trials of a "
+          "file up to the probe's size, where the probe's best trial often escaped it; used while the ranks are no more than "
           "host.cores, or it is 0 (readers that outnumber the cores take turns on them and keep their windows "
           "more often: the best trial's parameters); 0 = disk.interleaved_read_rate always"),
     Param("disk.interleaved_typical_read_overhead", "time", "s",
-          "disk.interleaved_read_overhead of the median trial (with "
+          "disk.interleaved_read_overhead of that typical trial (with "
           "disk.interleaved_typical_read_rate)"),
     Param("disk.interleaved_typical_race_requests", "count", "requests",
-          "disk.interleaved_race_requests of the median trial (with "
+          "disk.interleaved_race_requests of that typical trial (with "
           "disk.interleaved_typical_read_rate; each costs disk.interleaved_request_overhead)"),
     Param("disk.interleaved_typical_race_from", "size", "B",
-          "disk.interleaved_race_from of the median trial (with "
+          "disk.interleaved_race_from of that typical trial (with "
           "disk.interleaved_typical_read_rate)"),
     Param("disk.share_race_restarts", "count", "restarts",
           "read-ahead restarts a read phase pays when four or more ranks read one file in "
