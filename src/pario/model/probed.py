@@ -328,8 +328,8 @@ def read_race(docs, statistic="best"):
                      for b, n, one, h in sizes)
     per_request = sxy / sxx if sxx > 0 else 0.0
     lost = [(b, n - one) for b, n, one, h in sizes if n > h]
-    text = (f"'storage, two interleaved readers', the device's read requests of the row's {statistic} trial at "
-            f"each call size: {each}; ")
+    text = (f"'storage, two interleaved readers', the device's read requests of the row's "
+            f"{statistic} trial at each call size: {each}; ")
     if per_request <= 0:
         return 0, 0, 0.0, text + ("their trials' time did not grow with their requests (noise): "
                                   "no cost per request, no race charged")
