@@ -156,6 +156,10 @@ FRONT_CASES = [
     (["run", "cfs", "--dir", "/dev/shm", "--timeout", "-1"], "--timeout"),
     (["run", "cfs", "--dir", "/dev/shm", "--launcher", "teleport"], "--launcher 'teleport'"),
     (["run", "cfs", "--dir", "/dev/shm", "--launcher-template", "mpiexec"], "{ranks}"),
+    # a placeholder pario does not fill would reach the engine as an argument (tester 10)
+    (["run", "cfs", "--dir", "/dev/shm", "--launcher-template",
+      "mpirun -n {ranks} {engine} {engine_args} {bogus} --x={host}"],
+     "--launcher-template: {bogus}, {host} is not a placeholder pario fills"),
     (["run", "cfs", "--dir", "/dev/shm", "--ranks", "1", "--blocks", "1m", "--size", "64k"], "no runnable point"),
     (["run", "cfs"], "--dir"),
     # A value given twice would run its points twice (tester 2, F-b).

@@ -3,7 +3,8 @@ mpirun, a rank killed during MPI_Init: the rank stays mpirun's zombie and
 mpirun sleeps on).  pario notices a process the launcher started lying
 dead and unreaped for launch.DEAD_CHILD_GRACE seconds and fails the point
 in one line, long before --timeout; a child the launcher reaps, even after
-a few seconds, is no alarm.  The launchers here are fake: scripts given as
+a few seconds, is no alarm, nor a dead child that is not a rank (a launch
+script's own background job, inherited by the mpirun it exec'd).  The launchers here are fake: scripts given as
 --launcher-template."""
 
 import os
@@ -23,15 +24,20 @@ from pario.launch import DEAD_CHILD_GRACE, Launcher  # noqa: E402
 ONE_POINT = ["--tests", "partitioned", "--ranks", "2", "--blocks", "64k", "--size", "1m",
              "--iterations", "1"]
 
-# Forks a child that exits at once and is never reaped, starts a live
-# "rank" in a process group of its own (as Open MPI does), writes the
-# three pids to PIDS, then sleeps: the hang of the bug.
+# Forks a rank that exits at once (a child named as the engine, argv[2],
+# as a rank is once Open MPI has started it) and is never reaped, starts a
+# live "rank" in a process group of its own (as Open MPI does), writes the
+# three pids to PIDS, then sleeps: the hang of the bug.  With {rank} False
+# the dead child keeps the script's name: a background job, not a rank.
 NEVER_REAPS = """\
 import os, subprocess, sys, time
 if sys.argv[1:] == ["--version"]:   # pario asks a template's program which MPI it is
     sys.exit(0)
 child = os.fork()
 if child == 0:
+    if {rank}:
+        with open("/proc/self/comm", "w") as comm:
+            comm.write(os.path.basename(sys.argv[2]))
     os._exit(0)
 rank = subprocess.Popen(["sleep", "600"], preexec_fn=os.setpgrp)
 with open({pids!r}, "w") as f:
@@ -96,7 +102,7 @@ def _session(sid):
 
 def test_a_dead_unreaped_rank_fails_the_point_long_before_the_timeout(shm_dir, tmp_path):
     pids = tmp_path / "pids"
-    fake = _script(tmp_path / "fakempirun", NEVER_REAPS.format(pids=str(pids)))
+    fake = _script(tmp_path / "fakempirun", NEVER_REAPS.format(pids=str(pids), rank=True))
     db = tmp_path / "r.sqlite"
     t = time.monotonic()
     r = _pario("run", "cfs", "--dir", shm_dir, *ONE_POINT, "--timeout", "120",
@@ -110,9 +116,9 @@ def test_a_dead_unreaped_rank_fails_the_point_long_before_the_timeout(shm_dir, t
         con = sqlite3.connect(db)
         (status, error), = con.execute("SELECT status, error FROM points").fetchall()
         assert status == "failed" and "\n" not in error
-        assert error.startswith(f"fakempirun process {child} that fakempirun started ended while "
-                                f"fakempirun kept running; fakempirun did not notice and was stopped "
-                                f"after {DEAD_CHILD_GRACE:g} s"), error
+        assert error.startswith(f"a rank (pario-engine, process {child}) ended while fakempirun kept "
+                                f"running; fakempirun did not notice and was stopped after "
+                                f"{DEAD_CHILD_GRACE:g} s"), error
         assert "run the point again" in error
         assert "point failed: " in r.stderr and error in r.stderr  # the same line on the terminal
         assert con.execute("SELECT status FROM runs").fetchone() == ("complete",)
@@ -143,9 +149,9 @@ def test_a_child_the_launcher_reaps_is_no_alarm(shm_dir, tmp_path):
     assert os.listdir(shm_dir) == []
 
 
-def _fake_launcher(tmp_path):
+def _fake_launcher(tmp_path, rank=True):
     pids = tmp_path / "pids"
-    fake = _script(tmp_path / "fakempirun", NEVER_REAPS.format(pids=str(pids)))
+    fake = _script(tmp_path / "fakempirun", NEVER_REAPS.format(pids=str(pids), rank=rank))
     return Launcher("template", [], template=[str(fake), "{ranks}", "{engine}", "{engine_args}"]), pids
 
 
@@ -164,4 +170,16 @@ def test_without_proc_pario_waits_for_the_timeout_as_before(tmp_path, monkeypatc
     launcher, pids = _fake_launcher(tmp_path)
     outcome = launcher.run(1, ["/bin/true"], timeout=4)
     assert outcome.timed_out and not outcome.stopped and 4 <= outcome.seconds < 15, outcome
+    assert not _session(int(pids.read_text().split()[0]))
+
+
+def test_a_dead_child_that_is_not_a_rank_is_no_alarm(tmp_path, monkeypatch):
+    """A launch script's background job that ended before it exec'd mpirun
+    is mpirun's zombie for good (mpirun never collects what it did not
+    start): not a rank, so the point runs on to its own end (here the
+    timeout, well past the grace period)."""
+    monkeypatch.setattr(launch, "DEAD_CHILD_GRACE", 1.0)
+    launcher, pids = _fake_launcher(tmp_path, rank=False)
+    outcome = launcher.run(1, ["/bin/true"], timeout=5)
+    assert outcome.timed_out and not outcome.stopped and outcome.seconds >= 5, outcome
     assert not _session(int(pids.read_text().split()[0]))

@@ -130,7 +130,8 @@ class Launcher:
         if guard:
             guard(proc.pid)
         try:
-            out, err, stopped = _wait(proc, started + timeout, os.path.basename(argv[0]))
+            out, err, stopped = _wait(proc, started + timeout, os.path.basename(argv[0]),
+                                      os.path.basename(engine_argv[0]))
             timed_out = out is None and not stopped
             if timed_out or stopped:
                 note = self._cancel_step(step_name)
@@ -182,7 +183,7 @@ def signal_report(stderr):
     return None
 
 
-# How long a process the launcher started (a rank on this host, an orted)
+# How long a rank the launcher started (a child of it running the engine)
 # may lie dead and unreaped before pario stops the launcher.  mpirun reaps
 # a dead rank and aborts the job within a second; Open MPI 4.1's mpirun,
 # when a rank is killed during MPI_Init, sometimes never does (the rank
@@ -193,12 +194,16 @@ DEAD_CHILD_GRACE = 10.0
 # How often pario looks while it waits: the launcher's children in /proc.
 _LOOK_EVERY = 1.0
 _PROC = "/proc"
+_COMM_LENGTH = 15  # the kernel keeps a command's first 15 characters (/proc/PID/stat)
 
 
-def _wait(proc, deadline, name):
+def _wait(proc, deadline, name, rank_name):
     """Wait for the launcher until the monotonic deadline, looking for a
-    process it started that died and that it left unreaped (a zombie whose
-    parent is the launcher) for DEAD_CHILD_GRACE seconds.  Returns (stdout,
+    rank it started that died and that it left unreaped (a zombie whose
+    parent is the launcher and whose command is the engine's, `rank_name`)
+    for DEAD_CHILD_GRACE seconds.  Only ranks count: a launch script's own
+    background job that ended, which the launcher it exec'd inherits and
+    never collects, is no sign of a dead rank.  Returns (stdout,
     stderr, "") once it ends; (None, None, "") at the deadline; (None, None,
     why) for such a dead child, why being the point's one-line error.
     Output read so far is kept by communicate() for the caller's next call."""
@@ -213,13 +218,13 @@ def _wait(proc, deadline, name):
         except subprocess.TimeoutExpired:
             pass
         now = time.monotonic()
-        zombies = _unreaped_children(proc.pid)
+        zombies = {z: what for z, what in _unreaped_children(proc.pid).items()
+                   if what == rank_name[:_COMM_LENGTH]}
         dead_since = {z: dead_since.get(z, now) for z in zombies}  # a reaped one is forgotten
         for zombie, since in dead_since.items():
             if now - since >= DEAD_CHILD_GRACE:
-                pid, what = zombie[0], zombies[zombie]
                 return None, None, (
-                    f"{what} process {pid} that {name} started ended while {name} kept running; "
+                    f"a rank ({rank_name}, process {zombie[0]}) ended while {name} kept running; "
                     f"{name} did not notice and was stopped after {DEAD_CHILD_GRACE:g} s (a rank killed "
                     "during MPI start-up?): run the point again, and if it recurs look for what "
                     "killed it (dmesg: the OOM killer)")
@@ -271,6 +276,7 @@ def _kill_group(proc):
     proc.wait()
 
 
+TEMPLATE_FIELDS = {"{ranks}", "{engine}", "{engine_args}"}  # what Launcher.command fills in
 _HOSTFILE_FLAGS = ("--hostfile", "-hostfile", "--machinefile", "-machinefile", "-f",
                    "--default-hostfile", "-machine")
 _HOSTFILE_ENV = ("OMPI_MCA_orte_default_hostfile", "OMPI_MCA_rmaps_base_default_hostfile",
@@ -345,6 +351,10 @@ def choose_launcher(template=None, kind=None, mpi=""):
         if not words or "{engine}" not in " ".join(words) or "{ranks}" not in " ".join(words):
             raise UsageError("--launcher-template must contain {ranks} and {engine} "
                              "(and {engine_args}), e.g. 'mpiexec -n {ranks} {engine} {engine_args}'")
+        unknown = sorted({p for w in words for p in re.findall(r"\{[^{}]*\}", w)} - TEMPLATE_FIELDS)
+        if unknown:
+            raise UsageError(f"--launcher-template: {', '.join(unknown)} is not a placeholder pario "
+                             "fills: use {ranks}, {engine} and {engine_args}")
         if "{engine_args}" not in words:
             words.append("{engine_args}")
         if words[0] == "{engine}":
