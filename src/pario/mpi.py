@@ -37,12 +37,25 @@ FLAVOURS = {
 
 def flavour_of_launcher(program, timeout=10):
     """'openmpi', 'mpich' or '' from `<program> --version`; a program that
-    does not answer within timeout seconds is of unknown flavour."""
+    does not answer within timeout seconds is of unknown flavour.  It runs
+    in a session of its own, taken down whole after it answers or not, so
+    nothing it started (a user's launch script may start anything) outlives
+    the question."""
+    from .watchdog import kill_session
+
     try:
-        text = subprocess.run([program, "--version"], capture_output=True, text=True,
-                              errors="replace", timeout=timeout, stdin=subprocess.DEVNULL).stdout
-    except (OSError, subprocess.TimeoutExpired):
+        proc = subprocess.Popen([program, "--version"], stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True,
+                                errors="replace", start_new_session=True)
+    except OSError:
         return ""
+    try:
+        text = proc.communicate(timeout=timeout)[0]
+    except subprocess.TimeoutExpired:
+        text = ""
+    finally:
+        kill_session(proc.pid, grace=1, reap=proc.poll)
+        proc.wait()
     for f in FLAVOURS.values():
         if any(w in text for w in f.version_words):
             return f.name
