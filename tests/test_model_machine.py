@@ -38,6 +38,8 @@ def test_set_overrides_are_parsed_validated_and_recorded():
     ("io_node.cahce=5MB", "'io_node.cahce' is not a model parameter"),
     ("io_node.cache", "must be key=value"),
     ("=5MB", "must be key=value"),
+    ("io_node.cache=", "--set io_node.cache= has an empty value: give one"),
+    ("disk.interleaved_typical_read_rate= ", "has an empty value"),
     ("io_node.cache=5 parsecs", "is not a valid size"),
     ("io_node.cache=-1MB", "is not a valid size"),
     ("network.link_rate=3MB", "is not a valid rate"),

@@ -169,7 +169,9 @@ def apply_overrides(machine, overrides):
     for item in overrides:
         key, sep, text = item.partition("=")
         key, text = key.strip(), text.strip()
-        if not sep or not key or not text:
+        if sep and key and not text:
+            raise UsageError(f"--set {key}= has an empty value: give one, e.g. --set io_node.cache=5MB")
+        if not sep or not key:
             raise UsageError(f"--set '{item}' must be key=value, e.g. --set io_node.cache=5MB")
         if key in PARAMS and "," in text:  # no value is a list: a sweep of a parameter is several runs
             raise UsageError(f"--set {key}={text}: --set takes one value, not a list; run "

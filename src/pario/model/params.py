@@ -157,10 +157,10 @@ PARAMS = {p.name: p for p in [
           "disk.interleaved_read_rate as two interleaved readers on cores of their own usually "
           "read (the probe's row halfway between its best trial, disk.interleaved_read_rate, and "
           "its median one): they run in step and lose the read-ahead race in most trials of a "
-          "file up to the probe's size, where the probe's best trial often escaped it; used while "
-          "the ranks are no more than host.cores, or it is 0 (readers that outnumber the cores "
-          "take turns on them and keep their windows more often: the best trial's parameters); "
-          "0 = disk.interleaved_read_rate always"),
+          "file up to the probe's size, where the probe's best trial often escaped it; used where "
+          "disk.interleaved_read_rate is set and the ranks are no more than host.cores, or it is 0 "
+          "(readers that outnumber the cores take turns on them and keep their windows more "
+          "often: the best trial's parameters); 0 = disk.interleaved_read_rate always"),
     Param("disk.interleaved_typical_read_overhead", "time", "s",
           "disk.interleaved_read_overhead of that typical trial (with "
           "disk.interleaved_typical_read_rate)"),

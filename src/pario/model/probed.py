@@ -1018,7 +1018,7 @@ def _measured_machine(store, run_id, overrides, trials):
             t_requests, t_from, _, t_text, (t_call, t_byte, t_rows, _, t_fallback) = \
                 interleaved_fit(row, open_close, "typical")
             usual = (f"{table2} {measured}, halfway between the best and the median trial at each call "
-                     "size (_row_seconds, 'typical')")
+                     "size (its typical trial)")
             if t_byte <= 0:
                 for typical in TYPICAL_INTERLEAVED:
                     put(typical, "0", f"{usual}: {t_rows} leave no time per byte (noise): unused, "
