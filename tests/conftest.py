@@ -17,6 +17,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from pario.engine import engine_path  # noqa: E402
 from pario.launch import choose_launcher  # noqa: E402
+from pario.watchdog import process_stat  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -124,6 +125,12 @@ def small_tmpfs():
         subprocess.run(["umount", "-l", str(d)], capture_output=True)
         d.rmdir()
 
+
+
+def process_alive(pid):
+    """Running or sleeping: not gone and not a zombie."""
+    stat = process_stat(pid)
+    return bool(stat) and stat[1][0] not in (b"Z", b"X")
 
 
 def wait_for(predicate, seconds, step=0.05):

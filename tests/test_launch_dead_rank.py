@@ -13,13 +13,13 @@ import sqlite3
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-from conftest import ROOT, wait_for
+from conftest import ROOT, process_alive as _alive, wait_for
 
 sys.path.insert(0, str(ROOT / "src"))
 from pario import launch  # noqa: E402
 from pario.launch import DEAD_CHILD_GRACE, Launcher  # noqa: E402
+from pario.watchdog import session_members as _session  # noqa: E402
 
 ONE_POINT = ["--tests", "partitioned", "--ranks", "2", "--blocks", "64k", "--size", "1m",
              "--iterations", "1"]
@@ -75,29 +75,6 @@ def _pario(*args, db, timeout=300):
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PARIO_DB": str(db)}
     return subprocess.run([sys.executable, "-m", "pario", *map(str, args)], capture_output=True,
                           text=True, cwd=ROOT, env=env, timeout=timeout)
-
-
-def _alive(pid):
-    """Running or sleeping: not gone and not a zombie."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state not in ("Z", "X")
-
-
-def _session(sid):
-    """Live processes of session sid."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except (OSError, IndexError):
-                continue
-            if int(fields[3]) == sid and fields[0] not in ("Z", "X"):
-                found.append(int(entry.name))
-    return found
 
 
 def test_a_dead_unreaped_rank_fails_the_point_long_before_the_timeout(shm_dir, tmp_path):

@@ -4,12 +4,10 @@ question runs in a session of its own that is taken down whole, so nothing
 a user's launch script starts while answering outlives it (tester 10: a
 script's background sleeps were left under PID 1)."""
 
-import os
 import sys
 import time
-from pathlib import Path
 
-from conftest import ROOT, wait_for
+from conftest import ROOT, process_alive as _alive, wait_for
 
 sys.path.insert(0, str(ROOT / "src"))
 from pario.launch import choose_launcher  # noqa: E402
@@ -26,13 +24,6 @@ if [ "$1" = --version ]; then
 fi
 exec mpirun "$@"
 """
-
-
-def _alive(pid):
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except (OSError, IndexError):
-        return False
 
 
 def _launcher(tmp_path, hang):
@@ -55,4 +46,3 @@ def test_a_program_that_never_answers_is_of_unknown_flavour_and_taken_down(tmp_p
     launcher, child, seconds = _launcher(tmp_path, hang=True)
     assert launcher.flavour == "" and seconds < 10  # a template's program gets 2 s
     assert wait_for(lambda: not _alive(child), 5), f"process {child} outlived the question"
-    assert os.path.exists(tmp_path / "mylaunch")

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from . import slurm
 from .errors import UsageError
-from .watchdog import kill_session
+from .watchdog import kill_session, process_stat
 from .mpi import FLAVOURS, find_launcher, flavour_of_launcher
 
 _steps = itertools.count()
@@ -141,11 +141,8 @@ class Launcher:
             self._cancel_step(step_name)
             _kill_group(proc)  # pario itself is stopping: take the ranks with it
             raise
-        outcome = LaunchOutcome(proc.returncode, out, err, time.monotonic() - started, timed_out,
-                                stopped=stopped)
-        if (timed_out or stopped) and note:
-            outcome.note = note
-        return outcome
+        return LaunchOutcome(proc.returncode, out, err, time.monotonic() - started, timed_out,
+                             note=note, stopped=stopped)
 
     def _cancel_step(self, step_name):
         """srun killed alone can leave its step's tasks running: cancel the
@@ -255,16 +252,9 @@ def _unreaped_children(parent):
     from /proc; {} when /proc cannot be read."""
     found = {}
     for pid in _children(parent):
-        try:
-            with open(f"{_PROC}/{pid}/stat", "rb") as f:
-                text = f.read()
-        except OSError:
-            continue  # gone meanwhile
-        name, _, rest = text.partition(b" (")[2].rpartition(b")")
-        fields = rest.split()
-        # fields[0] is the state, [1] the parent, [19] the start time
-        if len(fields) > 19 and fields[0] == b"Z" and fields[1] == str(parent).encode():
-            found[(int(pid), fields[19])] = name.decode(errors="replace")
+        stat = process_stat(pid, _PROC)  # None: gone meanwhile
+        if stat and len(stat[1]) > 19 and stat[1][0] == b"Z" and stat[1][1] == str(parent).encode():
+            found[(int(pid), stat[1][19])] = stat[0]
     return found
 
 

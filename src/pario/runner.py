@@ -177,12 +177,11 @@ def run_experiment(args, out=None):
                 # what a failed or killed engine left behind, and nothing else
                 left = remove_point_files(directory, name, subdirs, ledger)
                 watchdog.clear()
-                if outcome.timed_out:
-                    error = f"timed out after {args.timeout:g} s (raise --timeout, or look for a hung rank)"
+                if outcome.timed_out or outcome.stopped:  # stopped: a rank dead, its launcher waiting on
+                    error = outcome.stopped or (f"timed out after {args.timeout:g} s (raise --timeout, "
+                                                "or look for a hung rank)")
                     if outcome.note:
                         error += f"; {outcome.note}"
-                elif outcome.stopped:  # a rank dead, its launcher waiting on
-                    error = outcome.stopped + (f"; {outcome.note}" if outcome.note else "")
                 elif outcome.returncode != 0:
                     # in the terms of the command the user ran, not the engine's options
                     error = in_users_terms(_engine_error(outcome), kind, p)

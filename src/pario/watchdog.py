@@ -190,6 +190,20 @@ def remove_point_files(directory, name, subdirs=(), ledger=None):
     return left
 
 
+def process_stat(pid, proc="/proc"):
+    """(command name, the fields after it) of /proc/PID/stat, the fields as
+    bytes from the state on (0 the state, 1 the parent, 3 the session, 19
+    the start time), or None when the process is gone or /proc unreadable.
+    The name is cut at the last ")": a command may hold one itself."""
+    try:
+        with open(f"{proc}/{pid}/stat", "rb") as f:
+            text = f.read()
+    except OSError:
+        return None
+    name, paren, rest = text.partition(b" (")[2].rpartition(b")")
+    return (name.decode(errors="replace"), rest.split()) if paren else None
+
+
 def session_members(sid):
     """The live processes of a session (zombies, already dead, left out).
     The launcher starts its command in a session of its own (sid = its
@@ -197,14 +211,8 @@ def session_members(sid):
     MPI does), so the session, not the launcher's group, holds them all."""
     found = []
     for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue  # gone meanwhile
-        if len(fields) > 3 and int(fields[3]) == sid and fields[0] not in (b"Z", b"X"):
+        stat = process_stat(entry.name) if entry.name.isdigit() else None
+        if stat and len(stat[1]) > 3 and int(stat[1][3]) == sid and stat[1][0] not in (b"Z", b"X"):
             found.append(int(entry.name))
     return found
 

@@ -890,6 +890,13 @@ def _measured_machine(store, run_id, overrides, trials):
             f"; the start at each call size left no time per byte (noise), so the median start, "
             f"{median_start * 1e3:.3g} ms, was taken off every call size")
 
+    def put_race(prefix, requests, race_from, text, who):
+        """The read-ahead race's requests and smallest call size under `prefix`."""
+        put(prefix + "race_requests", requests, f"{table2} {text}")
+        put(prefix + "race_from", str(race_from if requests else 0),
+            f"{table2} the smallest call size whose {who} made more device requests than two "
+            "readers of contiguous halves" if requests else f"{table2} no race: unused")
+
     def interleaved_fit(row, open_close, statistic):
         """(race requests, race from, seconds per request, race text, read
         fit) of the two interleaved readers' row at each call size's trial
@@ -1006,10 +1013,7 @@ def _measured_machine(store, run_id, overrides, trials):
         if row == "two_interleaved":
             requests, race_from, per_request, race_text, (per_call, per_byte, rows, size, fallback) = \
                 interleaved_fit(row, open_close, "best")
-            put("disk.interleaved_race_requests", requests, f"{table2} {race_text}")
-            put("disk.interleaved_race_from", str(race_from if requests else 0),
-                f"{table2} the smallest call size whose interleaved readers made more device requests "
-                "than two readers of contiguous halves" if requests else f"{table2} no race: unused")
+            put_race("disk.interleaved_", requests, race_from, race_text, "interleaved readers")
             put("disk.interleaved_request_overhead", _time(per_request), f"{table2} {race_text}")
             # the same row halfway to its median trial: the race as two
             # readers on cores of their own usually run it (docs/model.md,
@@ -1031,10 +1035,8 @@ def _measured_machine(store, run_id, overrides, trials):
                     f"{usual}: {t_rows}; least squares of the time against the number of calls gives "
                     f"{t_call * 1e6:.3g} us per call" + ("; a negative slope is noise: no cost per call"
                                                          if t_call < 0 else ""))
-                put("disk.interleaved_typical_race_requests", t_requests, f"{table2} {t_text}")
-                put("disk.interleaved_typical_race_from", str(t_from if t_requests else 0),
-                    f"{table2} the smallest call size whose typical trial made more device requests "
-                    "than two readers of contiguous halves" if t_requests else f"{table2} no race: unused")
+                put_race("disk.interleaved_typical_", t_requests, t_from, t_text,
+                         "interleaved readers' typical trial")
         elif row in WRITER_ROWS:
             per_call, per_byte, rows, size = _stream_fit(run_id, docs, row, open_close)
             fallback = ""

@@ -161,9 +161,9 @@ class Simulation:
         # race below in most trials (the engine: 16 of 16 trials of two
         # ranks, 32 MiB in 64 KiB calls, 22-26.5 ms against one rank's
         # 10-13), where the probe's 64 MiB row escapes it in some: they take
-        # that row halfway to its median trial (disk.interleaved_typical_*).  Readers
-        # that outnumber the cores take turns on them and keep their windows
-        # more often (four ranks: 12.5-28.5 ms): the row's best trial.
+        # that row halfway to its median trial (disk.interleaved_typical_*).
+        # Readers that outnumber the cores take turns on them and keep their
+        # windows more often (four ranks: 12.5-28.5 ms): the row's best trial.
         interleaved = ("disk.interleaved_typical_" if m["disk.interleaved_typical_read_rate"]
                        and not self.crowded else "disk.interleaved_")
         if (streams > 1 and point.layout == "interleaved" and self.sharers > 1
