@@ -104,6 +104,10 @@ def main():
     ap.add_argument("--stream-blocks", default="4k,64k,1m", metavar="SIZES", type=stream_blocks,
                     help="the probe's stream call sizes (pario probe --stream-blocks; default "
                          "4k,64k,1m): the model fits its costs per call and per byte over them")
+    ap.add_argument("--iterations", type=_args.count, metavar="N",
+                    help="trials per point, measured and predicted (pario run/model --iterations; "
+                         "default: the quick presets' own, 2): the figure is the best trial, so more "
+                         "trials draw it less from one stalled trial")
     ap.add_argument("--remodel", metavar="DB",
                     help="measure nothing: predict the rounds a --keep-db database holds again "
                          "with this pario's model (a copy of DB is used; DB is not changed)")
@@ -120,6 +124,9 @@ def main():
     if args.remodel and args.stream_blocks != ap.get_default("stream_blocks"):
         _args.fail("--stream-blocks sizes the probes of a new measurement; --remodel predicts a kept "
                    "database's rounds with their own probes: drop one of them")
+    if args.remodel and args.iterations is not None:
+        _args.fail("--iterations sets the trials of a new measurement; --remodel predicts a kept "
+                   "database's rounds as they were measured: drop one of them")
     _args.directory(args.dir, "--dir")
     if args.remodel:
         return remodel(Path(args.remodel), presets, args.probe, args.set)
@@ -131,15 +138,16 @@ def main():
           "shared with other work, so every figure is noisy)")
     rounds = []  # per round: {preset: (probe id, measured id, predicted id)}
     try:
+        trials = () if args.iterations is None else ("--iterations", str(args.iterations))
         for r in range(args.rounds):
             probe = pario(db, "probe", "--dir", str(work), "--quick", "--stream-blocks", args.stream_blocks)
             order = presets if r % 2 == 0 else presets[::-1]
             got = {}
             for p in order:
-                measured = pario(db, "run", p, "--quick", "--dir", str(work))
+                measured = pario(db, "run", p, "--quick", "--dir", str(work), *trials)
                 got[p] = [probe, measured]
             for p in presets:
-                got[p].append(pario(db, "model", p, "--quick", "--machine", f"probe:{probe}"))
+                got[p].append(pario(db, "model", p, "--quick", "--machine", f"probe:{probe}", *trials))
             rounds.append(got)
             print(f"round {r + 1}: probe run {probe}; " + "; ".join(
                 f"{p}: measured run {m}, predicted run {q}" for p, (_, m, q) in got.items())
@@ -165,17 +173,19 @@ def remodel(kept, presets, probe=None, sets=()):
         db = tmp / "results.sqlite"
         shutil.copyfile(kept, db)
         con = sqlite3.connect(db)
-        rows = con.execute("SELECT id, preset, launcher FROM runs WHERE status='complete' "
-                           "ORDER BY id").fetchall()
+        rows = con.execute("SELECT id, preset, launcher, options_json FROM runs WHERE "
+                           "status='complete' ORDER BY id").fetchall()
         con.close()
-        if probe is not None and (probe, "probe") not in {(i, p) for i, p, _ in rows}:
+        if probe is not None and (probe, "probe") not in {(i, p) for i, p, _, _ in rows}:
             sys.exit(f"model_local: --probe {probe}: {kept} has no complete probe run {probe}")
-        rounds = []
-        for run_id, preset, launcher in rows:
+        rounds, trials = [], {}  # trials: a measured run's --iterations, which its prediction takes too
+        for run_id, preset, launcher, options in rows:
             if preset == "probe":
                 rounds.append({"probe": run_id})
             elif rounds and launcher != "model" and preset in presets:
                 rounds[-1][preset] = run_id
+                iterations = json.loads(options or "{}").get("iterations")
+                trials[run_id] = ("--iterations", str(iterations)) if iterations else ()
         rounds = [r for r in rounds if all(p in r for p in presets)]
         if not rounds:
             sys.exit(f"model_local: {kept} holds no round of a probe and {', '.join(presets)}")
@@ -186,7 +196,7 @@ def remodel(kept, presets, probe=None, sets=()):
         extra = [f"--set={x}" for x in sets]
         got = [{p: [r["probe"], r[p], pario(db, "model", p, "--quick", "--machine",
                                              f"probe:{probe if probe is not None else r['probe']}",
-                                             *extra)]
+                                             *trials[r[p]], *extra)]
                 for p in presets}
                for r in rounds]
         report(db, presets, got)

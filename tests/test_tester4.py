@@ -106,6 +106,8 @@ BAD = [
     ("model_local.py", ["--stream-blocks", "1m,1m"], "argument --stream-blocks: '1m,1m' gives 1 call size"),
     ("model_local.py", ["--stream-blocks", "4k,3k"], "argument --stream-blocks: '4k,3k': a call size must be"),
     ("model_local.py", ["--remodel", "x.sqlite", "--stream-blocks", "4k,1m"], "--stream-blocks sizes the probes"),
+    ("model_local.py", ["--remodel", "x.sqlite", "--iterations", "5"], "--iterations sets the trials"),
+    ("model_local.py", ["--iterations", "0"], "argument --iterations: 0 is too small"),
     ("uring_per_io.py", ["--size", "abc"], "argument --size: size 'abc'"),
     ("uring_per_io.py", ["--passes", "1"], "argument --passes: 1 is too small: give at least 2"),
     ("perf_side_by_side.py", ["--peer", "/bin/true", "--ranks", "1,0"], "argument --ranks: 0 is too small"),
