@@ -21,6 +21,9 @@ class Param:
     unit: str
     meaning: str
     choices: tuple = ()
+    # parameters that must be non-zero for this one to act at all (a --set
+    # of it where one is 0 changes nothing, so scope.check_sets refuses it)
+    needs: tuple = ()
 
 
 PARAMS = {p.name: p for p in [
@@ -38,7 +41,8 @@ PARAMS = {p.name: p for p in [
           "network.token_latency when a host's ranks outnumber its cores (host.cores): the next "
           "holder shares a core with a rank waiting by yielding and must be switched in, which "
           "occupies that core for this time; token rings writing one file pay it on the disk too, "
-          "at each change of the ring holding the file's write lock"),
+          "at each change of the ring holding the file's write lock",
+          needs=("host.cores",)),
     Param("network.backplane_rate", "rate", "B/s",
           "aggregate bandwidth of the fabric that every message also crosses (0 = unlimited)"),
     # The client library on a compute node.
@@ -91,13 +95,16 @@ PARAMS = {p.name: p for p in [
           "size of one cache block; must equal stripe.unit when there is a cache"),
     Param("io_node.prefetch", "count", "blocks",
           "cache blocks one read miss brings in: the missed block and the next ones on the "
-          "same disk, read as one transfer (1 = no prefetch)"),
+          "same disk, read as one transfer (1 = no prefetch)",
+          needs=("io_node.cache",)),
     Param("io_node.readahead_at", "count", "position",
           "when a reader first hits the block at this position (1 = first) of a prefetched "
-          "run, the I/O node reads the disk's next run ahead of it (0 = no read-ahead)"),
+          "run, the I/O node reads the disk's next run ahead of it (0 = no read-ahead)",
+          needs=("io_node.cache",)),
     Param("io_node.write_group", "count", "blocks",
           "dirty blocks contiguous on one disk that are written back together as one transfer; "
-          "a write completing such a group starts its write-back"),
+          "a write completing such a group starts its write-back",
+          needs=("io_node.cache",)),
     # Disks or RAIDs.
     Param("disk.rate", "rate", "B/s", "media rate of one disk or RAID for long transfers"),
     Param("disk.overhead", "time", "s",
@@ -115,7 +122,8 @@ PARAMS = {p.name: p for p in [
           "that first window, not the call; 0 = the same start for any call size)"),
     Param("disk.read_start_limit", "size", "B",
           "the call size up to which disk.read_start_rate applies: a larger call starts as one of "
-          "this size (the largest call the probe measured the start at; 0 = no limit)"),
+          "this size (the largest call the probe measured the start at; 0 = no limit)",
+          needs=("disk.read_start_rate",)),
     Param("disk.read_ahead", "size", "B",
           "the kernel's largest read-ahead window on the file's device (its read_ahead_kb): a "
           "reader's first read-ahead, which its first call waits for whole, is sized from the "
@@ -139,20 +147,24 @@ PARAMS = {p.name: p for p in [
           "the blocks r, r + P, ...: no rank reads on from where it stopped, so the kernel's "
           "read-ahead serves them worse; 0 = disk.shared_read_rate)"),
     Param("disk.interleaved_read_overhead", "time", "s",
-          "disk.overhead for such reads (used when disk.interleaved_read_rate is set)"),
+          "disk.overhead for such reads (used when disk.interleaved_read_rate is set)",
+          needs=("disk.interleaved_read_rate",)),
     Param("disk.interleaved_race_requests", "count", "requests",
           "device read requests that two or more ranks reading one file in interleaved calls "
           "make per read phase beyond the ones a stream whose read-ahead windows hold makes: the "
           "kernel's read-ahead marks land on the other rank's calls and the leading rank's calls "
           "are read one at a time (docs/model.md, the read-ahead race); a number per phase, not "
-          "per byte (0 = no race)"),
+          "per byte (0 = no race)",
+          needs=("disk.interleaved_read_rate", "disk.interleaved_request_overhead")),
     Param("disk.interleaved_race_from", "size", "B",
           "the smallest call size at which interleaved readers lose that race: smaller calls "
-          "keep their read-ahead windows (0 = every call size)"),
+          "keep their read-ahead windows (0 = every call size)",
+          needs=("disk.interleaved_read_rate", "disk.interleaved_race_requests", "disk.interleaved_request_overhead")),
     Param("disk.interleaved_request_overhead", "time", "s",
           "time one such extra device request adds to the read phase (the readers wait for it: "
           "a read of about one call, no read-ahead beside it); the race costs "
-          "disk.interleaved_race_requests times this, once per phase, on the disk"),
+          "disk.interleaved_race_requests times this, once per phase, on the disk",
+          needs=("disk.interleaved_read_rate",)),
     Param("disk.interleaved_typical_read_rate", "rate", "B/s",
           "disk.interleaved_read_rate as two interleaved readers on cores of their own usually "
           "read (the probe's row halfway between its best trial, disk.interleaved_read_rate, and "
@@ -160,16 +172,20 @@ PARAMS = {p.name: p for p in [
           "file up to the probe's size, where the probe's best trial often escaped it; used where "
           "disk.interleaved_read_rate is set and the ranks are no more than host.cores, or it is 0 "
           "(readers that outnumber the cores take turns on them and keep their windows more "
-          "often: the best trial's parameters); 0 = disk.interleaved_read_rate always"),
+          "often: the best trial's parameters); 0 = disk.interleaved_read_rate always",
+          needs=("disk.interleaved_read_rate",)),
     Param("disk.interleaved_typical_read_overhead", "time", "s",
           "disk.interleaved_read_overhead of that typical trial (with "
-          "disk.interleaved_typical_read_rate)"),
+          "disk.interleaved_typical_read_rate)",
+          needs=("disk.interleaved_read_rate", "disk.interleaved_typical_read_rate")),
     Param("disk.interleaved_typical_race_requests", "count", "requests",
           "disk.interleaved_race_requests of that typical trial (with "
-          "disk.interleaved_typical_read_rate; each costs disk.interleaved_request_overhead)"),
+          "disk.interleaved_typical_read_rate; each costs disk.interleaved_request_overhead)",
+          needs=("disk.interleaved_read_rate", "disk.interleaved_typical_read_rate", "disk.interleaved_request_overhead")),
     Param("disk.interleaved_typical_race_from", "size", "B",
           "disk.interleaved_race_from of that typical trial (with "
-          "disk.interleaved_typical_read_rate)"),
+          "disk.interleaved_typical_read_rate)",
+          needs=("disk.interleaved_read_rate", "disk.interleaved_typical_read_rate", "disk.interleaved_typical_race_requests", "disk.interleaved_request_overhead")),
     Param("disk.share_race_restarts", "count", "restarts",
           "read-ahead restarts a read phase pays when four or more ranks read one file in "
           "contiguous shares (partitioned) each shorter than a reader's read-ahead ramp reaches "
@@ -180,7 +196,8 @@ PARAMS = {p.name: p for p in [
           "disk.read_start_rate), once per phase, on the disk (0 = no race)"),
     Param("disk.share_race_from", "size", "B",
           "the smallest call size at which readers of short shares lose those restarts: smaller "
-          "calls keep their windows (0 = every call size)"),
+          "calls keep their windows (0 = every call size)",
+          needs=("disk.share_race_restarts",)),
     Param("disk.write_rate", "rate", "B/s",
           "media rate of one disk or RAID for long writes (disk.rate is for reads)"),
     Param("disk.shared_write_rate", "rate", "B/s",
@@ -195,14 +212,16 @@ PARAMS = {p.name: p for p in [
           "the page cache side by side (0 = disk.shared_write_rate for them too)"),
     Param("disk.files_write_overhead", "time", "s",
           "disk.write_overhead for those writers: their calls' fixed costs, side by side, per "
-          "call on the disk (used when disk.files_write_rate is set)"),
+          "call on the disk (used when disk.files_write_rate is set)",
+          needs=("disk.files_write_rate",)),
     Param("disk.alloc_write_rate", "rate", "B/s",
           "disk.write_rate for a write phase into a new file whose space was not reserved (no "
           "--prealloc): the file system allocates its blocks as the data is written back; with "
           "several writers the difference from disk.write_rate is added to each byte's cost "
           "(0 = no difference)"),
     Param("disk.alloc_write_overhead", "time", "s",
-          "disk.write_overhead for such a write (used when disk.alloc_write_rate is set)"),
+          "disk.write_overhead for such a write (used when disk.alloc_write_rate is set)",
+          needs=("disk.alloc_write_rate",)),
     Param("disk.buffer_write_rate", "rate", "B/s",
           "rate of one writer moving a new file in calls of a collective buffer (agent.cb_buffer), "
           "space allocated as it goes and fsync included: a two-phase aggregator's buffer write "
@@ -259,7 +278,8 @@ PARAMS = {p.name: p for p in [
           "yielding (mpi_yield_when_idle), and a rank that yields beside a rank computing without "
           "yielding runs again only after that one's share of the core; a two-phase collective "
           "on such a host pays it after each round of its aggregators' work, whose next step "
-          "needs every rank (0 = none)"),
+          "needs every rank (0 = none)",
+          needs=("host.cores",)),
     Param("host.page_cache", "size", "B",
           "the host's page cache, shared by its ranks (0 = none): within a read phase the bytes "
           "one rank's call brought in from the disk serve the other ranks' calls for the same "
@@ -267,7 +287,8 @@ PARAMS = {p.name: p for p in [
     Param("host.cached_read_rate", "rate", "B/s",
           "rate of one read call served from the page cache (the copy into the rank's buffer)"),
     Param("host.cached_read_overhead", "time", "s",
-          "fixed cost of one read call served from the page cache"),
+          "fixed cost of one read call served from the page cache",
+          needs=("host.page_cache",)),
 ]}
 
 # The engine's APIs, as the model sees them: a synchronous call holds its
@@ -376,4 +397,6 @@ def parse_value(name, text):
 
 def describe_parameters():
     """Lines for `pario model --parameters` and docs/model.md."""
-    return [f"{p.name:<28} {p.unit or '-':<9} {p.meaning}" for p in PARAMS.values()]
+    return [f"{p.name:<28} {p.unit or '-':<9} {p.meaning}"
+            + (f" [acts only with {' and '.join(p.needs)} set]" if p.needs else "")
+            for p in PARAMS.values()]

@@ -185,10 +185,18 @@ SET_SCOPE = {
 
 def check_sets(points, machine, origin):
     """Refuses (one line) a --set of a key that acts on none of the plan's
-    points, naming why and what does act."""
+    points, naming why and what does act: a key whose parameter needs
+    another that is 0 on this machine (params.Param.needs), or one that
+    acts only at some points (SET_SCOPE)."""
     from ..errors import UsageError
+    from .params import PARAMS
 
     for key, text in machine.overrides.items():
+        unset = [n for n in PARAMS[key].needs if not machine[n]]
+        if unset:
+            raise UsageError(f"--set {key}={text} does not act on machine {machine.name}: it acts only "
+                             f"where {unset[0]} is set, and that is 0 there; --set {unset[0]} too, "
+                             "or drop it")
         acts, why = SET_SCOPE.get(key, (None, ""))
         if acts and points and not any(acts(p) for p in points):
             raise UsageError(f"--set {key}={text} does not act on {origin}: {why}; drop it (a test's "

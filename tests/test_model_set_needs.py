@@ -1,0 +1,86 @@
+"""A --set of a parameter that acts only where another is set (params.py's
+`needs`) is refused where that other is 0, before anything is stored
+(tester 10: --set disk.interleaved_typical_read_rate on ipsc860 predicted
+the same as without it, silently)."""
+
+import csv
+import io
+import sqlite3
+
+import pytest
+
+from pario.errors import UsageError
+from pario.model.machine import load_machine
+from pario.model.params import PARAMS
+from pario.model.scope import check_sets
+from test_front_end import pario
+
+VALUE = {"rate": "5MB/s", "time": "1ms", "count": "1", "size": "1m"}
+DEPENDENT = sorted(k for k, p in PARAMS.items() if p.needs)
+
+
+def test_every_need_is_a_parameter_of_its_own():
+    assert DEPENDENT  # the table is not empty
+    for key in DEPENDENT:
+        for need in PARAMS[key].needs:
+            assert need in PARAMS and need != key, (key, need)
+
+
+@pytest.mark.parametrize("key", DEPENDENT)
+def test_a_set_whose_need_is_0_is_refused_and_names_it(key):
+    """Each such key on a shipped machine that has its first need at 0:
+    refused in one line naming that need; with every need set too, taken."""
+    p = PARAMS[key]
+    machine_name = next(n for n in ("ipsc860", "asci-red")
+                        if not load_machine(n)[p.needs[0]])
+    item = f"{key}={VALUE[p.kind]}"
+    machine = load_machine(machine_name, [item])
+    with pytest.raises(UsageError) as e:
+        check_sets([], machine, "cfs")
+    said = str(e.value)
+    unset = [n for n in p.needs if not machine[n]]
+    assert f"--set {item} does not act on machine {machine_name}" in said
+    assert f"where {unset[0]} is set, and that is 0 there; --set {unset[0]} too" in said
+    # io_node.cache must hold the prefetch; the others any positive value
+    fill = {"io_node.cache": "1g", "host.cores": "2", "host.page_cache": "1g",
+            "disk.interleaved_race_requests": "4", "disk.interleaved_typical_race_requests": "4",
+            "disk.share_race_restarts": "2"}
+    # a cache needs its copy rate, and an I/O node's cache blocks of the stripe unit
+    also = {"host.page_cache": ["host.cached_read_rate=5MB/s"],
+            "io_node.cache": [f"io_node.cache_block={int(machine['stripe.unit'])}"]}
+    both = load_machine(machine_name, [item] + [f"{n}={fill.get(n, VALUE[PARAMS[n].kind])}"
+                                                for n in unset] + also.get(unset[0], []))
+    check_sets([], both, "cfs")  # no refusal
+
+
+def _rates(db, run_id):
+    """{phase: MiB/s} of a predicted run of one point."""
+    e = pario("export", str(run_id), "--csv", db=db)
+    assert e.returncode == 0, e.stderr
+    return {r["phase"]: float(r["rate_MiB_per_s"]) for r in csv.DictReader(io.StringIO(e.stdout))}
+
+
+def test_the_typical_rate_is_refused_alone_and_acts_beside_the_rate_it_needs(tmp_path):
+    """Through the real command: alone on asci-red (no
+    disk.interleaved_read_rate), exit 2, one line, no run; beside it, a run
+    whose two-rank interleaved reads (ranks on processors of their own: the
+    typical trial's readers) go at the typical rate, below the run without
+    it.  (asci-red has no I/O node cache, so the reads reach its disks.)"""
+    db = tmp_path / "m.sqlite"
+    plan = ["cfs", "--quick", "--tests", "interleaved", "--ranks", "2", "--blocks", "64k",
+            "--size", "4m", "--machine", "asci-red"]
+    r = pario("model", *plan, "--set", "disk.interleaved_typical_read_rate=0.5MB/s", db=db)
+    assert r.returncode == 2, r.stdout
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in r.stderr
+    assert "it acts only where disk.interleaved_read_rate is set" in lines[0]
+    assert not db.exists() or sqlite3.connect(db).execute("SELECT count(*) FROM runs").fetchone()[0] == 0
+    rate = ["--set", "disk.interleaved_read_rate=2MB/s"]
+    assert pario("model", *plan, *rate, db=db).returncode == 0
+    assert pario("model", *plan, *rate, "--set", "disk.interleaved_typical_read_rate=0.5MB/s",
+                 db=db).returncode == 0
+    without, typical = _rates(db, 1), _rates(db, 2)
+    # the write phase is untouched; the read slower at the typical rate
+    assert set(without) == set(typical) == {"write", "read"}
+    assert typical["write"] == pytest.approx(without["write"])
+    assert typical["read"] < 0.6 * without["read"]
