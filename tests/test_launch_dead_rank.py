@@ -160,3 +160,23 @@ def test_a_dead_child_that_is_not_a_rank_is_no_alarm(tmp_path, monkeypatch):
     outcome = launcher.run(1, ["/bin/true"], timeout=5)
     assert outcome.timed_out and not outcome.stopped and outcome.seconds >= 5, outcome
     assert not _session(int(pids.read_text().split()[0]))
+
+
+def test_a_dead_rank_below_a_launch_script_that_does_not_exec_is_found(tmp_path, monkeypatch):
+    """A template whose program runs the launcher as its child (a shell
+    script with a line after the launch, as MPICH's mpiexec.hydra runs
+    ranks under hydra_pmi_proxy): the dead rank is the launcher's
+    grandchild, and still noticed within the grace period."""
+    monkeypatch.setattr(launch, "DEAD_CHILD_GRACE", 1.0)
+    pids = tmp_path / "pids"
+    fake = _script(tmp_path / "fakempirun", NEVER_REAPS.format(pids=str(pids), rank=True))
+    wrapper = tmp_path / "launch.sh"
+    wrapper.write_text('#!/bin/sh\n[ "$1" = --version ] && exit 0\n"$@"\nstatus=$?\nexit $status\n')
+    wrapper.chmod(0o755)
+    launcher = Launcher("template", [], template=[str(wrapper), str(fake), "{ranks}", "{engine}",
+                                                  "{engine_args}"])
+    outcome = launcher.run(1, ["/bin/true"], timeout=60)
+    fake_pid, child, _ = map(int, pids.read_text().split())
+    assert not outcome.timed_out and outcome.seconds < 10, outcome
+    assert f"process {child})" in outcome.stopped and "was stopped after 1 s" in outcome.stopped
+    assert not _session(fake_pid)

@@ -196,9 +196,9 @@ _COMM_LENGTH = 15  # the kernel keeps a command's first 15 characters (/proc/PID
 
 def _wait(proc, deadline, name, rank_name):
     """Wait for the launcher until the monotonic deadline, looking for a
-    rank it started that died and that it left unreaped (a zombie whose
-    parent is the launcher and whose command is the engine's, `rank_name`)
-    for DEAD_CHILD_GRACE seconds.  Only ranks count: a launch script's own
+    rank that died and was left unreaped (a zombie whose command is the
+    engine's, `rank_name`, whose parent is the launcher or a process below
+    it: _unreaped_ranks) for DEAD_CHILD_GRACE seconds.  Only ranks count: a launch script's own
     background job that ended, which the launcher it exec'd inherits and
     never collects, is no sign of a dead rank.  Returns (stdout,
     stderr, "") once it ends; (None, None, "") at the deadline; (None, None,
@@ -215,8 +215,7 @@ def _wait(proc, deadline, name, rank_name):
         except subprocess.TimeoutExpired:
             pass
         now = time.monotonic()
-        zombies = {z: what for z, what in _unreaped_children(proc.pid).items()
-                   if what == rank_name[:_COMM_LENGTH]}
+        zombies = _unreaped_ranks(proc.pid, rank_name[:_COMM_LENGTH])
         dead_since = {z: dead_since.get(z, now) for z in zombies}  # a reaped one is forgotten
         for zombie, since in dead_since.items():
             if now - since >= DEAD_CHILD_GRACE:
@@ -247,14 +246,33 @@ def _children(parent):
         return []
 
 
-def _unreaped_children(parent):
-    """{(pid, start time): its name} of the zombie children of `parent`,
-    from /proc; {} when /proc cannot be read."""
-    found = {}
-    for pid in _children(parent):
-        stat = process_stat(pid, _PROC)  # None: gone meanwhile
-        if stat and len(stat[1]) > 19 and stat[1][0] == b"Z" and stat[1][1] == str(parent).encode():
-            found[(int(pid), stat[1][19])] = stat[0]
+# How deep below the launcher pario looks for a dead rank: mpirun's own
+# children (Open MPI), a proxy's (MPICH's hydra_pmi_proxy under
+# mpiexec.hydra), or mpirun's below a launch script that does not exec it.
+_RANK_DEPTH = 4
+
+
+def _unreaped_ranks(launcher, rank_comm):
+    """{(pid, start time): its name} of the dead, unreaped ranks (zombies
+    whose command is `rank_comm`) of the launcher or of any process below
+    it that is not itself a rank, down to _RANK_DEPTH levels, from /proc;
+    {} when /proc cannot be read.  A rank's own children (its MPI
+    library's helpers) are not looked into: ranks can be thousands."""
+    found, level = {}, [launcher]
+    for _ in range(_RANK_DEPTH):
+        below = []
+        for parent in level:
+            mine = str(parent).encode()
+            for pid in _children(parent):
+                stat = process_stat(pid, _PROC)  # None: gone meanwhile
+                if not stat or len(stat[1]) <= 19 or stat[1][1] != mine:
+                    continue  # gone, or not this parent's (the every-pid fallback)
+                if stat[1][0] == b"Z":
+                    if stat[0] == rank_comm:
+                        found[(int(pid), stat[1][19])] = stat[0]
+                elif stat[0] != rank_comm:
+                    below.append(int(pid))
+        level = below
     return found
 
 
