@@ -99,7 +99,8 @@ def main():
     ap = _args.parser(__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--rounds", type=_args.count, default=3)
     ap.add_argument("--dir", default="/var/tmp", help="a directory on the disk (default /var/tmp)")
-    ap.add_argument("--presets", default=",".join(PRESETS))
+    ap.add_argument("--presets", help=f"the presets, comma-separated (default {','.join(PRESETS)}; "
+                                      "with --remodel, those of them the database measured)")
     ap.add_argument("--keep-db", help="keep the results database here (a new file)")
     ap.add_argument("--stream-blocks", default="4k,64k,1m", metavar="SIZES", type=stream_blocks,
                     help="the probe's stream call sizes (pario probe --stream-blocks; default "
@@ -118,7 +119,7 @@ def main():
                     help="with --remodel: change a parameter of every round's machine (pario model "
                          "--set), e.g. to see a point without one part of the model")
     args = ap.parse_args()
-    presets = args.presets.split(",")
+    presets = args.presets.split(",") if args.presets else None
     if (args.probe is not None or args.set) and not args.remodel:
         _args.fail("--probe and --set go with --remodel DB: give it")
     if args.remodel and args.stream_blocks != ap.get_default("stream_blocks"):
@@ -130,35 +131,41 @@ def main():
     _args.directory(args.dir, "--dir")
     if args.remodel:
         return remodel(Path(args.remodel), presets, args.probe, args.set)
-    work = Path(tempfile.mkdtemp(prefix="pario-model-local-", dir=args.dir))
-    db = Path(tempfile.mkdtemp(prefix="pario-model-local-db-")) / "results.sqlite"
+    presets = presets or PRESETS
     if args.keep_db and os.path.lexists(args.keep_db):
-        sys.exit(f"model_local: --keep-db {args.keep_db} exists: give a new file")
-    print(f"model_local: {args.rounds} rounds in {work}; load average {load()} (the 2 cores are "
-          "shared with other work, so every figure is noisy)")
+        _args.fail(f"--keep-db {args.keep_db} exists: give a new file")
+    db = Path(tempfile.mkdtemp(prefix="pario-model-local-db-")) / "results.sqlite"
+    trials = () if args.iterations is None else ("--iterations", str(args.iterations))
     rounds = []  # per round: {preset: (probe id, measured id, predicted id)}
     try:
-        trials = () if args.iterations is None else ("--iterations", str(args.iterations))
-        for r in range(args.rounds):
-            probe = pario(db, "probe", "--dir", str(work), "--quick", "--stream-blocks", args.stream_blocks)
-            order = presets if r % 2 == 0 else presets[::-1]
-            got = {}
-            for p in order:
-                measured = pario(db, "run", p, "--quick", "--dir", str(work), *trials)
-                got[p] = [probe, measured]
-            for p in presets:
-                got[p].append(pario(db, "model", p, "--quick", "--machine", f"probe:{probe}", *trials))
-            rounds.append(got)
-            print(f"round {r + 1}: probe run {probe}; " + "; ".join(
-                f"{p}: measured run {m}, predicted run {q}" for p, (_, m, q) in got.items())
-                + f"; load average {load()}")
+        with _args.fresh_dir(args.dir, "pario-model-local") as work:
+            each = _count(args.iterations, "trial") if args.iterations else "the quick presets' trials"
+            print(f"model_local: {_count(args.rounds, 'round')} in {work}, {each} a point; load "
+                  f"average {load()} (the 2 cores are shared with other work, so every figure is noisy)")
+            for r in range(args.rounds):
+                probe = pario(db, "probe", "--dir", str(work), "--quick", "--stream-blocks",
+                              args.stream_blocks)
+                order = presets if r % 2 == 0 else presets[::-1]
+                got = {}
+                for p in order:
+                    measured = pario(db, "run", p, "--quick", "--dir", str(work), *trials)
+                    got[p] = [probe, measured]
+                for p in presets:
+                    got[p].append(pario(db, "model", p, "--quick", "--machine", f"probe:{probe}", *trials))
+                rounds.append(got)
+                print(f"round {r + 1}: probe run {probe}; " + "; ".join(
+                    f"{p}: measured run {m}, predicted run {q}" for p, (_, m, q) in got.items())
+                    + f"; load average {load()}")
         report(db, presets, rounds)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
-        if args.keep_db:
+        if args.keep_db and db.exists():
             shutil.copyfile(db, args.keep_db)
             print(f"results database kept in {args.keep_db}")
         shutil.rmtree(db.parent, ignore_errors=True)
+
+
+def _count(n, noun):
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def remodel(kept, presets, probe=None, sets=()):
@@ -167,17 +174,24 @@ def remodel(kept, presets, probe=None, sets=()):
     import sqlite3
 
     if not kept.is_file():
-        sys.exit(f"model_local: --remodel {kept} is not a file: give a database kept with --keep-db")
+        _args.fail(f"--remodel {kept} is not a file: give a database kept with --keep-db")
     tmp = Path(tempfile.mkdtemp(prefix="pario-model-local-db-"))
     try:
         db = tmp / "results.sqlite"
         shutil.copyfile(kept, db)
-        con = sqlite3.connect(db)
-        rows = con.execute("SELECT id, preset, launcher, options_json FROM runs WHERE "
-                           "status='complete' ORDER BY id").fetchall()
-        con.close()
+        try:
+            con = sqlite3.connect(db)
+            rows = con.execute("SELECT id, preset, launcher, options_json FROM runs WHERE "
+                               "status='complete' ORDER BY id").fetchall()
+            con.close()
+        except sqlite3.DatabaseError as e:
+            _args.fail(f"--remodel {kept} is not a pario results database ({e}): give a database "
+                       "kept with --keep-db")
         if probe is not None and (probe, "probe") not in {(i, p) for i, p, _, _ in rows}:
-            sys.exit(f"model_local: --probe {probe}: {kept} has no complete probe run {probe}")
+            _args.fail(f"--probe {probe}: {kept} has no complete probe run {probe}")
+        if presets is None:  # the ones it measured, in the usual order
+            measured = {p for _, p, launcher, _ in rows if launcher != "model"}
+            presets = [p for p in PRESETS if p in measured]
         rounds, trials = [], {}  # trials: a measured run's --iterations, which its prediction takes too
         for run_id, preset, launcher, options in rows:
             if preset == "probe":
@@ -187,8 +201,10 @@ def remodel(kept, presets, probe=None, sets=()):
                 iterations = json.loads(options or "{}").get("iterations")
                 trials[run_id] = ("--iterations", str(iterations)) if iterations else ()
         rounds = [r for r in rounds if all(p in r for p in presets)]
-        if not rounds:
-            sys.exit(f"model_local: {kept} holds no round of a probe and {', '.join(presets)}")
+        if not rounds or not presets:
+            _args.fail(f"--remodel {kept} holds no round of a probe and "
+                       f"{', '.join(presets) or 'any of ' + ', '.join(PRESETS)} measured: give a "
+                       "database kept with --keep-db (and --presets as it was measured)")
         print(f"model_local: predicting the {len(rounds)} measured rounds of {kept} again "
               "(nothing measured now)"
               + (f", every round from probe run {probe}" if probe is not None else "")
@@ -285,7 +301,7 @@ def report(db, presets, rounds):
                 per_round[i][0] += c.within
                 per_round[i][1] += 1
         w = max(len(k) for k in points)
-        print(f"\n{p} (quick), MiB/s: median over {len(rounds)} rounds of the best trial; "
+        print(f"\n{p} (quick), MiB/s: median over {_count(len(rounds), 'round')} of the best trial; "
               f"the prediction's median over the rounds' probes")
         print(f"{'point':<{w}}  {'measured':>9}  {'predicted':>9}  {'pred/meas':>9}  "
               f"{'within':>6}  bound   [measured in each round]")

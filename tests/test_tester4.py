@@ -146,6 +146,23 @@ def test_a_bad_bench_argument_is_one_line_and_exit_2_before_anything_is_made(scr
     assert not absent_dir.exists()
 
 
+@pytest.mark.parametrize("content,phrase", [
+    (b"", "is not a pario results database (no such table: runs)"),
+    (b"not a database at all\n", "is not a pario results database (file is not a database)"),
+])
+def test_model_local_remodels_only_a_results_database(tmp_path, content, phrase, monkeypatch, capsys):
+    """Tester 11: --remodel of an empty or a text file was a traceback."""
+    kept = tmp_path / "kept.sqlite"
+    kept.write_bytes(content)
+    monkeypatch.setattr(sys, "argv", [str(BENCH / "model_local.py"), "--remodel", str(kept)])
+    monkeypatch.setattr(sys, "path", [str(BENCH), *sys.path])
+    with pytest.raises(SystemExit) as exit_:
+        runpy.run_path(str(BENCH / "model_local.py"), run_name="__main__")
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert exit_.value.code == 2 and len(lines) == 1 and phrase in lines[0], lines
+    assert kept.read_bytes() == content
+
+
 @pytest.mark.parametrize("script,args", [
     ("fio_side_by_side.py", ["--ranks", "1", "--size", "4m", "--blocks", "1m", "--rounds", "1"]),
     ("bt_speed.py", ["--class", "S", "--ranks", "1", "--rounds", "1"]),
