@@ -78,7 +78,7 @@ def test_model_parameters_lists_the_table(tmp_path):
     assert "io_node.cache " in r.stdout and "agent.mode" in r.stdout
     # a parameter that acts only beside another says so on its line
     line = next(x for x in r.stdout.splitlines() if x.startswith("host.busy_handover "))
-    assert line.endswith("[acts only with host.cores set]")
+    assert line.endswith("[acts only with host.cores and agent.cb_buffer set]")
 
 
 def test_predicted_figures_say_predicted_in_every_title_never_best_of(tmp_path, capsys):

@@ -11,8 +11,8 @@ import pytest
 
 from pario.errors import UsageError
 from pario.model.machine import load_machine
-from pario.model.params import PARAMS
-from pario.model.scope import check_sets
+from pario.model.params import PARAMS, needs_text
+from pario.model.scope import check_needs, check_sets
 from test_front_end import pario
 
 VALUE = {"rate": "5MB/s", "time": "1ms", "count": "1", "size": "1m"}
@@ -23,33 +23,53 @@ def test_every_need_is_a_parameter_of_its_own():
     assert DEPENDENT  # the table is not empty
     for key in DEPENDENT:
         for need in PARAMS[key].needs:
-            assert need in PARAMS and need != key, (key, need)
+            for one in (need,) if isinstance(need, str) else need:
+                assert one in PARAMS and one != key, (key, one)
 
 
 @pytest.mark.parametrize("key", DEPENDENT)
 def test_a_set_whose_need_is_0_is_refused_and_names_it(key):
-    """Each such key on a shipped machine that has its first need at 0:
-    refused in one line naming that need; with every need set too, taken."""
+    """Each such key on a shipped machine where a need of it is 0: refused
+    in one line naming every need that is 0 (an alternative as "A or B");
+    with those set too, taken."""
     p = PARAMS[key]
-    machine_name = next(n for n in ("ipsc860", "asci-red")
-                        if not load_machine(n)[p.needs[0]])
+
+    def unset(machine):
+        return [n for n in p.needs
+                if not (machine[n] if isinstance(n, str) else any(machine[x] for x in n))]
+
+    machine_name = next(n for n in ("ipsc860", "asci-red") if unset(load_machine(n)))
     item = f"{key}={VALUE[p.kind]}"
     machine = load_machine(machine_name, [item])
     with pytest.raises(UsageError) as e:
         check_sets([], machine, "cfs")
     said = str(e.value)
-    unset = [n for n in p.needs if not machine[n]]
-    assert f"--set {item} does not act on machine {machine_name}" in said
-    assert f"where {unset[0]} is set, and that is 0 there; --set {unset[0]} too" in said
-    # io_node.cache must hold the prefetch; the others any positive value
-    fill = {"io_node.cache": "1g", "host.cores": "2", "host.page_cache": "1g",
+    missing = unset(machine)
+    named = (" or ".join(missing[0]) if len(missing) == 1 and not isinstance(missing[0], str)
+             else needs_text(missing))
+    assert f"--set {item} does not act on machine {machine_name}: it acts only where {named} " \
+        in said, said
+    assert "0 there; --set " in said and ("to a non-zero value too" in said or "to non-zero values too" in said)
+    # a printed machine would carry the same what-if: refused alike
+    with pytest.raises(UsageError):
+        check_needs(machine)
+    # every need set (an alternative's first), with what their relations ask
+    fill = {"io_node.cache": "1g", "host.cores": "2", "host.page_cache": "1g", "agent.cb_buffer": "16m",
             "disk.interleaved_race_requests": "4", "disk.interleaved_typical_race_requests": "4",
             "disk.share_race_restarts": "2"}
-    # a cache needs its copy rate, and an I/O node's cache blocks of the stripe unit
     also = {"host.page_cache": ["host.cached_read_rate=5MB/s"],
+            "agent.cb_buffer": ["host.cached_read_rate=5MB/s"],
             "io_node.cache": [f"io_node.cache_block={int(machine['stripe.unit'])}"]}
-    both = load_machine(machine_name, [item] + [f"{n}={fill.get(n, VALUE[PARAMS[n].kind])}"
-                                                for n in unset] + also.get(unset[0], []))
+    needs, todo = [], [n if isinstance(n, str) else n[0] for n in missing]
+    while todo:  # and what those need in turn, where it is 0 here
+        n = todo.pop()
+        if n not in needs:
+            needs.append(n)
+            todo += [m if isinstance(m, str) else m[0] for m in PARAMS[n].needs
+                     if not (machine[m] if isinstance(m, str) else any(machine[x] for x in m))]
+    extra = [f"{n}={fill.get(n, VALUE[PARAMS[n].kind])}" for n in needs]
+    extra += [x for n in needs for x in also.get(n, []) if x.split("=")[0] != key]
+    both = load_machine(machine_name, [item] + extra)
     check_sets([], both, "cfs")  # no refusal
 
 
@@ -73,7 +93,7 @@ def test_the_typical_rate_is_refused_alone_and_acts_beside_the_rate_it_needs(tmp
     assert r.returncode == 2, r.stdout
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in r.stderr
-    assert "it acts only where disk.interleaved_read_rate is set" in lines[0]
+    assert "it acts only where disk.interleaved_read_rate is non-zero" in lines[0]
     assert not db.exists() or sqlite3.connect(db).execute("SELECT count(*) FROM runs").fetchone()[0] == 0
     rate = ["--set", "disk.interleaved_read_rate=2MB/s"]
     assert pario("model", *plan, *rate, db=db).returncode == 0
@@ -84,3 +104,18 @@ def test_the_typical_rate_is_refused_alone_and_acts_beside_the_rate_it_needs(tmp
     assert set(without) == set(typical) == {"write", "read"}
     assert typical["write"] == pytest.approx(without["write"])
     assert typical["read"] < 0.6 * without["read"]
+
+
+def test_a_printed_machine_is_refused_the_same_what_if(tmp_path):
+    """Tester 11: --print-machine wrote host.busy_handover=1ms into an
+    ipsc860 file, and a prediction from that file carried the what-if while
+    predicting the same as ipsc860."""
+    r = pario("model", "--machine", "ipsc860", "--set", "host.busy_handover=1ms", "--print-machine",
+              db=tmp_path / "m.sqlite")
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and r.stdout == "" and len(lines) == 1, (r.stdout, r.stderr)
+    assert "--set host.busy_handover=1ms does not act on machine ipsc860: it acts only where " \
+        "host.cores and agent.cb_buffer are non-zero" in lines[0]
+    ok = pario("model", "--machine", "ipsc860", "--set", "host.cores=2", "--print-machine",
+               db=tmp_path / "m.sqlite")
+    assert ok.returncode == 0 and 'cores = { value = 2' in ok.stdout

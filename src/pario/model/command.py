@@ -129,6 +129,9 @@ def run_model(args, out=None):
     machine = machine_by_spec(args.machine, args.set or [], store)
     if args.print_machine:
         from .machine import machine_toml
+        from .scope import check_needs
+
+        check_needs(machine)  # a printed machine carries its --set as a what-if
 
         print(machine_toml(machine), end="", file=out)
         return 0

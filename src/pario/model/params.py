@@ -21,8 +21,9 @@ class Param:
     unit: str
     meaning: str
     choices: tuple = ()
-    # parameters that must be non-zero for this one to act at all (a --set
-    # of it where one is 0 changes nothing, so scope.check_sets refuses it)
+    # what must be non-zero for this one to act at all: each entry a
+    # parameter, or a tuple of parameters one of which must be (a --set of
+    # it where one is 0 changes nothing, so scope.check_needs refuses it)
     needs: tuple = ()
 
 
@@ -92,7 +93,8 @@ PARAMS = {p.name: p for p in [
     Param("io_node.cache", "size", "B",
           "block cache on one I/O node (0 = no cache: every request goes to a disk)"),
     Param("io_node.cache_block", "size", "B",
-          "size of one cache block; must equal stripe.unit when there is a cache"),
+          "size of one cache block; must equal stripe.unit when there is a cache",
+          needs=("io_node.cache",)),
     Param("io_node.prefetch", "count", "blocks",
           "cache blocks one read miss brings in: the missed block and the next ones on the "
           "same disk, read as one transfer (1 = no prefetch)",
@@ -164,7 +166,7 @@ PARAMS = {p.name: p for p in [
           "time one such extra device request adds to the read phase (the readers wait for it: "
           "a read of about one call, no read-ahead beside it); the race costs "
           "disk.interleaved_race_requests times this, once per phase, on the disk",
-          needs=("disk.interleaved_read_rate",)),
+          needs=("disk.interleaved_read_rate", ("disk.interleaved_race_requests", "disk.interleaved_typical_race_requests"))),
     Param("disk.interleaved_typical_read_rate", "rate", "B/s",
           "disk.interleaved_read_rate as two interleaved readers on cores of their own usually "
           "read (the probe's row halfway between its best trial, disk.interleaved_read_rate, and "
@@ -193,7 +195,8 @@ PARAMS = {p.name: p for p in [
           "neighbour's bytes before the neighbour has, the neighbour finds them cached, loses its "
           "own window and starts again with a first, synchronous one (docs/model.md, the short "
           "shares' race); each costs the read's fixed start at the call size (disk.read_latency, "
-          "disk.read_start_rate), once per phase, on the disk (0 = no race)"),
+          "disk.read_start_rate), once per phase, on the disk (0 = no race)",
+          needs=(("disk.read_latency", "disk.read_start_rate"),)),
     Param("disk.share_race_from", "size", "B",
           "the smallest call size at which readers of short shares lose those restarts: smaller "
           "calls keep their windows (0 = every call size)",
@@ -226,20 +229,24 @@ PARAMS = {p.name: p for p in [
           "rate of one writer moving a new file in calls of a collective buffer (agent.cb_buffer), "
           "space allocated as it goes and fsync included: a two-phase aggregator's buffer write "
           "holds its disk for extent / this rate (0 = the disk's write rates, as for any call); "
-          "such calls are far above the stream's and need not follow its line"),
+          "such calls are far above the stream's and need not follow its line",
+          needs=("agent.cb_buffer",)),
     Param("disk.shared_buffer_write_rate", "rate", "B/s",
           "disk.buffer_write_rate while two or more aggregators write at once, each syncing only "
           "after all have written (a collective write's order: the call ends in an agreement of "
           "every rank before MPI_File_sync), so no one's write-back runs beside another's writes "
           "(0 = disk.buffer_write_rate: one file's writes pass one at a time and its sync waits "
-          "for the last, which is the one writer's stream)"),
+          "for the last, which is the one writer's stream)",
+          needs=("agent.cb_buffer",)),
     Param("disk.buffer_read_rate", "rate", "B/s",
           "rate of one reader reading a file from storage in calls of a collective buffer, a read "
           "phase's fixed start (disk.read_latency) apart: a two-phase aggregator's buffer read "
-          "holds its disk for extent / this rate (0 = the disk's read rates, as for any call)"),
+          "holds its disk for extent / this rate (0 = the disk's read rates, as for any call)",
+          needs=("agent.cb_buffer",)),
     Param("disk.shared_buffer_read_rate", "rate", "B/s",
           "disk.buffer_read_rate while two or more aggregators read at once "
-          "(0 = disk.buffer_read_rate)"),
+          "(0 = disk.buffer_read_rate)",
+          needs=("agent.cb_buffer",)),
     # Service agents (ASCI Red's fyods).
     Param("agent.ranks_per_agent", "count", "ranks",
           "ranks served by one service agent when agent.count is 0 (0 = no agents: ranks talk "
@@ -277,15 +284,16 @@ PARAMS = {p.name: p for p in [
           "hold every core: with more ranks than host.cores Open MPI waits by polling and "
           "yielding (mpi_yield_when_idle), and a rank that yields beside a rank computing without "
           "yielding runs again only after that one's share of the core; a two-phase collective "
-          "on such a host pays it after each round of its aggregators' work, whose next step "
+          "on such a host pays it after each round of its aggregators' writes (not their reads: exchange.py), whose next step "
           "needs every rank (0 = none)",
-          needs=("host.cores",)),
+          needs=("host.cores", "agent.cb_buffer")),
     Param("host.page_cache", "size", "B",
           "the host's page cache, shared by its ranks (0 = none): within a read phase the bytes "
           "one rank's call brought in from the disk serve the other ranks' calls for the same "
           "bytes, least recently used evicted first"),
     Param("host.cached_read_rate", "rate", "B/s",
-          "rate of one read call served from the page cache (the copy into the rank's buffer)"),
+          "rate of one read call served from the page cache (the copy into the rank's buffer)",
+          needs=(("host.page_cache", "agent.cb_buffer"),)),
     Param("host.cached_read_overhead", "time", "s",
           "fixed cost of one read call served from the page cache",
           needs=("host.page_cache",)),
@@ -395,8 +403,13 @@ def parse_value(name, text):
     raise _bad(name, text, p.kind)
 
 
+def needs_text(needs):
+    """'A and B' of a Param's needs, an alternative as '(C or D)'."""
+    return " and ".join(n if isinstance(n, str) else "(" + " or ".join(n) + ")" for n in needs)
+
+
 def describe_parameters():
     """Lines for `pario model --parameters` and docs/model.md."""
     return [f"{p.name:<28} {p.unit or '-':<9} {p.meaning}"
-            + (f" [acts only with {' and '.join(p.needs)} set]" if p.needs else "")
+            + (f" [acts only with {needs_text(p.needs)} set]" if p.needs else "")
             for p in PARAMS.values()]

@@ -180,27 +180,68 @@ SET_SCOPE = {
     "agent.mode": (lambda p: p.api not in ATOMIC_APIS,
                    "each of its tests sets its mode itself (mpiio/hdf5: --atomic is MUNIX, "
                    "without it MASYNC)"),
+    # simulate.py: a collective call's own cost, the MPI-IO library's open,
+    # atomic mode's byte-range locks and writers of a file each act only
+    # at points that make such calls (tester 11: stored runs that predicted
+    # the same as without them)
+    "client.collective_overhead": (lambda p: "--collective" in p.options and "read" in p.phases,
+                                   "it is the cost of a collective read call, and no point reads "
+                                   "collectively (--collective)"),
+    "client.collective_write_overhead": (lambda p: "--collective" in p.options and "write" in p.phases,
+                                         "it is the cost of a collective write call, and no point "
+                                         "writes collectively (--collective)"),
+    "client.mpiio_open_close": (lambda p: p.api in ("mpiio", "hdf5"),
+                                "it is the MPI-IO library's open and close, and no test uses "
+                                "api mpiio or hdf5"),
+    "file.lock_overhead": (lambda p: "--atomic" in p.options,
+                           "it is atomic mode's byte-range lock, and no test is --atomic"),
+    "disk.files_write_rate": (lambda p: p.files == "per-rank" and p.layout != "broadcast"
+                              and p.ranks > 1 and "write" in p.phases,
+                              "it is the rate of two or more ranks writing a file each, and no "
+                              "point writes a file per rank with two ranks or more"),
 }
+SET_SCOPE["disk.files_write_overhead"] = SET_SCOPE["disk.files_write_rate"]
+
+
+def check_needs(machine):
+    """Refuses (one line) a --set of a parameter that acts only where
+    others are non-zero (params.Param.needs) on a machine where one of them
+    is 0, naming every one that is: a prediction, or a machine printed
+    with it, would carry a what-if that changes nothing."""
+    from ..errors import UsageError
+    from .params import PARAMS, needs_text
+
+    for key, text in machine.overrides.items():
+        unset = [n for n in PARAMS[key].needs
+                 if not (machine[n] if isinstance(n, str) else any(machine[x] for x in n))]
+        if not unset:
+            continue
+        if len(unset) == 1 and isinstance(unset[0], str):
+            what = f"{unset[0]} is non-zero, and it is 0 there; --set it to a non-zero value too"
+        elif len(unset) == 1:
+            what = (f"{' or '.join(unset[0])} is non-zero, and each is 0 there; --set one of them "
+                    "to a non-zero value too")
+        else:
+            what = (f"{needs_text(unset)} are non-zero, and they are 0 there; --set them to non-zero "
+                    "values too")
+        raise UsageError(f"--set {key}={text} does not act on machine {machine.name}: it acts only "
+                         f"where {what}, or drop it")
 
 
 def check_sets(points, machine, origin):
     """Refuses (one line) a --set of a key that acts on none of the plan's
     points, naming why and what does act: a key whose parameter needs
-    another that is 0 on this machine (params.Param.needs), or one that
-    acts only at some points (SET_SCOPE)."""
+    others that are 0 on this machine (check_needs), or one that acts only
+    at some points (SET_SCOPE)."""
     from ..errors import UsageError
-    from .params import PARAMS
 
+    check_needs(machine)
     for key, text in machine.overrides.items():
-        unset = [n for n in PARAMS[key].needs if not machine[n]]
-        if unset:
-            raise UsageError(f"--set {key}={text} does not act on machine {machine.name}: it acts only "
-                             f"where {unset[0]} is set, and that is 0 there; --set {unset[0]} too, "
-                             "or drop it")
         acts, why = SET_SCOPE.get(key, (None, ""))
         if acts and points and not any(acts(p) for p in points):
-            raise UsageError(f"--set {key}={text} does not act on {origin}: {why}; drop it (a test's "
-                             "--atomic, or --set agent.munix_overhead, changes what atomic mode costs)")
+            raise UsageError(f"--set {key}={text} does not act on {origin}: {why}; drop it"
+                             + (" (a test's --atomic, or --set agent.munix_overhead, changes what "
+                                "atomic mode costs)" if key == "agent.mode" else ""))
 
 
 # The most stripe-unit pieces of one point's files the model simulates in a
