@@ -70,6 +70,21 @@ def test_several_writers_without_a_shared_rate_go_at_the_one_writers():
     assert "one writer's rate" not in shared["explanation"]["text"]
 
 
+def test_four_aggregators_read_at_the_four_buffer_readers_rate():
+    """disk.four_buffer_read_rate (the probe's four buffer readers at once):
+    four aggregators reading take it, two take the two readers' rate, one
+    the one reader's; without it four take the two readers' rate."""
+    rates = ["disk.buffer_read_rate=400MB/s", "disk.shared_buffer_read_rate=300MB/s"]
+    four = rates + ["disk.four_buffer_read_rate=150MB/s"]
+    assert _phase(4, 4, four, "read")["summary"]["best_mib_per_s"] == pytest.approx(150, rel=0.01)
+    assert _phase(4, 2, four, "read")["summary"]["best_mib_per_s"] == pytest.approx(300, rel=0.01)
+    assert _phase(4, 1, four, "read")["summary"]["best_mib_per_s"] == pytest.approx(400, rel=0.01)
+    assert _phase(4, 4, rates, "read")["summary"]["best_mib_per_s"] == pytest.approx(300, rel=0.01)
+    # a write never takes a read rate
+    write = ["disk.buffer_write_rate=200MB/s", "disk.shared_buffer_write_rate=200MB/s"]
+    assert _phase(4, 4, write + four)["summary"]["best_mib_per_s"] == pytest.approx(200, rel=0.01)
+
+
 def test_one_rank_is_two_phase_as_romio_does_it():
     """ROMIO's one aggregator works through a one-rank file a buffer at a
     time too (the engine counts two 16 MiB writes for 32 MiB)."""
@@ -93,22 +108,26 @@ def _seconds(phase):
 
 def test_ranks_above_the_cores_wait_after_each_round_beside_busy_ones():
     """host.busy_handover: with more ranks than cores each buffer round of
-    the aggregators ends in a wait for ranks that yielded beside busy ones;
-    with no more ranks than cores (or no shared cores) there is none."""
+    the aggregators' writes ends in a wait for ranks that yielded beside
+    busy ones; with no more ranks than cores (or no shared cores) there is
+    none, nor after a buffer read (measured: one aggregator's reads at 4
+    ranks on 2 cores as quick as at 2)."""
     rates = ["disk.buffer_write_rate=200MB/s", "disk.shared_buffer_write_rate=200MB/s",
              "disk.buffer_read_rate=400MB/s", "disk.shared_buffer_read_rate=400MB/s"]
     crowded = ["host.cores=2", "host.busy_handover=5ms"]
-    for op in ("write", "read"):
+    for op, waits in (("read", 0), ("write", 1)):
         # one aggregator of 4 ranks on 2 cores: two 16 MiB rounds, two waits
         plain = _seconds(_phase(4, 1, rates + ["host.cores=2"], op))
         waited = _phase(4, 1, rates + crowded, op)
-        assert _seconds(waited) == pytest.approx(plain + 2 * 0.005, rel=1e-6)
+        assert _seconds(waited) == pytest.approx(plain + waits * 2 * 0.005, rel=1e-6)
         # four aggregators: one 8 MiB round each, side by side: one wait
         assert _seconds(_phase(4, 4, rates + crowded, op)) == \
-            pytest.approx(_seconds(_phase(4, 4, rates + ["host.cores=2"], op)) + 0.005, rel=1e-6)
+            pytest.approx(_seconds(_phase(4, 4, rates + ["host.cores=2"], op)) + waits * 0.005, rel=1e-6)
         # two ranks on two cores are not crowded: Open MPI does not yield there
         assert _seconds(_phase(2, 2, rates + crowded, op)) == \
             pytest.approx(_seconds(_phase(2, 2, rates + ["host.cores=2"], op)), rel=1e-6)
+        if not waits:
+            assert "yielding beside busy ones" not in waited["explanation"]["text"]
     text = waited["explanation"]["text"]
     assert "4 ranks on 2 cores: after each of 2 round(s) of the aggregators' work the next step " \
         "waited 5 ms for ranks yielding beside busy ones" in text

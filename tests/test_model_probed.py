@@ -116,7 +116,7 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
                 "disk.interleaved_typical_read_overhead", "disk.four_read_rate", "disk.same_read_rate",
                 "file.lock_overhead", "disk.buffer_write_rate",
                 "disk.shared_buffer_write_rate", "disk.buffer_read_rate", "disk.shared_buffer_read_rate",
-                "client.mpiio_open_close"):
+                "disk.four_buffer_read_rate", "client.mpiio_open_close"):
         assert "probe run 1" in flat[key]["source"] and "Table" in flat[key]["source"], key
     for key in ("host.cores", "host.page_cache"):  # the host the probe ran on
         assert "probe run 1" in flat[key]["source"] and "mpi.hosts" in flat[key]["source"], key
@@ -232,11 +232,14 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
     # (and the read's fixed start); the probe's 4 MiB stream makes them 2 MiB calls
     b = c["buffer_streams"]
     assert b["call_bytes"] == 2 << 20 and b["bytes"] == 4 << 20
+    assert b["four_call_bytes"] == 1 << 20  # four readers: a quarter each, in one call
     for key, rate, fixed in (("write_seconds", "disk.buffer_write_rate", m["file.open_close_write"]),
                              ("two_writers_seconds", "disk.shared_buffer_write_rate",
                               m["file.open_close_write"]),
                              ("read_seconds", "disk.buffer_read_rate", m["file.open_close_read"] + latency),
                              ("two_readers_seconds", "disk.shared_buffer_read_rate",
+                              m["file.open_close_read"] + latency),
+                             ("four_readers_seconds", "disk.four_buffer_read_rate",
                               m["file.open_close_read"] + latency)):
         # Table 2's rate rows: the rate a point's number of trials expects at best
         rate_best = best(lambda c: {"values": [c["buffer_streams"]["bytes"] / (1 << 20) / t
@@ -620,6 +623,33 @@ def test_two_writers_that_synced_on_their_own_give_no_shared_write_rate(runs, tm
     assert m["disk.shared_buffer_write_rate"] == 0
     assert "each fsynced as soon as its own writes were done" in m.sources["disk.shared_buffer_write_rate"]
     assert m["disk.buffer_write_rate"] > 0 and m["disk.shared_buffer_read_rate"] > 0
+
+
+def test_a_probe_before_the_four_buffer_readers_gives_four_aggregators_the_two_readers_rate(
+        runs, tmp_path):
+    """The probe's four buffer readers (ranks 0 and 1 with a thread each, a
+    quarter each) give disk.four_buffer_read_rate; a probe before that row
+    (every kept quiet database before stop 24) sets it 0, saying why, and
+    four aggregators then read at the two readers' rate."""
+    from pario.store import Store
+    from pario.model.probed import machine_from_probe
+
+    store = Store(runs["db"], create=False)
+    try:
+        measured = machine_from_probe(store, 1)
+    finally:
+        store.close()
+    assert measured["disk.four_buffer_read_rate"] > 0
+    assert "four readers at once" in measured.sources["disk.four_buffer_read_rate"]
+    assert "in 1 MiB calls" in measured.sources["disk.four_buffer_read_rate"]
+
+    def edit(components):
+        del components["buffer_streams"]["four_readers_seconds"]
+        del components["buffer_streams"]["four_call_bytes"]
+    m = _edited_machine(runs, tmp_path, edit)
+    assert m["disk.four_buffer_read_rate"] == 0
+    assert "a probe before its four buffer readers" in m.sources["disk.four_buffer_read_rate"]
+    assert m["disk.shared_buffer_read_rate"] == measured["disk.shared_buffer_read_rate"]
 
 
 def test_a_probe_without_the_read_ahead_record_fits_the_start_against_the_call(runs, tmp_path):

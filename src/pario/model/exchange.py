@@ -44,15 +44,25 @@ On a host the ranks share (a probed machine), two things set the time:
   an oversubscribed node), and a rank that yields beside a rank computing
   without yielding (an aggregator copying its buffer or writing it into the
   page cache) runs again only after that one's share of the core.  Each
-  round of an aggregator's work ends in a step that needs every rank (the
+  round of an aggregator's write ends in a step that needs every rank (the
   next round's exchange, or the call's closing agreement), so each buffer
-  costs host.busy_handover after its work (the probe's hand-over between
-  two ranks that wait by MPI_Test and sched_yield while every core runs a
-  busy thread).  Measured here (shared machine, 2 cores, load 16): 11.8 ms
-  per hand-over, where the token ring between idle ranks took 14 us; 4
-  ranks of the ascired-servers point 'mpiio, 1 MiB, 4 aggregators' took a
-  median 118 ms per write phase yielding and 1.28 s spinning
-  (mpi_yield_when_idle 0)."""
+  written costs host.busy_handover after its work (the probe's hand-over
+  between two ranks that wait by MPI_Test and sched_yield while every core
+  runs a busy thread).  Measured here (shared machine, 2 cores, load 16):
+  11.8 ms per hand-over, where the token ring between idle ranks took 14
+  us; 4 ranks of the ascired-servers point 'mpiio, 1 MiB, 4 aggregators'
+  took a median 118 ms per write phase yielding and 1.28 s spinning
+  (mpi_yield_when_idle 0).  A buffer read costs none: one aggregator read
+  32 MiB in two buffers in 18.3-21.8 ms at 4 ranks on the 2 cores and in
+  19.3-19.6 ms at 2 ranks (quiet, 2026-11-29: `mpirun -np N
+  --oversubscribe pario-engine io --api mpiio --collective --mpiio-impl
+  romio --aggregators 1 --layout partitioned --block 1m --size 32m
+  --phases write,read --evict --iterations 6`, the first left out), and
+  the model's one-aggregator reads at 4 ranks, charged it, were 0.69-0.97
+  of the measurement in fifteen quiet checks; a buffered read waits on
+  the device for much of its time, the aggregator's core free for the
+  yielding ranks meanwhile, where a write's copy into the page cache keeps
+  it busy."""
 
 
 class BufferCosts:
@@ -68,11 +78,17 @@ class BufferCosts:
         # the one writer's (see above)
         self.write_rate = ((several and m["disk.shared_buffer_write_rate"])
                            or m["disk.buffer_write_rate"])
-        self.read_rate = ((several and m["disk.shared_buffer_read_rate"])
+        self.read_rate = ((sim.n_agents >= 4 and m["disk.four_buffer_read_rate"])
+                          or (several and m["disk.shared_buffer_read_rate"])
                           or m["disk.buffer_read_rate"])
-        # ranks above the cores: each buffer's work ends in a wait for ranks
-        # yielding beside busy ones
-        self.handover = m["host.busy_handover"] if sim.crowded else 0.0
+        # ranks above the cores: each buffer written ends in a wait for ranks
+        # yielding beside busy ones (a buffer read in none: above)
+        self.write_handover = m["host.busy_handover"] if sim.crowded else 0.0
+
+    def handover(self, op):
+        """Seconds an aggregator's round of `op` ends in, waiting for ranks
+        yielding beside busy ones (0: none)."""
+        return self.write_handover if op == "write" else 0.0
 
     def work(self, a, buf, op):
         """CPU seconds aggregator a spends on buffer `buf` besides its
@@ -110,5 +126,6 @@ class BufferCosts:
                 # several aggregators' writes at the one writer's rate (above)
                 "in_turn": (op == "write" and len(plan) > 1 and bool(self.write_rate)
                             and not self.sim.machine["disk.shared_buffer_write_rate"]),
-                "handover_seconds": self.handover, "handover_rounds": rounds if self.handover else 0,
+                "handover_seconds": self.handover(op),
+                "handover_rounds": rounds if self.handover(op) else 0,
                 "ranks": self.sim.ranks, "cores": self.sim.machine["host.cores"]}

@@ -247,6 +247,11 @@ PARAMS = {p.name: p for p in [
           "disk.buffer_read_rate while two or more aggregators read at once "
           "(0 = disk.buffer_read_rate)",
           needs=("agent.cb_buffer",)),
+    Param("disk.four_buffer_read_rate", "rate", "B/s",
+          "disk.buffer_read_rate while four or more aggregators read at once (on a host of two "
+          "cores, more readers than cores: their read-ahead, copies and completions share the "
+          "cores; 0 = disk.shared_buffer_read_rate)",
+          needs=("agent.cb_buffer",)),
     # Service agents (ASCI Red's fyods).
     Param("agent.ranks_per_agent", "count", "ranks",
           "ranks served by one service agent when agent.count is 0 (0 = no agents: ranks talk "

@@ -583,7 +583,9 @@ def _buffer_rates(put, run_id, rows, oc_write, oc_read, table2, where):
              "two writers at once (ranks 0, 1), each fsync after both wrote"),
             ("read_seconds", "disk.buffer_read_rate", oc_read, "one reader (cache kept out)"),
             ("two_readers_seconds", "disk.shared_buffer_read_rate", oc_read,
-             "two readers at once (ranks 0, 1)"))
+             "two readers at once (ranks 0, 1)"),
+            ("four_readers_seconds", "disk.four_buffer_read_rate", oc_read,
+             "four readers at once (ranks 0 and 1 with a thread each beside them, a quarter each)"))
     for key, name, fixed, label in keys:
         if rows and key == "two_writers_seconds" and key in rows and not rows.get("two_writers_sync"):
             put(name, "0", f"{where}: made by a probe whose two writers each fsynced as soon as its "
@@ -592,9 +594,13 @@ def _buffer_rates(put, run_id, rows, oc_write, oc_read, table2, where):
                            "aggregator's writes): the one writer's rate (disk.buffer_write_rate)")
             continue
         if not rows or key not in rows:
-            why = ("an older probe, without streams in collective-buffer calls" if not rows
-                   else "one rank: no two ranks at once measured")
-            put(name, "0", f"{where}: {why}; the disk's rates for every call")
+            why = ("an older probe, without streams in collective-buffer calls; the disk's rates "
+                   "for every call" if not rows
+                   else "one rank: no two ranks at once measured; the disk's rates for every call"
+                   if "two_readers_seconds" not in rows
+                   else "a probe before its four buffer readers, or a quarter of its file under "
+                        "4 KiB: disk.shared_buffer_read_rate for four aggregators too")
+            put(name, "0", f"{where}: {why}")
             continue
         best = rows[key]["best"]
         per_byte = (best - fixed) / rows["bytes"] if best else 0.0
@@ -603,7 +609,8 @@ def _buffer_rates(put, run_id, rows, oc_write, oc_read, table2, where):
                                f"took {best} s, no more than opening the file")
         put(name, _rate(1 / per_byte),
             f"{table2} 'storage, collective-buffer calls, {label}': {format_size(rows['bytes'])} in "
-            f"{format_size(rows['call_bytes'])} calls, {best * 1e3:.2f} ms (the best of one call size's trials that every call size's trials expect), less open/close"
+            f"{format_size(rows['four_call_bytes' if key == 'four_readers_seconds' else 'call_bytes'])} "
+            f"calls, {best * 1e3:.2f} ms (the best of one call size's trials that every call size's trials expect), less open/close"
             + (" and disk.read_latency" if "read" in key and fixed > oc_write else "")
             + " over its bytes")
 
@@ -1071,7 +1078,8 @@ def _measured_machine(store, run_id, overrides, trials):
     buffers = c.get("buffer_streams")
     if buffers:  # each row pooled over every point's trials, as the other pooled rows
         rows = {"write_seconds": "buffer_write", "read_seconds": "buffer_read",
-                "two_writers_seconds": "buffer_writers", "two_readers_seconds": "buffer_readers"}
+                "two_writers_seconds": "buffer_writers", "two_readers_seconds": "buffer_readers",
+                "four_readers_seconds": "buffer_four_readers"}
         buffers = {**buffers, **{k: {**buffers[k], "best": buffers["bytes"] / MIB / component_expected_best(pooled, r, trials)}
                                  for k, r in rows.items() if k in buffers and component_expected_best(pooled, r, trials)}}
     _buffer_rates(put, run_id, buffers, oc_write, oc_read + latency, table2, where)

@@ -168,6 +168,8 @@ COMPONENTS = [
      "(ranks 0, 1)", "MiB/s", "max", _buffer("two_writers_seconds")),
     ("buffer_readers", 2, "storage, collective-buffer calls, two readers at once (ranks 0, 1)", "MiB/s",
      "max", _buffer("two_readers_seconds")),
+    ("buffer_four_readers", 2, "storage, collective-buffer calls, four readers at once (ranks 0, 1, "
+     "a thread each)", "MiB/s", "max", _buffer("four_readers_seconds")),
     ("open_read", 3, "open / read a byte / close", "s", "min",
      lambda c: c["open_read_byte_close_seconds"]["values"]),
     ("open_write", 3, "open / write a byte / close", "s", "min",

@@ -54,7 +54,9 @@
  *                     with the cache emptied: rank 0 alone, then ranks 0 and
  *                     1 a half each at once (ROMIO's aggregators' transfers;
  *                     the two writers fsync after both have written, as a
- *                     collective write's sync follows every aggregator's)
+ *                     collective write's sync follows every aggregator's),
+ *                     then four readers at once, a quarter each (ranks 0
+ *                     and 1 with a thread each: four aggregators reading)
  *   metadata          every rank creates, stats and removes --ops files
  *   read-ahead        (a fact, not a timing) the largest read-ahead window
  *                     of the device behind --dir (its read_ahead_kb)
@@ -205,10 +207,13 @@ typedef struct probe_result {
     samples collective_open_close;               /* seconds per MPI_File_open + close, all ranks */
     /* The stream in calls of a collective buffer (buffer_call bytes, a new
      * file, fsync; then read with the cache emptied): rank 0 alone, then
-     * ranks 0 and 1 a half each at once (two ranks or more). */
-    uint64_t buffer_call, buffer_bytes;
+     * ranks 0 and 1 a half each at once (two ranks or more), then four
+     * readers at once, a quarter each in calls of buffer_four_call bytes
+     * (ranks 0 and 1 with a thread each beside them: four aggregators on a
+     * host of two cores). */
+    uint64_t buffer_call, buffer_bytes, buffer_four_call;
     samples buffer_write_seconds, buffer_read_seconds;
-    samples buffer_writers_seconds, buffer_readers_seconds;
+    samples buffer_writers_seconds, buffer_readers_seconds, buffer_four_readers_seconds;
 
     char *warnings[PROBE_MAX_WARNINGS];
     int nwarnings;

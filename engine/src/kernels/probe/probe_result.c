@@ -234,6 +234,11 @@ void probe_result_print(const probe_result *r)
             snprintf(what, sizeof what, "storage, %s calls: two readers at once", cb);
             printf("  %-56s %12.1f\n", what, mib / samples_best(&r->buffer_readers_seconds, false));
         }
+        if (r->buffer_four_readers_seconds.n) {
+            size_format(r->buffer_four_call, cb, sizeof cb);
+            snprintf(what, sizeof what, "storage, %s calls: four readers at once", cb);
+            printf("  %-56s %12.1f\n", what, mib / samples_best(&r->buffer_four_readers_seconds, false));
+        }
     }
     printf("Overheads (CFS Table 3)\n");
     printf("  %-56s %12s\n", "operation", "seconds");
@@ -568,6 +573,11 @@ int probe_result_save_json(const probe_result *r, const char *path)
             json_string(&j, "two_writers_sync", "after every writer's writes");
             write_samples(&j, "two_writers_seconds", &r->buffer_writers_seconds, false);
             write_samples(&j, "two_readers_seconds", &r->buffer_readers_seconds, false);
+        }
+        if (r->buffer_four_readers_seconds.n) {
+            /* ranks 0 and 1 with a thread each, a quarter of `bytes` each */
+            json_uint(&j, "four_call_bytes", r->buffer_four_call);
+            write_samples(&j, "four_readers_seconds", &r->buffer_four_readers_seconds, false);
         }
         json_object_end(&j);
     } else {
