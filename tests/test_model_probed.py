@@ -347,17 +347,22 @@ def _probe_edited(runs, tmp_path, edit):
     return db
 
 
-def _edited_machine(runs, tmp_path, edit):
-    """The machine pario makes of the probe (run 1) as edit(components)
-    leaves it."""
+def _probe_machine(db):
+    """The machine pario makes of the probe (run 1) of database `db`."""
     from pario.model.probed import machine_from_probe
     from pario.store import Store
 
-    store = Store(_probe_edited(runs, tmp_path, edit), create=False)
+    store = Store(db, create=False)
     try:
         return machine_from_probe(store, 1)
     finally:
         store.close()
+
+
+def _edited_machine(runs, tmp_path, edit):
+    """The machine pario makes of the probe (run 1) as edit(components)
+    leaves it."""
+    return _probe_machine(_probe_edited(runs, tmp_path, edit))
 
 
 def _probe_without(runs, tmp_path, *rows):
@@ -556,15 +561,8 @@ def test_a_probe_before_the_four_and_same_readers_still_predicts(runs, tmp_path)
     """A probe made before the four readers' and the same bytes' rows (the
     quiet databases of issue 12) still makes a machine: those two parts at
     their neutral 0, the source saying why."""
-    from pario.model.probed import machine_from_probe
-    from pario.store import Store
-
     db = _probe_without(runs, tmp_path, "four_streams", "two_same")
-    store = Store(db, create=False)
-    try:
-        m = machine_from_probe(store, 1)
-    finally:
-        store.close()
+    m = _probe_machine(db)
     for key in ("disk.four_read_rate", "disk.same_read_rate"):
         assert m[key] == 0 and "not measured" in m.sources[key], key
 
@@ -575,23 +573,12 @@ def test_a_probe_before_the_writers_of_a_file_each_still_predicts(runs, tmp_path
     writers of their own files take the shared write rate: the files rate
     and its per-call cost at 0, the source saying why; the probe that has
     the row gives both from a fit of its call sizes."""
-    from pario.model.probed import machine_from_probe
-    from pario.store import Store
-
-    store = Store(runs["db"], create=False)
-    try:
-        measured = machine_from_probe(store, 1)
-    finally:
-        store.close()
+    measured = _probe_machine(runs["db"])
     assert measured["disk.files_write_rate"] > 0
     assert "two writers of a file each" in measured.sources["disk.files_write_rate"]
     assert "us per call" in measured.sources["disk.files_write_overhead"]
     db = _probe_without(runs, tmp_path, "two_files")
-    store = Store(db, create=False)
-    try:
-        m = machine_from_probe(store, 1)
-    finally:
-        store.close()
+    m = _probe_machine(db)
     assert m["disk.files_write_rate"] == 0 and "not measured" in m.sources["disk.files_write_rate"]
     assert m["disk.files_write_overhead"] == 0 and "unused" in m.sources["disk.files_write_overhead"]
     assert m["disk.shared_write_rate"] == measured["disk.shared_write_rate"]
@@ -631,14 +618,7 @@ def test_a_probe_before_the_four_buffer_readers_gives_four_aggregators_the_two_r
     quarter each) give disk.four_buffer_read_rate; a probe before that row
     (every kept quiet database before stop 24) sets it 0, saying why, and
     four aggregators then read at the two readers' rate."""
-    from pario.store import Store
-    from pario.model.probed import machine_from_probe
-
-    store = Store(runs["db"], create=False)
-    try:
-        measured = machine_from_probe(store, 1)
-    finally:
-        store.close()
+    measured = _probe_machine(runs["db"])
     assert measured["disk.four_buffer_read_rate"] > 0
     assert "four readers at once" in measured.sources["disk.four_buffer_read_rate"]
     assert "in 1 MiB calls" in measured.sources["disk.four_buffer_read_rate"]
