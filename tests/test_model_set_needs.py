@@ -20,10 +20,13 @@ DEPENDENT = sorted(k for k, p in PARAMS.items() if p.needs)
 
 
 def test_every_need_is_a_parameter_of_its_own():
+    """Each need is kept as its alternatives (a lone parameter its own)."""
     assert DEPENDENT  # the table is not empty
+    assert PARAMS["host.busy_handover"].needs == (("host.cores",), ("agent.cb_buffer",))
+    assert PARAMS["host.cached_read_rate"].needs == (("host.page_cache", "agent.cb_buffer"),)
     for key in DEPENDENT:
-        for need in PARAMS[key].needs:
-            for one in (need,) if isinstance(need, str) else need:
+        for alternatives in PARAMS[key].needs:
+            for one in alternatives:
                 assert one in PARAMS and one != key, (key, one)
 
 
@@ -35,8 +38,7 @@ def test_a_set_whose_need_is_0_is_refused_and_names_it(key):
     p = PARAMS[key]
 
     def unset(machine):
-        return [n for n in p.needs
-                if not (machine[n] if isinstance(n, str) else any(machine[x] for x in n))]
+        return [alts for alts in p.needs if not any(machine[n] for n in alts)]
 
     machine_name = next(n for n in ("ipsc860", "asci-red") if unset(load_machine(n)))
     item = f"{key}={VALUE[p.kind]}"
@@ -45,8 +47,7 @@ def test_a_set_whose_need_is_0_is_refused_and_names_it(key):
         check_sets([], machine, "cfs")
     said = str(e.value)
     missing = unset(machine)
-    named = (" or ".join(missing[0]) if len(missing) == 1 and not isinstance(missing[0], str)
-             else needs_text(missing))
+    named = " or ".join(missing[0]) if len(missing) == 1 else needs_text(missing)
     assert f"--set {item} does not act on machine {machine_name}: it acts only where {named} " \
         in said, said
     assert "0 there; --set " in said and ("to a non-zero value too" in said or "to non-zero values too" in said)
@@ -60,13 +61,12 @@ def test_a_set_whose_need_is_0_is_refused_and_names_it(key):
     also = {"host.page_cache": ["host.cached_read_rate=5MB/s"],
             "agent.cb_buffer": ["host.cached_read_rate=5MB/s"],
             "io_node.cache": [f"io_node.cache_block={int(machine['stripe.unit'])}"]}
-    needs, todo = [], [n if isinstance(n, str) else n[0] for n in missing]
+    needs, todo = [], [alts[0] for alts in missing]
     while todo:  # and what those need in turn, where it is 0 here
         n = todo.pop()
         if n not in needs:
             needs.append(n)
-            todo += [m if isinstance(m, str) else m[0] for m in PARAMS[n].needs
-                     if not (machine[m] if isinstance(m, str) else any(machine[x] for x in m))]
+            todo += [alts[0] for alts in PARAMS[n].needs if not any(machine[m] for m in alts)]
     extra = [f"{n}={fill.get(n, VALUE[PARAMS[n].kind])}" for n in needs]
     extra += [x for n in needs for x in also.get(n, []) if x.split("=")[0] != key]
     both = load_machine(machine_name, [item] + extra)

@@ -163,6 +163,21 @@ def test_model_local_remodels_only_a_results_database(tmp_path, content, phrase,
     assert kept.read_bytes() == content
 
 
+def test_model_local_keeps_no_database_over_a_file(tmp_path, absent_dir, monkeypatch, capsys):
+    """--keep-db names a new file: one there already is refused before
+    anything is measured, and left as it was."""
+    kept = tmp_path / "mine.sqlite"
+    kept.write_text("a user's own file\n")
+    monkeypatch.setattr(sys, "argv", [str(BENCH / "model_local.py"), "--dir", str(absent_dir),
+                                      "--keep-db", str(kept)])
+    monkeypatch.setattr(sys, "path", [str(BENCH), *sys.path])
+    with pytest.raises(SystemExit) as exit_:
+        runpy.run_path(str(BENCH / "model_local.py"), run_name="__main__")
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert exit_.value.code == 2 and len(lines) == 1 and "--keep-db" in lines[0] and "exists" in lines[0]
+    assert kept.read_text() == "a user's own file\n" and not absent_dir.exists()
+
+
 @pytest.mark.parametrize("script,args", [
     ("fio_side_by_side.py", ["--ranks", "1", "--size", "4m", "--blocks", "1m", "--rounds", "1"]),
     ("bt_speed.py", ["--class", "S", "--ranks", "1", "--rounds", "1"]),

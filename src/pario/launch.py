@@ -215,8 +215,8 @@ def _wait(proc, deadline, name, rank_name):
         except subprocess.TimeoutExpired:
             pass
         now = time.monotonic()
-        zombies = _unreaped_ranks(proc.pid, rank_name[:_COMM_LENGTH])
-        dead_since = {z: dead_since.get(z, now) for z in zombies}  # a reaped one is forgotten
+        dead_since = {z: dead_since.get(z, now)  # a reaped one is forgotten
+                      for z in _unreaped_ranks(proc.pid, rank_name[:_COMM_LENGTH])}
         for zombie, since in dead_since.items():
             if now - since >= DEAD_CHILD_GRACE:
                 return None, None, (
@@ -253,12 +253,12 @@ _RANK_DEPTH = 4
 
 
 def _unreaped_ranks(launcher, rank_comm):
-    """{(pid, start time): its name} of the dead, unreaped ranks (zombies
-    whose command is `rank_comm`) of the launcher or of any process below
+    """{(pid, start time)} of the dead, unreaped ranks (zombies whose
+    command is `rank_comm`) of the launcher or of any process below
     it that is not itself a rank, down to _RANK_DEPTH levels, from /proc;
     {} when /proc cannot be read.  A rank's own children (its MPI
     library's helpers) are not looked into: ranks can be thousands."""
-    found, level = {}, [launcher]
+    found, level = set(), [launcher]
     for _ in range(_RANK_DEPTH):
         below = []
         for parent in level:
@@ -269,7 +269,7 @@ def _unreaped_ranks(launcher, rank_comm):
                     continue  # gone, or not this parent's (the every-pid fallback)
                 if stat[1][0] == b"Z":
                     if stat[0] == rank_comm:
-                        found[(int(pid), stat[1][19])] = stat[0]
+                        found.add((int(pid), stat[1][19]))
                 elif stat[0] != rank_comm:
                     below.append(int(pid))
         level = below

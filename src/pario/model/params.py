@@ -23,8 +23,18 @@ class Param:
     choices: tuple = ()
     # what must be non-zero for this one to act at all: each entry a
     # parameter, or a tuple of parameters one of which must be (a --set of
-    # it where one is 0 changes nothing, so scope.check_needs refuses it)
+    # it where one is 0 changes nothing, so scope.check_needs refuses it);
+    # kept as a tuple of alternatives each, a lone parameter its own
     needs: tuple = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "needs", tuple((n,) if isinstance(n, str) else tuple(n)
+                                                for n in self.needs))
+
+    def unmet(self, values):
+        """The entries of `needs` of which no parameter is non-zero in
+        `values` (a Machine or its values)."""
+        return [alts for alts in self.needs if not any(values[n] for n in alts)]
 
 
 PARAMS = {p.name: p for p in [
@@ -161,12 +171,14 @@ PARAMS = {p.name: p for p in [
     Param("disk.interleaved_race_from", "size", "B",
           "the smallest call size at which interleaved readers lose that race: smaller calls "
           "keep their read-ahead windows (0 = every call size)",
-          needs=("disk.interleaved_read_rate", "disk.interleaved_race_requests", "disk.interleaved_request_overhead")),
+          needs=("disk.interleaved_read_rate", "disk.interleaved_race_requests",
+                 "disk.interleaved_request_overhead")),
     Param("disk.interleaved_request_overhead", "time", "s",
           "time one such extra device request adds to the read phase (the readers wait for it: "
           "a read of about one call, no read-ahead beside it); the race costs "
           "disk.interleaved_race_requests times this, once per phase, on the disk",
-          needs=("disk.interleaved_read_rate", ("disk.interleaved_race_requests", "disk.interleaved_typical_race_requests"))),
+          needs=("disk.interleaved_read_rate",
+                 ("disk.interleaved_race_requests", "disk.interleaved_typical_race_requests"))),
     Param("disk.interleaved_typical_read_rate", "rate", "B/s",
           "disk.interleaved_read_rate as two interleaved readers on cores of their own usually "
           "read (the probe's row halfway between its best trial, disk.interleaved_read_rate, and "
@@ -183,11 +195,13 @@ PARAMS = {p.name: p for p in [
     Param("disk.interleaved_typical_race_requests", "count", "requests",
           "disk.interleaved_race_requests of that typical trial (with "
           "disk.interleaved_typical_read_rate; each costs disk.interleaved_request_overhead)",
-          needs=("disk.interleaved_read_rate", "disk.interleaved_typical_read_rate", "disk.interleaved_request_overhead")),
+          needs=("disk.interleaved_read_rate", "disk.interleaved_typical_read_rate",
+                 "disk.interleaved_request_overhead")),
     Param("disk.interleaved_typical_race_from", "size", "B",
           "disk.interleaved_race_from of that typical trial (with "
           "disk.interleaved_typical_read_rate)",
-          needs=("disk.interleaved_read_rate", "disk.interleaved_typical_read_rate", "disk.interleaved_typical_race_requests", "disk.interleaved_request_overhead")),
+          needs=("disk.interleaved_read_rate", "disk.interleaved_typical_read_rate",
+                 "disk.interleaved_typical_race_requests", "disk.interleaved_request_overhead")),
     Param("disk.share_race_restarts", "count", "restarts",
           "read-ahead restarts a read phase pays when four or more ranks read one file in "
           "contiguous shares (partitioned) each shorter than a reader's read-ahead ramp reaches "
@@ -410,7 +424,7 @@ def parse_value(name, text):
 
 def needs_text(needs):
     """'A and B' of a Param's needs, an alternative as '(C or D)'."""
-    return " and ".join(n if isinstance(n, str) else "(" + " or ".join(n) + ")" for n in needs)
+    return " and ".join(alts[0] if len(alts) == 1 else "(" + " or ".join(alts) + ")" for alts in needs)
 
 
 def describe_parameters():

@@ -578,15 +578,21 @@ def _buffer_rates(put, run_id, rows, oc_write, oc_read, table2, where):
     """disk.buffer_* from the probe's streams in collective-buffer calls:
     each stream's best time, less open/close (and a read's fixed start, which
     an aggregator pays apart), over its bytes."""
-    keys = (("write_seconds", "disk.buffer_write_rate", oc_write, "one writer, new file (fsync)"),
-            ("two_writers_seconds", "disk.shared_buffer_write_rate", oc_write,
-             "two writers at once (ranks 0, 1), each fsync after both wrote"),
-            ("read_seconds", "disk.buffer_read_rate", oc_read, "one reader (cache kept out)"),
-            ("two_readers_seconds", "disk.shared_buffer_read_rate", oc_read,
-             "two readers at once (ranks 0, 1)"),
-            ("four_readers_seconds", "disk.four_buffer_read_rate", oc_read,
-             "four readers at once (ranks 0 and 1 with a thread each beside them, a quarter each)"))
-    for key, name, fixed, label in keys:
+    one_rank = "one rank: no two ranks at once measured; the disk's rates for every call"
+    # (row, parameter, open/close and start to take off, its calls' size, what it is, why absent)
+    keys = (("write_seconds", "disk.buffer_write_rate", oc_write, "call_bytes",
+             "one writer, new file (fsync)", ""),
+            ("two_writers_seconds", "disk.shared_buffer_write_rate", oc_write, "call_bytes",
+             "two writers at once (ranks 0, 1), each fsync after both wrote", one_rank),
+            ("read_seconds", "disk.buffer_read_rate", oc_read, "call_bytes",
+             "one reader (cache kept out)", ""),
+            ("two_readers_seconds", "disk.shared_buffer_read_rate", oc_read, "call_bytes",
+             "two readers at once (ranks 0, 1)", one_rank),
+            ("four_readers_seconds", "disk.four_buffer_read_rate", oc_read, "four_call_bytes",
+             "four readers at once (ranks 0 and 1 with a thread each beside them, a quarter each)",
+             "one rank, a probe before its four buffer readers, or a file of no whole number of "
+             "pages a quarter: disk.shared_buffer_read_rate for four aggregators too"))
+    for key, name, fixed, calls, label, absent in keys:
         if rows and key == "two_writers_seconds" and key in rows and not rows.get("two_writers_sync"):
             put(name, "0", f"{where}: made by a probe whose two writers each fsynced as soon as its "
                            "own writes were done, so one's write-back ran beside the other's writes, "
@@ -594,13 +600,8 @@ def _buffer_rates(put, run_id, rows, oc_write, oc_read, table2, where):
                            "aggregator's writes): the one writer's rate (disk.buffer_write_rate)")
             continue
         if not rows or key not in rows:
-            why = ("an older probe, without streams in collective-buffer calls; the disk's rates "
-                   "for every call" if not rows
-                   else "one rank: no two ranks at once measured; the disk's rates for every call"
-                   if "two_readers_seconds" not in rows
-                   else "a probe before its four buffer readers, or a quarter of its file under "
-                        "4 KiB: disk.shared_buffer_read_rate for four aggregators too")
-            put(name, "0", f"{where}: {why}")
+            put(name, "0", f"{where}: " + (absent if rows else "an older probe, without streams in "
+                                            "collective-buffer calls; the disk's rates for every call"))
             continue
         best = rows[key]["best"]
         per_byte = (best - fixed) / rows["bytes"] if best else 0.0
@@ -609,8 +610,7 @@ def _buffer_rates(put, run_id, rows, oc_write, oc_read, table2, where):
                                f"took {best} s, no more than opening the file")
         put(name, _rate(1 / per_byte),
             f"{table2} 'storage, collective-buffer calls, {label}': {format_size(rows['bytes'])} in "
-            f"{format_size(rows['four_call_bytes' if key == 'four_readers_seconds' else 'call_bytes'])} "
-            f"calls, {best * 1e3:.2f} ms (the best of one call size's trials that every call size's trials expect), less open/close"
+            f"{format_size(rows[calls])} calls, {best * 1e3:.2f} ms (the best of one call size's trials that every call size's trials expect), less open/close"
             + (" and disk.read_latency" if "read" in key and fixed > oc_write else "")
             + " over its bytes")
 

@@ -179,7 +179,8 @@ SET_SCOPE = {
     # MUNIX and relaxed MASYNC, whatever the machine's mode
     "agent.mode": (lambda p: p.api not in ATOMIC_APIS,
                    "each of its tests sets its mode itself (mpiio/hdf5: --atomic is MUNIX, "
-                   "without it MASYNC)"),
+                   "without it MASYNC; a test's --atomic, or --set agent.munix_overhead, changes "
+                   "what atomic mode costs)"),
     # simulate.py: a collective call's own cost, the MPI-IO library's open,
     # atomic mode's byte-range locks and writers of a file each act only
     # at points that make such calls (tester 11: stored runs that predicted
@@ -212,12 +213,11 @@ def check_needs(machine):
     from .params import PARAMS, needs_text
 
     for key, text in machine.overrides.items():
-        unset = [n for n in PARAMS[key].needs
-                 if not (machine[n] if isinstance(n, str) else any(machine[x] for x in n))]
+        unset = PARAMS[key].unmet(machine)
         if not unset:
             continue
-        if len(unset) == 1 and isinstance(unset[0], str):
-            what = f"{unset[0]} is non-zero, and it is 0 there; --set it to a non-zero value too"
+        if unset == [unset[0][:1]]:
+            what = f"{unset[0][0]} is non-zero, and it is 0 there; --set it to a non-zero value too"
         elif len(unset) == 1:
             what = (f"{' or '.join(unset[0])} is non-zero, and each is 0 there; --set one of them "
                     "to a non-zero value too")
@@ -239,9 +239,7 @@ def check_sets(points, machine, origin):
     for key, text in machine.overrides.items():
         acts, why = SET_SCOPE.get(key, (None, ""))
         if acts and points and not any(acts(p) for p in points):
-            raise UsageError(f"--set {key}={text} does not act on {origin}: {why}; drop it"
-                             + (" (a test's --atomic, or --set agent.munix_overhead, changes what "
-                                "atomic mode costs)" if key == "agent.mode" else ""))
+            raise UsageError(f"--set {key}={text} does not act on {origin}: {why}; drop it")
 
 
 # The most stripe-unit pieces of one point's files the model simulates in a

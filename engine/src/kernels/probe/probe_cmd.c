@@ -1289,10 +1289,17 @@ static void measure_buffer_streams(probe_ctx *c, probe_result *r)
     const uint64_t whole = c->o->stream_bytes / (2 * call) * (2 * call);
     r->buffer_call = call;
     r->buffer_bytes = whole;
-    /* four readers of a quarter each, in buffer calls no longer than it */
-    const uint64_t quarter = whole / 4 / 4096 * 4096;
-    const uint64_t call4 = quarter < call ? quarter : call;
-    r->buffer_four_call = c->nranks >= 2 && quarter % call4 == 0 ? call4 : 0;
+    /* four readers of a quarter each, in the longest calls of whole pages
+     * that fit both a quarter and a buffer (their greatest common divisor:
+     * both are whole pages), so the four read exactly the file's bytes */
+    const uint64_t quarter = whole % (4 * 4096) == 0 ? whole / 4 : 0;
+    uint64_t call4 = quarter, rest = call;
+    while (rest) {
+        const uint64_t t = call4 % rest;
+        call4 = rest;
+        rest = t;
+    }
+    r->buffer_four_call = c->nranks >= 2 ? call4 : 0;
     char p[PATH_MAX];
     file_path(c, FILE_STREAM, p);
     unsigned char *buf = NULL, *buf2 = NULL;
