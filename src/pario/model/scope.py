@@ -266,10 +266,18 @@ def check_pieces(points, machine):
         # every rank of a broadcast moves the whole file; each call is cut
         # into its own pieces
         moved = p.size * (p.ranks if p.layout == "broadcast" else 1)
-        pieces = -(-p.block // unit) * (moved // p.block)
+        calls = moved // p.block
+        if calls > MAX_PIECES:
+            # a call is one piece at the least: no stripe unit brings it down
+            raise UsageError(f"{p.label()} makes {calls} calls per phase ({format_size(moved)} in "
+                             f"{format_size(p.block)} calls), more than the model simulates "
+                             f"({MAX_PIECES}): use larger --blocks or a smaller --size"
+                             + (", or fewer --ranks (every rank of a broadcast reads the whole file)"
+                                if p.layout == "broadcast" else ""))
+        pieces = -(-p.block // unit) * calls
         if pieces > MAX_PIECES:
             least = unit
-            while -(-p.block // least) * (moved // p.block) > MAX_PIECES:
+            while -(-p.block // least) * calls > MAX_PIECES:  # ends by least >= block
                 least *= 2
             raise UsageError(f"stripe.unit {format_size(unit)} cuts {p.label()} ({format_size(moved)} per "
                              f"phase) into {pieces} pieces, more than the model simulates ({MAX_PIECES}): "
