@@ -19,6 +19,7 @@ import argparse
 import contextlib
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -45,8 +46,15 @@ def fail(message):
     sys.exit(2)
 
 
+def _exit_on_sigterm(signum, frame):
+    sys.exit(128 + signum)  # as SystemExit the bench's finally blocks remove what it made
+
+
 def parser(doc):
-    """A Parser described by the first line of a script's docstring."""
+    """A Parser described by the first line of a script's docstring; a
+    bench that makes one is stopped by SIGTERM as by an exit, so that what
+    it made (fresh_dir, its databases) is removed, not left behind."""
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     return Parser(prog=Path(sys.argv[0]).name, description=doc.splitlines()[0] if doc else None)
 
 

@@ -55,6 +55,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _args  # noqa: E402  (bench/_args.py: argument checks, one line and exit 2)
 
 from pario.analysis.compare import TOLERANCE, against_prediction  # noqa: E402
+from pario.errors import UsageError  # noqa: E402
+from pario.model.command import MODELLED_KINDS  # noqa: E402
+from pario.presets import load_experiment  # noqa: E402
+from pario.studies import kind_of  # noqa: E402
 from pario.runs import measured_points  # noqa: E402
 from pario.store import Store  # noqa: E402
 
@@ -97,8 +101,12 @@ def load():
 
 def main():
     ap = _args.parser(__doc__.split("\n\n")[0].replace("\n", " "))
-    ap.add_argument("--rounds", type=_args.count, default=3)
-    ap.add_argument("--dir", default="/var/tmp", help="a directory on the disk (default /var/tmp)")
+    ap.add_argument("--rounds", type=_args.count, default=3,
+                    help="rounds of probe, measurement and prediction, alternating the presets' order "
+                         "(default 3): a point's figure is the median over them")
+    ap.add_argument("--dir", default="/var/tmp",
+                    help="a directory on the disk (default /var/tmp), made if missing and then removed "
+                         "again; the bench works in a new directory under it, removed after")
     ap.add_argument("--presets", help=f"the presets, comma-separated (default {','.join(PRESETS)}; "
                                       "with --remodel, those of them the database measured)")
     ap.add_argument("--keep-db", help="keep the results database here (a new file)")
@@ -107,7 +115,8 @@ def main():
                          "4k,64k,1m): the model fits its costs per call and per byte over them")
     ap.add_argument("--iterations", type=_args.count, metavar="N",
                     help="trials per point, measured and predicted (pario run/model --iterations; "
-                         "default: the quick presets' own, 2): the figure is the best trial, so more "
+                         "default: the quick presets' own: 3 for cfs, 2 for the ascired ones): the "
+                         "figure is the best trial, so more "
                          "trials draw it less from one stalled trial")
     ap.add_argument("--remodel", metavar="DB",
                     help="measure nothing: predict the rounds a --keep-db database holds again "
@@ -119,7 +128,7 @@ def main():
                     help="with --remodel: change a parameter of every round's machine (pario model "
                          "--set), e.g. to see a point without one part of the model")
     args = ap.parse_args()
-    presets = args.presets.split(",") if args.presets else None
+    presets = _presets(args.presets) if args.presets else None
     if (args.probe is not None or args.set) and not args.remodel:
         _args.fail("--probe and --set go with --remodel DB: give it")
     if args.remodel and args.stream_blocks != ap.get_default("stream_blocks"):
@@ -134,6 +143,10 @@ def main():
     presets = presets or PRESETS
     if args.keep_db and os.path.lexists(args.keep_db):
         _args.fail(f"--keep-db {args.keep_db} exists: give a new file")
+    if args.keep_db and not os.path.isdir(os.path.dirname(os.path.abspath(args.keep_db))):
+        # refused now, not after minutes of measurement whose results it would lose
+        _args.fail(f"--keep-db {args.keep_db}: its directory does not exist: create it or give a new "
+                   "file in an existing directory")
     db = Path(tempfile.mkdtemp(prefix="pario-model-local-db-")) / "results.sqlite"
     trials = () if args.iterations is None else ("--iterations", str(args.iterations))
     rounds = []  # per round: {preset: (probe id, measured id, predicted id)}
@@ -159,9 +172,31 @@ def main():
         report(db, presets, rounds)
     finally:
         if args.keep_db and db.exists():
-            shutil.copyfile(db, args.keep_db)
-            print(f"results database kept in {args.keep_db}")
+            try:
+                shutil.copyfile(db, args.keep_db)
+                print(f"results database kept in {args.keep_db}")
+            except OSError as e:
+                print(f"bench: cannot keep the results database in {args.keep_db}: {e.strerror}",
+                      file=sys.stderr)
         shutil.rmtree(db.parent, ignore_errors=True)
+
+
+def _presets(text):
+    """--presets: each a preset pario knows, each once (a preset given twice
+    would count its points twice); refused before anything is measured."""
+    names = []
+    for name in text.split(","):
+        try:
+            kind = kind_of(load_experiment(name).data).name
+        except UsageError as e:
+            _args.fail(f"--presets: {e}")
+        if kind not in MODELLED_KINDS:
+            _args.fail(f"--presets: {name} is a study of kind {kind}, which the model does not predict: "
+                       "give access-pattern (io) presets such as cfs")
+        if name in names:
+            _args.fail(f"--presets {text}: {name} is given twice: give each preset once")
+        names.append(name)
+    return names
 
 
 def _count(n, noun):

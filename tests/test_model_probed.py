@@ -43,7 +43,7 @@ def runs(tmp_path_factory):
              "--stream-blocks", "4k,64k,1m"),
             ("run", "cfs", "--dir", d, *PLAN, "--iterations", "2"),
             ("model", "cfs", *PLAN, "--machine", "probe:1"),
-            ("model", "ascired-shared", "--quick", "--ranks", "1", "--blocks", "64k", "--size", "4m",
+            ("model", "ascired-shared", "--quick", "--ranks", "2", "--blocks", "64k", "--size", "4m",
              "--tests", "shared-relaxed", "--machine", "ipsc860"),
             ("probe", "--dir", d, "--quick", "--ranks", "1", "--size", "4m", "--iterations", "1"),
         ]
@@ -547,9 +547,10 @@ def _set(path, value):
 
 
 def _no_time(c):
-    m = c["messages"]  # the 64 KiB messages in no time
-    if m["block_bytes"] == 65536:
+    m = c["messages"]  # the 64 KiB messages in no time, every trial (the model takes the
+    if m["block_bytes"] == 65536:  # best of the measured run's trials from them)
         m["seconds"]["best"] = 0
+        m["seconds"]["values"] = [0.0] * len(m["seconds"]["values"])
 
 
 def _short_longer(c):
@@ -1123,3 +1124,29 @@ def test_a_prediction_follows_the_measured_runs_trials(runs, tmp_path):
     assert "the mean of its trials (a measured figure of one trial)" in sources[1]
     assert "the best of 2 trials that its pooled trials expect" in sources[2]
     assert "pooled trials expect" not in sources[1] and "the mean of its trials" not in sources[2]
+
+
+def test_a_printed_probe_machine_predicts_as_probe_run_does_at_its_trials(runs, tmp_path):
+    """Tester 7, item 5: --print-machine ignored the experiment and its
+    --iterations, so the file it wrote (every row the best of its own
+    trials) predicted another figure than probe:RUN at one trial.  Now the
+    printed machine is fitted for the plan's trials, its first line says
+    for how many, and the file predicts what probe:1 predicts."""
+    db = _copy_db(runs, tmp_path)
+    plan = ["cfs", "--quick", "--tests", "partitioned", "--ranks", "1", "--blocks", "1m", "--size", "4m",
+            "--iterations", "1"]
+    printed = pario("model", *plan, "--machine", "probe:1", "--print-machine", db=db)
+    assert printed.returncode == 0, printed.stderr
+    assert printed.stdout.splitlines()[0].endswith(
+        "measured it, every row as the best of 1 trial (for points of 1: --iterations 1)")
+    saved = tmp_path / "host.toml"
+    saved.write_text(printed.stdout)
+    figures = []
+    for machine in ("probe:1", saved):
+        r = pario("model", *plan, "--machine", machine, db=db)
+        assert r.returncode == 0, r.stderr
+        figures.append(re.findall(r"\n\s+1\s+([0-9.]+)", r.stdout))
+    assert figures[0] == figures[1] and len(figures[0]) == 2, figures  # write and read, alike
+    # without an experiment, --iterations says the trials
+    alone = pario("model", "--machine", "probe:1", "--iterations", "1", "--print-machine", db=db)
+    assert alone.stdout == printed.stdout

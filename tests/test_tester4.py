@@ -102,6 +102,11 @@ BAD = [
     ("busy_poll.py", ["--ranks", "0", "--rounds", "1"], "argument --ranks: 0 is too small"),
     ("busy_poll.py", ["--rounds", "0"], "argument --rounds: 0 is too small"),
     ("model_local.py", ["--rounds", "0"], "argument --rounds: 0 is too small"),
+    # tester 7: presets and --keep-db refused before a probe runs, not after minutes
+    ("model_local.py", ["--presets", "nosuch"], "--presets: preset 'nosuch' is unknown"),
+    ("model_local.py", ["--presets", "bonnie"], "bonnie is a study of kind bonnie, which the model does not"),
+    ("model_local.py", ["--presets", "cfs,cfs"], "cfs is given twice: give each preset once"),
+    ("model_local.py", ["--keep-db", "/nonexistent-pario-dir/k.sqlite"], "its directory does not exist"),
     ("model_local.py", ["--stream-blocks", "4k,4x"], "argument --stream-blocks: size '4x'"),
     ("model_local.py", ["--stream-blocks", "1m,1m"], "argument --stream-blocks: '1m,1m' gives 1 call size"),
     ("model_local.py", ["--stream-blocks", "4k,3k"], "argument --stream-blocks: '4k,3k': a call size must be"),

@@ -35,3 +35,62 @@ def test_a_plan_of_more_calls_than_the_model_simulates_is_refused_at_once(tmp_pa
     assert r.returncode == 2 and len(lines) == 1, r.stdout + r.stderr
     assert "use --set stripe.unit=4m or more" in lines[0], lines[0]
     assert _runs(db) == []
+
+
+def test_a_phase_of_more_calls_than_the_model_simulates_is_refused_for_any_layout(tmp_path):
+    """The same search for a partitioned file of 2 GiB in 4 KiB calls (the
+    tester's first case): 524288 calls, one line, nothing stored."""
+    db = tmp_path / "r.sqlite"
+    r = pario("model", "cfs", "--machine", "ipsc860", "--ranks", "1", "--blocks", "4k", "--size", "2g",
+              "--tests", "partitioned", db=db, timeout=60)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1, r.stdout + r.stderr
+    assert "makes 524288 calls per phase (2 GiB in 4 KiB calls)" in lines[0], lines[0]
+    assert "fewer --ranks" not in lines[0]  # only a broadcast's ranks each read the whole file
+    assert _runs(db) == []
+
+
+def test_a_probe_run_id_past_any_stored_one_is_one_line():
+    """probe:99999999999999999999999 was a traceback (an int too large for
+    SQLite); now the line every other malformed id gets."""
+    from pario.errors import UsageError
+    from pario.model.machine import machine_by_spec
+    import pytest
+
+    for spec in ("probe:99999999999999999999999", f"probe:{1 << 63}"):
+        with pytest.raises(UsageError, match=r"give a probe run's id, e.g. probe:7"):
+            machine_by_spec(spec, store=None)
+
+
+def test_dir_in_pario_model_is_refused_by_its_name(tmp_path):
+    """'pario run --dir' by habit was taken as an abbreviation of --direct
+    ('unrecognized arguments', or '--direct acts on real files')."""
+    db = tmp_path / "r.sqlite"
+    for args in (["--dir", tmp_path], [f"--dir={tmp_path}"]):
+        r = pario("model", "cfs", "--quick", "--machine", "ipsc860", *args, db=db)
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(lines) == 1, r.stderr
+        assert lines[0] == ("pario: error: --dir is where 'pario run' measures; pario model measures "
+                            "nothing: drop it (a probe's directory is in its run: --machine probe:RUN)")
+    assert _runs(db) == []
+
+
+def test_the_model_predicts_the_points_a_run_measures(tmp_path):
+    """ascired-shared draws only its own figures, so 'pario run --quick'
+    leaves out the 1-rank 64 and 256 KiB points no figure shows; the model
+    predicted them too (36 points against the run's 28, 'only predicted'
+    in compare).  Now the same plan, and the same skip lines."""
+    db = tmp_path / "r.sqlite"
+    model = pario("model", "ascired-shared", "--quick", "--machine", "asci-red", db=db)
+    assert model.returncode == 0, model.stderr
+    run = pario("run", "ascired-shared", "--quick", "--dry-run", "--dir", tmp_path, db=tmp_path / "d.sqlite")
+    assert run.returncode == 0, run.stderr
+    skips = lambda out: sorted(l for l in out.splitlines() if "no figure of ascired-shared shows it" in l)
+    assert skips(model.stdout) == skips(run.stdout) and len(skips(run.stdout)) == 8, model.stdout
+    labels = sqlite3.connect(db).execute("SELECT count(*) FROM points").fetchone()[0]
+    assert labels == 28
+    r = pario("model", "ascired-shared", "--quick", "--ranks", "1", "--blocks", "64k", "--machine", "asci-red",
+              db=db)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1, r.stderr
+    assert "no point of the plan is shown by a figure of ascired-shared" in lines[0], lines[0]

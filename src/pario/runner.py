@@ -96,7 +96,7 @@ def run_experiment(args, out=None):
         print(line, file=out)
     for line in skip_lines(skipped, points, options):
         print(f"plan: {line}", file=out)
-    points, unshown = _shown_points(preset, points)
+    points, unshown = shown_points(preset, points)
     for p, why in unshown:
         print(f"plan: skipping {p.label()}: {why}", file=out)
     if not points:
@@ -331,10 +331,11 @@ def _planned_records(point):
     return [Record({**params, "phase": ph}, {}) for ph in (point.params().get("phases") or [None])]
 
 
-def _shown_points(preset, points):
+def shown_points(preset, points):
     """(points, unshown): an experiment that draws only its own figures
     (kind_figures = false) runs no point that none of them shows; each
-    one left out says which figure needs what."""
+    one left out says which figure needs what.  'pario model' plans
+    through it too, so a prediction has the points a run measures."""
     figs = preset_figures(preset)
     if preset.get("sweep", {}).get("kind_figures", True) or not figs:
         return points, []

@@ -7,6 +7,7 @@ document of the engine's schema, marked predicted, stored as a run whose
 directory column reads "predicted: model of M" so `list`, `show` and
 `plot` say so."""
 
+import argparse
 import math
 import sys
 from pathlib import Path
@@ -71,6 +72,9 @@ def add_parser(sub, csv, positive_int):
     p.add_argument("--tests", type=csv, help="only these tests of the preset")
     p.add_argument("--db", default=None, help=f"results database (default {default_db_path()})")
     p.add_argument("--out", help="directory for the PNG plots")
+    # 'pario run --dir' by habit: refused by name (run_model), not taken as
+    # an abbreviation of --direct
+    p.add_argument("--dir", dest="run_dir", help=argparse.SUPPRESS)
     add_kind_options(p, listed=_listed)
     return p
 
@@ -90,7 +94,15 @@ def _plan(experiment, options):
     # No launcher limits a modelled machine: a preset sweeping ranks up to
     # the slots goes to its own max_ranks (the CFS report's 128 nodes).
     options = {**options, "slots": 1 << 20, "slots_from": "a modelled machine"}
-    return kind_of(experiment.data).plan(experiment.data, options)
+    from ..runner import shown_points
+
+    points, skipped = kind_of(experiment.data).plan(experiment.data, options)
+    points, unshown = shown_points(experiment.data, points)
+    if not points:
+        raise UsageError(f"no point of the plan is shown by a figure of {experiment.data['name']}: "
+                         "give --ranks/--blocks among the figures' (" + "; ".join(
+                             f"{p.label()}: {why}" for p, why in unshown[:3]) + ")")
+    return points, skipped + unshown
 
 
 def measured_trials(experiment, options):
@@ -123,10 +135,24 @@ def run_model(args, out=None):
     if not args.machine:
         raise UsageError(f"pario model needs --machine: one of {', '.join(machine_names())}, "
                          "a .toml file or probe:RUN")
+    if args.run_dir is not None:
+        raise UsageError("--dir is where 'pario run' measures; pario model measures nothing: drop it "
+                         "(a probe's directory is in its run: --machine probe:RUN)")
     # probe:RUN reads the probe from the results database, which must exist
     db, db_label = resolve_db(args.db)
     store = Store(db, create=False, label=db_label) if args.machine.startswith("probe:") else None
-    machine = machine_by_spec(args.machine, args.set or [], store)
+    options = {k: v for k, v in vars(args).items()
+               if k not in ("func", "parameters", "print_machine", "run_dir")}
+    experiment = load_experiment(args.experiment) if args.experiment else None
+    # A measured figure is the best of its run's trials (the preset's
+    # iterations, or --iterations): the probe's rows are taken as the best
+    # of that many (probed.as_best_of), not of however many the probe
+    # happened to run; a printed machine too, so that it predicts as
+    # probe:RUN does for points of that many trials.
+    trials = None
+    if store is not None:
+        trials = measured_trials(experiment, options) if experiment else args.iterations
+    machine = machine_by_spec(args.machine, args.set or [], store, trials)
     if args.print_machine:
         from .machine import machine_toml
         from .scope import check_needs
@@ -135,22 +161,14 @@ def run_model(args, out=None):
 
         print(machine_toml(machine), end="", file=out)
         return 0
-    if not args.experiment:
+    if experiment is None:
         raise UsageError("pario model needs an experiment: e.g. 'pario model cfs --machine ipsc860'")
     check_out(args.out)  # as 'pario run': before anything is stored
-    experiment = load_experiment(args.experiment)
     preset = experiment.data
     kind = kind_of(preset)
     if kind.name not in MODELLED_KINDS:
         raise UsageError(f"{experiment.origin} is a study of kind {kind.name}, which the model does "
                          "not predict: use an access-pattern (io) preset such as cfs")
-    options = {k: v for k, v in vars(args).items() if k not in ("func", "parameters", "print_machine")}
-    if store is not None:
-        # A measured figure is the best of its run's trials (the preset's
-        # iterations, or --iterations): the probe's rows are taken as the
-        # best of that many (probed.as_best_of), not of however many the
-        # probe happened to run.
-        machine = machine_by_spec(args.machine, args.set or [], store, measured_trials(experiment, options))
     for dest, flag in _ENGINE_ONLY.items():
         if options.get(dest) is not None:  # kind options default to None: given
             raise UsageError(f"{flag} acts on real files and does not apply to pario model: drop it")

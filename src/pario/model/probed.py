@@ -1130,7 +1130,11 @@ def _measured_machine(store, run_id, overrides, trials):
     from .params import parse_value
 
     values = {k: parse_value(k, v[k]) for k in PARAMS}
-    machine = Machine(name=f"{PREFIX}{run_id}", title=f"this host as {where} measured it",
+    # a figure is the best of its point's trials, and so is each row here:
+    # a printed machine says for how many, as its predictions differ
+    best_of = (f", every row as the best of {trials} trial{'s' * (trials != 1)} (for points of "
+               f"{trials}: --iterations {trials})" if trials else ", every row as the best of its own trials")
+    machine = Machine(name=f"{PREFIX}{run_id}", title=f"this host as {where} measured it{best_of}",
                       values=values, sources=dict(src), host_page_cache=True,
                       file_name=f"{PREFIX}{run_id}", source=f"pario {where}",
                       warnings=warnings, measured_ranks=int(main["mpi"]["ranks"]),

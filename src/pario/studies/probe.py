@@ -85,27 +85,27 @@ def _round_trips(which):
         one = rr["farthest"]["to_rank"] == rr["nearest"]["to_rank"]
         pairs = (("nearest", "farthest") if one else ()) if which == "one" else \
             (() if one else (which,))
-        return [4096 / 1048576 / t for p in pairs for t in rr[p]["round_trip_seconds"]["values"]]
+        return [4096 / 1048576 / t for p in pairs for t in rr[p]["round_trip_seconds"]["values"] if t]
     return get
 
 
 def _two(key):
     def get(c):
         m = c.get(key)
-        return [m["bytes"] / 1048576 / t for t in m["seconds"]["values"]] if m else []
+        return [m["bytes"] / 1048576 / t for t in m["seconds"]["values"] if t] if m else []
     return get
 
 
 def _buffer(key):
     def get(c):
         b = c.get("buffer_streams")
-        return [b["bytes"] / 1048576 / t for t in b[key]["values"]] if b and key in b else []
+        return [b["bytes"] / 1048576 / t for t in b[key]["values"] if t] if b and key in b else []
     return get
 
 
 def _messages(c):
-    m = c.get("messages")
-    return [m["bytes"] / 1048576 / t for t in m["seconds"]["values"]] if m else []
+    m = c.get("messages")  # a trial of no time has no rate (a rate of its own: none)
+    return [m["bytes"] / 1048576 / t for t in m["seconds"]["values"] if t] if m else []
 
 
 # The components in the order of the report's tables:
