@@ -1,7 +1,10 @@
 """Tester report 7's findings on `pario model`, each with its bad input,
 through the real front end on small sizes."""
 
+import re
 import sqlite3
+
+import pytest
 
 from test_front_end import pario
 
@@ -55,7 +58,7 @@ def test_a_probe_run_id_past_any_stored_one_is_one_line():
     SQLite); now the line every other malformed id gets."""
     from pario.errors import UsageError
     from pario.model.machine import machine_by_spec
-    import pytest
+
 
     for spec in ("probe:99999999999999999999999", f"probe:{1 << 63}"):
         with pytest.raises(UsageError, match=r"give a probe run's id, e.g. probe:7"):
@@ -94,3 +97,67 @@ def test_the_model_predicts_the_points_a_run_measures(tmp_path):
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 2 and len(lines) == 1, r.stderr
     assert "no point of the plan is shown by a figure of ascired-shared" in lines[0], lines[0]
+
+
+MODEL4 = ["model", "cfs", "--quick", "--tests", "partitioned", "--ranks", "4", "--blocks", "64k"]
+
+
+@pytest.mark.parametrize("setting,phrase", [
+    ("agent.overhead=100s", "it is a service agent's cost, and no point's calls go through service agents"),
+    ("agent.copy_rate=1k/s", "it is a service agent's cost"),
+    ("agent.message_rate=1k/s", "no point has ranks beyond its aggregators"),
+    ("agent.munix_overhead=5", "no point runs in MUNIX through agents"),
+    ("agent.mode=munix", "it is the mode of calls through service agents by APIs other than mpiio/hdf5"),
+])
+def test_an_agents_cost_on_a_machine_without_agents_is_refused(tmp_path, setting, phrase):
+    """Item 7: ipsc860 has no service agents and this plan no collective
+    points, so these --set values predicted exactly the baseline and were
+    stored as a what-if; one line now, nothing stored."""
+    db = tmp_path / "r.sqlite"
+    r = pario(*MODEL4, "--machine", "ipsc860", "--set", setting, db=db)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1, r.stderr
+    assert f"--set {setting} does not act on cfs: " in lines[0] and phrase in lines[0], lines[0]
+    assert _runs(db) == []
+
+
+def test_an_agents_cost_where_agents_are_acts(tmp_path):
+    """The same settings act on asci-red (its fyods) and on a collective
+    plan of ipsc860 (its aggregators act as agents): stored, and changed."""
+    db = tmp_path / "r.sqlite"
+    base = pario(*MODEL4, "--machine", "asci-red", db=db)
+    slow = pario(*MODEL4, "--machine", "asci-red", "--set", "agent.overhead=50ms", db=db)
+    assert base.returncode == 0 and slow.returncode == 0, slow.stderr
+    rates = lambda out: [float(x) for x in re.findall(r"\n\s+4\s+([0-9.]+)", out)]
+    assert len(rates(base.stdout)) == 2 and min(s / b for s, b in zip(rates(slow.stdout), rates(base.stdout))) < 0.5
+    r = pario("model", "ascired-servers", "--quick", "--tests", "agg-2", "--machine", "ipsc860", "--set",
+              "agent.message_rate=1m/s", db=db)
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("name", ['""', '"  "', "5", '"a\\u001b[31mb"', '"two\\nlines"'])
+def test_a_machine_name_that_is_no_line_of_text_is_refused(tmp_path, name):
+    """Item 9: an empty name was stored as 'model of  (from ...)', a number
+    accepted, and escape bytes printed raw by model, list and show."""
+    printed = pario("model", "--machine", "ipsc860", "--print-machine", db=tmp_path / "r.sqlite")
+    path = tmp_path / "m.toml"
+    path.write_text(re.sub(r'^name = .*$', lambda _: f"name = {name}", printed.stdout, count=1, flags=re.M))
+    r = pario(*MODEL4, "--machine", path, db=tmp_path / "r.sqlite")
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1, r.stderr
+    assert f"machine {path}: 'name' must be a line of printable text" in lines[0], lines[0]
+
+
+def test_refusals_name_fixes_that_work(tmp_path):
+    """Item 11: a probe machine without a database was told to 'pario run',
+    and ipsc860's stripe unit could not be changed alone (its cache caches
+    in stripe units)."""
+    r = pario("model", "cfs", "--quick", "--machine", "probe:3", db=tmp_path / "none.sqlite")
+    assert r.returncode == 2 and "make one with 'pario probe --dir DIR --stream-blocks 4k,64k,1m'" in r.stderr
+    r = pario("model", "cfs", "--machine", "ipsc860", "--ranks", "1024", "--blocks", "1m", "--tests",
+              "broadcast", db=tmp_path / "r.sqlite")
+    assert "use --set stripe.unit=32k or more with --set io_node.cache_block=32k" in r.stderr, r.stderr
+    r = pario("model", "cfs", "--machine", "ipsc860", "--ranks", "1024", "--blocks", "1m", "--tests",
+              "broadcast", "--set", "stripe.unit=32k", "--set", "io_node.cache_block=32k",
+              db=tmp_path / "r.sqlite")
+    assert r.returncode == 0, r.stderr

@@ -60,7 +60,8 @@ def test_a_machine_file_of_any_suffix_named_by_its_path_is_read(tmp_path, name):
 def test_an_unknown_machine_name_says_what_was_looked_for(tmp_path):
     r = pario(*MODEL, "--machine", "cray-1", db=tmp_path / "m.sqlite")
     assert _one_error(r) == (
-        "pario: error: machine 'cray-1' is unknown: use one of asci-red, ipsc860 or a .toml file (no machine "
+        "pario: error: machine 'cray-1' is unknown: use one of asci-red, ipsc860 (or probe:RUN, this host as "
+        "a stored 'pario probe' run measured it) or a .toml file (no machine "
         "of that name is shipped; a file of your own is named by its path: ending in .toml, or with a /)")
     # a file of that name in the current directory: how to name it
     r = pario(*MODEL, "--machine", "README.md", db=tmp_path / "m.sqlite")

@@ -142,7 +142,7 @@ def run_experiment(args, out=None):
                                      options, launcher.kind, describe_version(), kind=kind.name,
                                      experiment_toml=experiment.text,
                                      experiment_origin=experiment.origin)
-            print(f"run {run_id}: {len(points)} points of preset {preset['name']} into {directory}; "
+            print(f"run {run_id}: {len(points)} point{'s' * (len(points) != 1)} of preset {preset['name']} into {directory}; "
                   f"results in {store.path}", file=out)
             out.flush()
             progress = Progress(len(points))

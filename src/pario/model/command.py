@@ -140,7 +140,13 @@ def run_model(args, out=None):
                          "(a probe's directory is in its run: --machine probe:RUN)")
     # probe:RUN reads the probe from the results database, which must exist
     db, db_label = resolve_db(args.db)
-    store = Store(db, create=False, label=db_label) if args.machine.startswith("probe:") else None
+    store = None
+    if args.machine.startswith("probe:"):
+        if not Path(db).exists():  # the probe is what it lacks, not a run
+            raise UsageError(f"no results database at {db}: --machine {args.machine} reads a "
+                             "probe run from it: make one with 'pario probe --dir DIR --stream-blocks "
+                             "4k,64k,1m', or name the database with --db")
+        store = Store(db, create=False, label=db_label)
     options = {k: v for k, v in vars(args).items()
                if k not in ("func", "parameters", "print_machine", "run_dir")}
     experiment = load_experiment(args.experiment) if args.experiment else None
@@ -222,7 +228,7 @@ def run_model(args, out=None):
         run_id = store.start_run(preset["name"], preset.get("title", ""), label, sys.argv, options,
                                  "model", __version__, kind=kind.name,
                                  experiment_toml=experiment.text, experiment_origin=experiment.origin)
-        print(f"run {run_id}: {len(points)} points of preset {preset['name']} {label}; "
+        print(f"run {run_id}: {len(points)} point{'s' * (len(points) != 1)} of preset {preset['name']} {label}; "
               f"results in {store.path}", file=out)
         out.flush()
         progress = Progress(len(points))

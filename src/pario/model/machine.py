@@ -18,7 +18,8 @@ from ..units import format_size
 from .params import PARAMS, parse_value
 
 MACHINE_DIR = Path(__file__).resolve().parent / "machines"
-MACHINES = Shipped("machine", "machine", MACHINE_DIR)
+MACHINES = Shipped("machine", "machine", MACHINE_DIR,
+                   " (or probe:RUN, this host as a stored 'pario probe' run measured it)")
 
 
 def machine_names():
@@ -124,6 +125,16 @@ def check_relations(values, where):
         raise UsageError(f"{where}: {problems[0]}")
 
 
+def _check_label(path, key, value, empty=False):
+    """A machine file's name, title and source are printed in every table,
+    plot and report of its runs: a line of printable text (a control
+    character would reach the user's terminal raw), not empty where
+    `empty` is not allowed."""
+    if not isinstance(value, str) or not (empty or value.strip()) or not value.isprintable():
+        raise UsageError(f"machine {path}: '{key}' must be a line of printable text, "
+                         f"e.g. {key} = \"my-host\"")
+
+
 def load_machine(name, overrides=()):
     """A machine by name (or a path to a .toml file), with `key=value`
     overrides applied and checked."""
@@ -134,7 +145,11 @@ def load_machine(name, overrides=()):
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"machine {path}: {exc}") from exc
     if "name" not in data:
-        raise UsageError(f"machine {path} has no 'name': see machines/ipsc860.toml for the shape")
+        raise UsageError(f"machine {path} has no 'name': see 'pario model --machine ipsc860 "
+                         "--print-machine' for the shape")
+    for key in ("name", "title", "source"):
+        if key in data:
+            _check_label(path, key, data[key], empty=key == "source")
     entries = _flatten(data, path)
     unknown = sorted(set(entries) - set(PARAMS))
     if unknown:

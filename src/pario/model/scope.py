@@ -177,31 +177,63 @@ def refusals(points, machine):
 SET_SCOPE = {
     # simulate.py: an MPI-IO or HDF5 test states its own semantics, --atomic
     # MUNIX and relaxed MASYNC, whatever the machine's mode
-    "agent.mode": (lambda p: p.api not in ATOMIC_APIS,
-                   "each of its tests sets its mode itself (mpiio/hdf5: --atomic is MUNIX, "
+    "agent.mode": (lambda p, m: p.api not in ATOMIC_APIS and _has_agents(p, m),
+                   "it is the mode of calls through service agents by APIs other than mpiio/hdf5, "
+                   "and there are none: an mpiio/hdf5 test sets its mode itself (--atomic is MUNIX, "
                    "without it MASYNC; a test's --atomic, or --set agent.munix_overhead, changes "
-                   "what atomic mode costs)"),
+                   "what atomic mode costs), and the other tests' calls go through no agents here"),
     # simulate.py: a collective call's own cost, the MPI-IO library's open,
     # atomic mode's byte-range locks and writers of a file each act only
     # at points that make such calls (tester 11: stored runs that predicted
     # the same as without them)
-    "client.collective_overhead": (lambda p: "--collective" in p.options and "read" in p.phases,
+    "client.collective_overhead": (lambda p, m: "--collective" in p.options and "read" in p.phases,
                                    "it is the cost of a collective read call, and no point reads "
                                    "collectively (--collective)"),
-    "client.collective_write_overhead": (lambda p: "--collective" in p.options and "write" in p.phases,
+    "client.collective_write_overhead": (lambda p, m: "--collective" in p.options and "write" in p.phases,
                                          "it is the cost of a collective write call, and no point "
                                          "writes collectively (--collective)"),
-    "client.mpiio_open_close": (lambda p: p.api in ("mpiio", "hdf5"),
+    "client.mpiio_open_close": (lambda p, m: p.api in ("mpiio", "hdf5"),
                                 "it is the MPI-IO library's open and close, and no test uses "
                                 "api mpiio or hdf5"),
-    "file.lock_overhead": (lambda p: "--atomic" in p.options,
+    "file.lock_overhead": (lambda p, m: "--atomic" in p.options,
                            "it is atomic mode's byte-range lock, and no test is --atomic"),
-    "disk.files_write_rate": (lambda p: p.files == "per-rank" and p.layout != "broadcast"
+    "disk.files_write_rate": (lambda p, m: p.files == "per-rank" and p.layout != "broadcast"
                               and p.ranks > 1 and "write" in p.phases,
                               "it is the rate of two or more ranks writing a file each, and no "
                               "point writes a file per rank with two ranks or more"),
 }
 SET_SCOPE["disk.files_write_overhead"] = SET_SCOPE["disk.files_write_rate"]
+
+
+def _has_agents(p, m):
+    """Whether a point's calls go through service agents (simulate.py): the
+    machine's own, or a collective point's aggregators, which act as them."""
+    return bool(m["agent.count"] or m["agent.ranks_per_agent"]
+                or (getattr(p, "aggregators", 0) and "--collective" in p.options))
+
+
+def _in_munix(p, m):
+    """Whether a point runs in MUNIX through agents: its own --atomic
+    (mpiio/hdf5), or the machine's mode for the other APIs."""
+    atomic = "--atomic" in p.options if p.api in ATOMIC_APIS else m["agent.mode"] == "munix"
+    return atomic and _has_agents(p, m)
+
+
+# tester 7: the agents' costs on a machine without agents, for a plan
+# without collective points, were stored runs predicting what they did
+# without them
+_NO_AGENTS = ("no point's calls go through service agents (the machine has none: agent.count and "
+              "agent.ranks_per_agent 0, and no test is --collective with aggregators)")
+for _key in ("agent.overhead", "agent.copy_rate"):
+    SET_SCOPE[_key] = (_has_agents, f"it is a service agent's cost, and {_NO_AGENTS}")
+for _key in ("agent.message_rate", "agent.message_overhead"):
+    SET_SCOPE[_key] = (lambda p, m: bool(getattr(p, "aggregators", 0)) and "--collective" in p.options
+                       and p.ranks > p.aggregators,
+                       "it is the cost of a rank's data sent to its collective aggregator, and no point "
+                       "has ranks beyond its aggregators (--collective with aggregators)")
+SET_SCOPE["agent.munix_overhead"] = (_in_munix, "it is MUNIX's cost through service agents, and no point "
+                                                "runs in MUNIX through agents (an mpiio/hdf5 test's "
+                                                "--atomic, or agent.mode munix, with agents)")
 
 
 def check_needs(machine):
@@ -238,7 +270,7 @@ def check_sets(points, machine, origin):
     check_needs(machine)
     for key, text in machine.overrides.items():
         acts, why = SET_SCOPE.get(key, (None, ""))
-        if acts and points and not any(acts(p) for p in points):
+        if acts and points and not any(acts(p, machine) for p in points):
             raise UsageError(f"--set {key}={text} does not act on {origin}: {why}; drop it")
 
 
@@ -281,4 +313,8 @@ def check_pieces(points, machine):
                 least *= 2
             raise UsageError(f"stripe.unit {format_size(unit)} cuts {p.label()} ({format_size(moved)} per "
                              f"phase) into {pieces} pieces, more than the model simulates ({MAX_PIECES}): "
-                             f"use --set stripe.unit={engine_size(least)} or more, or a smaller --size")
+                             f"use --set stripe.unit={engine_size(least)} or more"
+                             # a machine with I/O-node caches caches in stripe units (machine.py)
+                             + (f" with --set io_node.cache_block={engine_size(least)} (and io_node.cache "
+                                f"at least that)"
+                                if machine["io_node.cache"] else "") + ", or a smaller --size")
