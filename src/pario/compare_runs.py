@@ -118,7 +118,38 @@ def prediction_table(store, run_a, run_b):
                f"{TOLERANCE:.0%} of the measured rate"]
     summary += [only_in(m_id, only_m, "only measured, run"), only_in(p_id, only_p, "only predicted, run")]
     summary.append(_other_machine(store, m_id, m_run, p_id))
+    summary.append(_other_trials(store, m_id, p_id))
+    summary += _model_warnings(store, p_id)
     return caption, head, rows, [s for s in summary if s]
+
+
+def _trials(store, run_id):
+    """The trials a point of a run took the best of (its --iterations)."""
+    return {json.loads(p["result_json"]).get("params", {}).get("iterations")
+            for p in store.points(run_id) if p["status"] == "ok" and p["result_json"]} - {None}
+
+
+def _other_trials(store, m_id, p_id):
+    """A warning when the prediction is the best of another number of
+    trials than the measurement: a best of one trial is a typical trial,
+    a best of five a lucky one, and the verdicts would hold them against
+    each other."""
+    measured, predicted = _trials(store, m_id), _trials(store, p_id)
+    if not measured or not predicted or measured == predicted:
+        return None
+    said = lambda n: " or ".join(str(x) for x in sorted(n))
+    return (f"warning: run {m_id} took the best of {said(measured)} trials a point, run {p_id} predicted "
+            f"the best of {said(predicted)}: predict with --iterations {max(measured)} for figures alike")
+
+
+def _model_warnings(store, p_id):
+    """What the model said of its machine with the prediction (a one-rank
+    probe, a probe whose line missed its rows), once each: the table above
+    stands on it.  Every predicted point's own "predicted, not measured"
+    is the caption's already."""
+    seen = dict.fromkeys(text for _, text in store.warnings(p_id)
+                         if not text.startswith("predicted by the model of machine"))
+    return [f"warning: run {p_id}: {text}" for text in seen]
 
 
 def _machine_of(store, p_id):
