@@ -161,3 +161,46 @@ def test_refusals_name_fixes_that_work(tmp_path):
               "broadcast", "--set", "stripe.unit=32k", "--set", "io_node.cache_block=32k",
               db=tmp_path / "r.sqlite")
     assert r.returncode == 0, r.stderr
+
+
+def test_a_probe_call_size_without_its_short_read_is_said_before_it_runs(tmp_path):
+    """Item 12: --stream-blocks 4k,64m on a 64 MiB stream was probed and
+    used by the model without a word, where the help asks for calls of at
+    most an eighth of --size; now the plan says which call sizes lack their
+    short read and what the model does without it."""
+    r = pario("probe", "--quick", "--stream-blocks", "4k,64m", "--dir", tmp_path, "--dry-run",
+              db=tmp_path / "r.sqlite")
+    assert r.returncode == 0, r.stderr
+    text = " ".join(r.stdout.split())
+    assert ("calls of 64 MiB are above an eighth of --size 64m (8 MiB): the probe measures no short stream "
+            "read at them, so 'pario model' takes a read's start no further than 4 KiB calls'") in text, text
+    assert not (tmp_path / "r.sqlite").exists()
+
+
+def test_the_parameter_list_says_its_units_first(tmp_path):
+    """Item 12: --parameters never said that MB means MiB."""
+    r = pario("model", "--parameters", db=tmp_path / "r.sqlite")
+    assert r.returncode == 0
+    assert r.stdout.splitlines()[0].startswith("units: sizes and rates in powers of 1024 (4k = 4 KiB, 5MB = 5 MiB")
+
+
+def test_a_short_phase_with_a_probe_says_what_share_its_fixed_costs_are():
+    """Item 12: 'open and close costs weigh on the rate' beside '0.0% of the
+    shortest phase'."""
+    from pario.analysis.diagnose import rule_short_phase
+
+    class Point:
+        label = "1 rank, 4 KiB"
+
+        def phase_seconds(self):
+            return [0.004]
+
+    class Ctx:
+        probe = {"components": {"open_write_byte_close_seconds": {"best": 2e-6},
+                                "barrier_seconds": {"best": 1e-6}}}
+        lengthen = ""
+
+    [f] = rule_short_phase([Point()], Ctx())
+    assert f.text == ("phases as short as 4.0 ms: timer noise and each trial's start weigh on the rate; "
+                      "barrier, open and close are 0.1% of the shortest phase (the probe: open/close 2 us, "
+                      "barrier 1.0 us)")

@@ -254,15 +254,17 @@ def rule_short_phase(points, ctx):
         return []
     shortest = min(s for _, s in short)
     comps = (ctx.probe or {}).get("components", {})
-    cost = ""
+    # with a probe the fixed costs are known, and named as the share they
+    # are (tester 7: "weigh on the rate" beside "0.0% of the shortest phase")
+    weigh = "barrier, open and close costs and timer noise weigh on the rate"
     if comps:
         oc = comps.get("open_write_byte_close_seconds", {}).get("best") or 0
         bar = comps.get("barrier_seconds", {}).get("best") or 0
-        cost = (f" (the probe: open/close {oc * 1e6:.0f} us, barrier {bar * 1e6:.1f} us, "
-                f"{100 * (oc + 2 * bar) / shortest:.1f}% of the shortest phase)")
+        weigh = (f"timer noise and each trial's start weigh on the rate; barrier, open and close are "
+                 f"{100 * (oc + 2 * bar) / shortest:.1f}% of the shortest phase (the probe: open/close "
+                 f"{oc * 1e6:.0f} us, barrier {bar * 1e6:.1f} us)")
     return [Finding("short-phase",
-                    f"phases as short as {shortest * 1000:.1f} ms: barrier, open and close costs "
-                    f"and timer noise weigh on the rate{cost}" + (f"; {ctx.lengthen}" if ctx.lengthen else ""),
+                    f"phases as short as {shortest * 1000:.1f} ms: {weigh}" + (f"; {ctx.lengthen}" if ctx.lengthen else ""),
                     [p.label for p, _ in short])]
 
 

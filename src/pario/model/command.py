@@ -130,6 +130,9 @@ def predict_preset(name, machine, **options):
 def run_model(args, out=None):
     out = out or sys.stdout  # looked up now, so a redirected stdout is honoured
     if args.parameters:
+        print("units: sizes and rates in powers of 1024 (4k = 4 KiB, 5MB = 5 MiB, 2.8MB/s = 2.8 MiB/s; "
+              "k, MB, GB in either case), times in s, ms, us or ns; 0 where a line says what 0 means",
+              file=out)
         print("\n".join(describe_parameters()), file=out)
         return 0
     if not args.machine:

@@ -581,9 +581,22 @@ class ProbeKind(Kind):
         """A probe asked for call sizes (--stream-blocks: what 'pario
         model' needs) that measures no short read at any of them is stored
         all the same, but the model refuses it: say so before it runs."""
-        if not options.get("stream_blocks") or any(short_read_bytes(p.size, p.block) for p in points):
+        if not options.get("stream_blocks"):
             return []
         size, largest = points[0].size, max(p.block for p in points)
+        lacking = sorted(p.block for p in points if not short_read_bytes(p.size, p.block))
+        if lacking and len(lacking) < len(points):
+            # some call sizes have their short read, these not: the model's
+            # read start is not taken beyond the largest that has one
+            have = max(p.block for p in points if short_read_bytes(p.size, p.block))
+            return [f"warning: --stream-blocks {','.join(options['stream_blocks'])}: calls of "
+                    f"{', '.join(format_size(b) for b in lacking)} are above an eighth of --size "
+                    f"{engine_size(size)} ({format_size(size // 8)}): the probe measures no short "
+                    f"stream read at them, so 'pario model' takes a read's start no further than "
+                    f"{format_size(have)} calls' (give --size {engine_size(size_for_short_reads(largest))} "
+                    "or more to measure it)"]
+        if not lacking:
+            return []
         return [f"warning: --stream-blocks {','.join(options['stream_blocks'])}: every call is above an "
                 f"eighth of --size {engine_size(size)} ({format_size(size // 8)}), so the probe "
                 "measures no short stream read, and 'pario model --machine probe:RUN' will refuse "
