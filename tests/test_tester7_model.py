@@ -204,3 +204,31 @@ def test_a_short_phase_with_a_probe_says_what_share_its_fixed_costs_are():
     assert f.text == ("phases as short as 4.0 ms: timer noise and each trial's start weigh on the rate; "
                       "barrier, open and close are 0.1% of the shortest phase (the probe: open/close 2 us, "
                       "barrier 1.0 us)")
+
+
+def test_a_negative_bare_size_in_an_experiment_is_not_told_to_add_a_unit(tmp_path):
+    """Item 11: size = -5 was told to write "-5m"."""
+    exp = tmp_path / "neg.toml"
+    exp.write_text('name = "neg"\n[sweep]\nranks = [1]\nblocks = ["64k"]\nsize = -5\n'
+                   '[[test]]\nid = "p"\nlayout = "partitioned"\nphases = ["write"]\n')
+    r = pario("model", exp, "--machine", "ipsc860", db=tmp_path / "r.sqlite")
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1, r.stderr
+    assert "sweep.size: -5 is no size (below 0)" in lines[0] and '"-5m"' not in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("command", [["model", "--machine", "ipsc860"], ["run", "--dry-run", "--dir", "."]])
+def test_group_unit_without_a_grouped_test_is_refused(tmp_path, command):
+    """Item 7: --group-unit rank on tests without groups changed nothing
+    and was accepted by model and run alike (the engine refuses it without
+    --group)."""
+    r = pario(command[0], "cfs", "--quick", "--tests", "partitioned,interleaved", "--group-unit", "rank",
+              *command[1:], db=tmp_path / "r.sqlite")
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1, r.stderr
+    assert ("--group-unit rank acts on grouped tests (a test's group = G), and none of partitioned, "
+            "interleaved is grouped") in lines[0], lines[0]
+    assert not (tmp_path / "r.sqlite").exists()
+    ok = pario(command[0], "cfs", "--quick", "--tests", "partitioned,partitioned-g2", "--group-unit", "rank",
+               *command[1:], db=tmp_path / "r.sqlite")
+    assert ok.returncode == 0, ok.stderr

@@ -49,6 +49,8 @@ def _count(v):
 
 
 def _size(v):
+    if _is_int(v) and v < 0:  # no unit makes it a size
+        return f"{v} is no size (below 0): write a size in quotes with its unit, e.g. \"4k\" or \"1m\""
     if _is_int(v):  # 128 meant as 128m would be taken as 128 bytes: say so here
         return (f"{v} is a bare number (it would be {v} bytes): write the size in quotes with its "
                 f"unit, e.g. \"{v}m\" (or \"{v}\" for bytes)")

@@ -471,6 +471,10 @@ class IoKind(Kind):
         if options.get("evict") and options.get("cached"):
             raise UsageError("--evict and --cached contradict each other: give one (eviction is the default)")
         unit = options.get("group_unit")
+        if unit and not any(t.get("group") for t in chosen):  # as the engine refuses it without --group
+            raise UsageError(f"--group-unit {unit} acts on grouped tests (a test's group = G), and none of "
+                             f"{', '.join(t['id'] for t in chosen)} is grouped: drop it, or add a grouped "
+                             "test to --tests")
         loaders = [int(n) for n in sweep.get("background", [0])]
 
         points, skipped = [], []
