@@ -232,3 +232,12 @@ def test_group_unit_without_a_grouped_test_is_refused(tmp_path, command):
     ok = pario(command[0], "cfs", "--quick", "--tests", "partitioned,partitioned-g2", "--group-unit", "rank",
                *command[1:], db=tmp_path / "r.sqlite")
     assert ok.returncode == 0, ok.stderr
+
+
+def test_a_device_as_the_database_is_named_as_what_it_is(tmp_path):
+    """Item 12: --db /dev/null was called 'an empty file'."""
+    for args in (["list"], ["model", "cfs", "--quick", "--machine", "ipsc860"]):
+        r = pario(*args, "--db", "/dev/null", db=tmp_path / "unused.sqlite")
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(lines) == 1, r.stderr
+        assert "/dev/null is not a regular file (a device, pipe or socket)" in lines[0], lines[0]

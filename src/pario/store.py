@@ -277,6 +277,9 @@ def check_db_path(path, label="--db"):
             # Only the default database's folder is pario's to create.
             raise UsageError(f"{label} {p}: directory {p.parent} does not exist: create it or choose "
                              "another path")
+        if p.exists() and not p.is_file():  # /dev/null, a pipe: no database, and not empty either
+            raise UsageError(f"{label} {p} is not a regular file (a device, pipe or socket), so no pario "
+                             "results database: choose a file path")
         if p.exists() and p.stat().st_size == 0:
             raise UsageError(f"{label} {p} is an empty file, not a pario results database: pario "
                              "will not change it; choose another path")
