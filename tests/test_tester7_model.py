@@ -59,7 +59,6 @@ def test_a_probe_run_id_past_any_stored_one_is_one_line():
     from pario.errors import UsageError
     from pario.model.machine import machine_by_spec
 
-
     for spec in ("probe:99999999999999999999999", f"probe:{1 << 63}"):
         with pytest.raises(UsageError, match=r"give a probe run's id, e.g. probe:7"):
             machine_by_spec(spec, store=None)

@@ -87,6 +87,7 @@ def run_experiment(args, out=None):
     options["slots"], options["slots_from"] = launcher.slots()
     try:
         points, skipped = kind.plan(preset, options)
+        points, unshown = shown_points(preset, points, skipped)
     except NoRunnablePoint as exc:  # the reasons first, then the one error line
         for p, why in exc.skipped:
             print(f"plan: skipping {p.label()}: {why}", file=out)
@@ -96,12 +97,8 @@ def run_experiment(args, out=None):
         print(line, file=out)
     for line in skip_lines(skipped, points, options):
         print(f"plan: {line}", file=out)
-    points, unshown = shown_points(preset, points)
     for p, why in unshown:
         print(f"plan: skipping {p.label()}: {why}", file=out)
-    if not points:
-        raise UsageError(f"no point of the plan is shown by a figure of {preset['name']}: "
-                         "give --ranks/--blocks among the figures' (see the skips above)")
     for line in kind.plan_notes(preset, points, options):
         print(f"plan: {line}", file=out)
     for line in _figures_left_out(kind, preset, points, options):
@@ -331,11 +328,12 @@ def _planned_records(point):
     return [Record({**params, "phase": ph}, {}) for ph in (point.params().get("phases") or [None])]
 
 
-def shown_points(preset, points):
+def shown_points(preset, points, skipped=()):
     """(points, unshown): an experiment that draws only its own figures
     (kind_figures = false) runs no point that none of them shows; each
     one left out says which figure needs what.  'pario model' plans
-    through it too, so a prediction has the points a run measures."""
+    through it too, so a prediction has the points a run measures.  None
+    left is NoRunnablePoint, carrying the plan's `skipped` and these."""
     figs = preset_figures(preset)
     if preset.get("sweep", {}).get("kind_figures", True) or not figs:
         return points, []
@@ -358,6 +356,10 @@ def shown_points(preset, points):
         why = "; ".join(f"{', '.join(n)}: {w}" for w, n in needs.items())
         unshown.append((p, f"no figure of {preset['name']} shows it ({why})" if why
                         else f"no figure of {preset['name']} shows it"))
+    if not shown:
+        raise NoRunnablePoint(f"no point of the plan is shown by a figure of {preset['name']}: give "
+                              "--ranks/--blocks among the figures' (see the skips above)",
+                              list(skipped) + unshown)
     return shown, unshown
 
 

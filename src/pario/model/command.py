@@ -97,11 +97,7 @@ def _plan(experiment, options):
     from ..runner import shown_points
 
     points, skipped = kind_of(experiment.data).plan(experiment.data, options)
-    points, unshown = shown_points(experiment.data, points)
-    if not points:
-        raise UsageError(f"no point of the plan is shown by a figure of {experiment.data['name']}: "
-                         "give --ranks/--blocks among the figures' (" + "; ".join(
-                             f"{p.label()}: {why}" for p, why in unshown[:3]) + ")")
+    points, unshown = shown_points(experiment.data, points, skipped)
     return points, skipped + unshown
 
 

@@ -303,8 +303,8 @@ PARAMS = {p.name: p for p in [
           "hold every core: with more ranks than host.cores Open MPI waits by polling and "
           "yielding (mpi_yield_when_idle), and a rank that yields beside a rank computing without "
           "yielding runs again only after that one's share of the core; a two-phase collective "
-          "on such a host pays it after each round of its aggregators' writes (not their reads: exchange.py), whose next step "
-          "needs every rank (0 = none)",
+          "on such a host pays it after each round of its aggregators' writes (not their reads: "
+          "exchange.py), whose next step needs every rank (0 = none)",
           needs=("host.cores", "agent.cb_buffer")),
     Param("host.page_cache", "size", "B",
           "the host's page cache, shared by its ranks (0 = none): within a read phase the bytes "

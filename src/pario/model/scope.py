@@ -170,10 +170,43 @@ def refusals(points, machine):
     return kept, lines
 
 
+def _aggregating(p):
+    """Whether a point is collective with aggregators (simulate.py), whose
+    aggregators act as service agents and receive the other ranks' data."""
+    return bool(getattr(p, "aggregators", 0)) and "--collective" in p.options
+
+
+def _has_agents(p, m):
+    """Whether a point's calls go through service agents: the machine's
+    own, or a collective point's aggregators."""
+    return bool(m["agent.count"] or m["agent.ranks_per_agent"]) or _aggregating(p)
+
+
+def _in_munix(p, m):
+    """Whether a point runs in MUNIX through agents: its own --atomic
+    (mpiio/hdf5), or the machine's mode for the other APIs."""
+    atomic = "--atomic" in p.options if p.api in ATOMIC_APIS else m["agent.mode"] == "munix"
+    return atomic and _has_agents(p, m)
+
+
+# The agents' costs act only where calls go through agents (tester 7: on a
+# machine without agents, for a plan without collective points, they were
+# stored runs predicting what they did without them).
+_AGENT_COST = (_has_agents, "it is a service agent's cost, and no point's calls go through service "
+                            "agents (the machine has none: agent.count and agent.ranks_per_agent 0, "
+                            "and no test is --collective with aggregators)")
+_MESSAGE_COST = (lambda p, m: _aggregating(p) and p.ranks > p.aggregators,
+                 "it is the cost of a rank's data sent to its collective aggregator, and no point has "
+                 "ranks beyond its aggregators (--collective with aggregators)")
+_FILES_WRITE = (lambda p, m: p.files == "per-rank" and p.layout != "broadcast" and p.ranks > 1
+                and "write" in p.phases,
+                "it is the rate of two or more ranks writing a file each, and no point writes a file "
+                "per rank with two ranks or more")
+
 # --set keys that act only at some points: a what-if that acts on no point
 # of the plan would be stored as a run labelled with it and predicting the
 # same as without it, so it is refused (check_sets).  Each entry says where
-# the key acts and, where it does not, why.
+# the key acts, acts(point, machine), and, where it does not, why.
 SET_SCOPE = {
     # simulate.py: an MPI-IO or HDF5 test states its own semantics, --atomic
     # MUNIX and relaxed MASYNC, whatever the machine's mode
@@ -182,6 +215,13 @@ SET_SCOPE = {
                    "and there are none: an mpiio/hdf5 test sets its mode itself (--atomic is MUNIX, "
                    "without it MASYNC; a test's --atomic, or --set agent.munix_overhead, changes "
                    "what atomic mode costs), and the other tests' calls go through no agents here"),
+    "agent.overhead": _AGENT_COST,
+    "agent.copy_rate": _AGENT_COST,
+    "agent.message_rate": _MESSAGE_COST,
+    "agent.message_overhead": _MESSAGE_COST,
+    "agent.munix_overhead": (_in_munix, "it is MUNIX's cost through service agents, and no point runs "
+                                        "in MUNIX through agents (an mpiio/hdf5 test's --atomic, or "
+                                        "agent.mode munix, with agents)"),
     # simulate.py: a collective call's own cost, the MPI-IO library's open,
     # atomic mode's byte-range locks and writers of a file each act only
     # at points that make such calls (tester 11: stored runs that predicted
@@ -197,43 +237,9 @@ SET_SCOPE = {
                                 "api mpiio or hdf5"),
     "file.lock_overhead": (lambda p, m: "--atomic" in p.options,
                            "it is atomic mode's byte-range lock, and no test is --atomic"),
-    "disk.files_write_rate": (lambda p, m: p.files == "per-rank" and p.layout != "broadcast"
-                              and p.ranks > 1 and "write" in p.phases,
-                              "it is the rate of two or more ranks writing a file each, and no "
-                              "point writes a file per rank with two ranks or more"),
+    "disk.files_write_rate": _FILES_WRITE,
+    "disk.files_write_overhead": _FILES_WRITE,
 }
-SET_SCOPE["disk.files_write_overhead"] = SET_SCOPE["disk.files_write_rate"]
-
-
-def _has_agents(p, m):
-    """Whether a point's calls go through service agents (simulate.py): the
-    machine's own, or a collective point's aggregators, which act as them."""
-    return bool(m["agent.count"] or m["agent.ranks_per_agent"]
-                or (getattr(p, "aggregators", 0) and "--collective" in p.options))
-
-
-def _in_munix(p, m):
-    """Whether a point runs in MUNIX through agents: its own --atomic
-    (mpiio/hdf5), or the machine's mode for the other APIs."""
-    atomic = "--atomic" in p.options if p.api in ATOMIC_APIS else m["agent.mode"] == "munix"
-    return atomic and _has_agents(p, m)
-
-
-# tester 7: the agents' costs on a machine without agents, for a plan
-# without collective points, were stored runs predicting what they did
-# without them
-_NO_AGENTS = ("no point's calls go through service agents (the machine has none: agent.count and "
-              "agent.ranks_per_agent 0, and no test is --collective with aggregators)")
-for _key in ("agent.overhead", "agent.copy_rate"):
-    SET_SCOPE[_key] = (_has_agents, f"it is a service agent's cost, and {_NO_AGENTS}")
-for _key in ("agent.message_rate", "agent.message_overhead"):
-    SET_SCOPE[_key] = (lambda p, m: bool(getattr(p, "aggregators", 0)) and "--collective" in p.options
-                       and p.ranks > p.aggregators,
-                       "it is the cost of a rank's data sent to its collective aggregator, and no point "
-                       "has ranks beyond its aggregators (--collective with aggregators)")
-SET_SCOPE["agent.munix_overhead"] = (_in_munix, "it is MUNIX's cost through service agents, and no point "
-                                                "runs in MUNIX through agents (an mpiio/hdf5 test's "
-                                                "--atomic, or agent.mode munix, with agents)")
 
 
 def check_needs(machine):

@@ -409,8 +409,9 @@ class Simulation:
             else:
                 yield env.timeout(costs.transfer(disk, buf["extent"], False) - env.now)
                 yield env.timeout(self.cpu(env.now, costs.work(a, buf, "read")) - env.now)
-            if costs.handover(self.op):  # ranks above the cores: the next step waits (exchange.py)
-                yield env.timeout(costs.handover(self.op))
+            wait = costs.handover(self.op)  # ranks above the cores: the next step waits (exchange.py)
+            if wait:
+                yield env.timeout(wait)
         done[0] -= 1
         if done[0] == 0:
             done[1].succeed()

@@ -85,27 +85,33 @@ def _round_trips(which):
         one = rr["farthest"]["to_rank"] == rr["nearest"]["to_rank"]
         pairs = (("nearest", "farthest") if one else ()) if which == "one" else \
             (() if one else (which,))
-        return [4096 / 1048576 / t for p in pairs for t in rr[p]["round_trip_seconds"]["values"] if t]
+        return [r for p in pairs for r in _rates(4096, rr[p]["round_trip_seconds"]["values"])]
     return get
+
+
+def _rates(nbytes, seconds):
+    """MiB/s of each trial that moved `nbytes` in its seconds; a trial of
+    no time has no rate (left out, as a division by zero would fail)."""
+    return [nbytes / 1048576 / t for t in seconds if t]
 
 
 def _two(key):
     def get(c):
         m = c.get(key)
-        return [m["bytes"] / 1048576 / t for t in m["seconds"]["values"] if t] if m else []
+        return _rates(m["bytes"], m["seconds"]["values"]) if m else []
     return get
 
 
 def _buffer(key):
     def get(c):
         b = c.get("buffer_streams")
-        return [b["bytes"] / 1048576 / t for t in b[key]["values"] if t] if b and key in b else []
+        return _rates(b["bytes"], b[key]["values"]) if b and key in b else []
     return get
 
 
 def _messages(c):
-    m = c.get("messages")  # a trial of no time has no rate (a rate of its own: none)
-    return [m["bytes"] / 1048576 / t for t in m["seconds"]["values"] if t] if m else []
+    m = c.get("messages")
+    return _rates(m["bytes"], m["seconds"]["values"]) if m else []
 
 
 # The components in the order of the report's tables:
@@ -579,13 +585,14 @@ class ProbeKind(Kind):
 
     def plan_notes(self, preset, points, options):
         """A probe asked for call sizes (--stream-blocks: what 'pario
-        model' needs) that measures no short read at any of them is stored
-        all the same, but the model refuses it: say so before it runs."""
-        if not options.get("stream_blocks"):
+        model' needs) that measures no short read at some of them, or at
+        any, is stored all the same, but the model takes no read start
+        beyond them, or refuses it: say so before it runs."""
+        lacking = sorted(p.block for p in points if not short_read_bytes(p.size, p.block))
+        if not options.get("stream_blocks") or not lacking:
             return []
         size, largest = points[0].size, max(p.block for p in points)
-        lacking = sorted(p.block for p in points if not short_read_bytes(p.size, p.block))
-        if lacking and len(lacking) < len(points):
+        if len(lacking) < len(points):
             # some call sizes have their short read, these not: the model's
             # read start is not taken beyond the largest that has one
             have = max(p.block for p in points if short_read_bytes(p.size, p.block))
@@ -595,8 +602,6 @@ class ProbeKind(Kind):
                     f"stream read at them, so 'pario model' takes a read's start no further than "
                     f"{format_size(have)} calls' (give --size {engine_size(size_for_short_reads(largest))} "
                     "or more to measure it)"]
-        if not lacking:
-            return []
         return [f"warning: --stream-blocks {','.join(options['stream_blocks'])}: every call is above an "
                 f"eighth of --size {engine_size(size)} ({format_size(size // 8)}), so the probe "
                 "measures no short stream read, and 'pario model --machine probe:RUN' will refuse "

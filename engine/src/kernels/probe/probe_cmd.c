@@ -651,6 +651,27 @@ static void *stream_part_run(void *arg)
     return NULL;
 }
 
+/* A rank's `parts` (1 or 2) readers or writers at once, the second on a
+ * thread of its own beside the rank (four readers on two ranks); each
+ * part's error recorded in the context afterwards, by the rank's thread. */
+static void run_parts(probe_ctx *c, stream_part *part, int parts)
+{
+    pthread_t helper;
+    bool threaded = false;
+    if (parts == 2) {
+        int e = pthread_create(&helper, NULL, stream_part_run, &part[1]);
+        if (e)
+            record_error(c, e, "cannot start a rank's second reader thread: %s", strerror(e));
+        threaded = e == 0;
+    }
+    stream_part_run(&part[0]);
+    if (threaded)
+        pthread_join(helper, NULL);
+    for (int k = 0; k < parts; k++)
+        if (part[k].err)
+            record_error(c, part[k].err, "%s", part[k].msg);
+}
+
 static double two_streams_pass(probe_ctx *c, const char *p, const owned_file *who, bool writing,
                                pattern_source *src, unsigned char *buf, unsigned char *buf2,
                                uint64_t half, uint64_t short_share, two_mode mode)
@@ -690,20 +711,7 @@ static double two_streams_pass(probe_ctx *c, const char *p, const owned_file *wh
                 s->end = whole;
             }
         }
-        pthread_t helper;
-        bool threaded = false;
-        if (parts == 2) {
-            int e = pthread_create(&helper, NULL, stream_part_run, &part[1]);
-            if (e)
-                record_error(c, e, "cannot start the four readers' second thread: %s", strerror(e));
-            threaded = e == 0;
-        }
-        stream_part_run(&part[0]);
-        if (threaded)
-            pthread_join(helper, NULL);
-        for (int k = 0; k < parts; k++)
-            if (part[k].err)
-                record_error(c, part[k].err, "%s", part[k].msg);
+        run_parts(c, part, parts);
     }
     double mine = c->rank < 2 ? clock_now() - t0 : 0, slowest;
     MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
@@ -1262,16 +1270,7 @@ static double buffer_four_pass(probe_ctx *c, const char *p, const owned_file *wh
                                     .first = first, .end = first + quarter, .step = call,
                                     .call = call};
         }
-        pthread_t helper;
-        int e = pthread_create(&helper, NULL, stream_part_run, &part[1]);
-        if (e)
-            record_error(c, e, "cannot start the four buffer readers' second thread: %s", strerror(e));
-        stream_part_run(&part[0]);
-        if (e == 0)
-            pthread_join(helper, NULL);
-        for (int k = 0; k < 2; k++)
-            if (part[k].err)
-                record_error(c, part[k].err, "%s", part[k].msg);
+        run_parts(c, part, 2);
     }
     double mine = c->rank < 2 ? clock_now() - t0 : 0, slowest;
     MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
