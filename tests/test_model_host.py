@@ -73,6 +73,37 @@ def test_broadcast_later_readers_hit_the_page_cache():
     assert counters["page_cache"]["hits"] == 0 and counters["disk_transfers"] == 8
 
 
+def test_broadcast_readers_in_step_while_the_read_ahead_ramps():
+    """With disk.read_ahead=4m a 1 MiB call opens a 2 MiB window and the
+    next is the largest (4 MiB): the ramp reaches 6 MiB.  The disk reads
+    of calls 1-5 of an 8 MiB broadcast (offsets below 6 MiB) wait until the
+    3 other readers have copied the call before (1 ms each, side by side on
+    8 cores); calls 6 and 7 run ahead of the copies: 8 x 10 ms of disk, 5 x
+    1 ms of copies in step, and the last call's copy."""
+    base = ["host.page_cache=1g", "host.cached_read_rate=1000MB/s",
+            "host.cached_read_overhead=0s", "host.cores=8"]
+    flat, _, _ = phase(predict_point(point(), machine(*base)))
+    assert flat == pytest.approx(0.081, rel=1e-6)
+    ramped = machine(*base, "disk.read_ahead=4m")
+    seconds, counters, ph = phase(predict_point(point(), ramped))
+    assert seconds == pytest.approx(0.080 + 0.005 + 0.001, rel=1e-6)
+    assert counters["page_cache"]["waits_for_readers_in_step"] == 5
+    assert "5 disk reads held until every reader had copied" in ph["explanation"]["text"]
+    # two readers: one copy to wait for per call, the same five waits
+    seconds, counters, _ = phase(predict_point(point(ranks=2), ramped))
+    assert seconds == pytest.approx(0.086, rel=1e-6)
+    # a longer file: beyond the ramp's 6 MiB the calls run ahead as before
+    seconds, counters, _ = phase(predict_point(point(size=16 << 20), ramped))
+    assert counters["page_cache"]["waits_for_readers_in_step"] == 5
+    assert seconds == pytest.approx(0.160 + 0.005 + 0.001, rel=1e-6)
+    # a token that acts (G=2 at 4 ranks) already makes the readers take turns
+    _, counters, _ = phase(predict_point(point(group=2), ramped))
+    assert "waits_for_readers_in_step" not in counters["page_cache"]
+    # partitioned readers touch distinct bytes: nothing to wait for
+    _, counters, _ = phase(predict_point(point("partitioned"), ramped))
+    assert "waits_for_readers_in_step" not in counters["page_cache"]
+
+
 def test_cores_bound_the_cached_copies():
     """With one core the 3 copies of each block (1 ms each) queue on it: the
     last block's end 3 ms after the disk's instead of 1."""

@@ -136,8 +136,12 @@ def _page_cache_hits(counters):
     pc = counters.get("page_cache")
     if not (pc and pc["hits"]):
         return ""
-    return (f"; {pc['hits']} of {pc['hits'] + pc['misses']} calls served from the page cache "
+    text = (f"; {pc['hits']} of {pc['hits'] + pc['misses']} calls served from the page cache "
             "another rank's read filled")
+    if pc.get("waits_for_readers_in_step"):
+        text += (f", {pc['waits_for_readers_in_step']} disk reads held until every reader had "
+                 "copied the bytes before them (readers in step while the read-ahead's windows grow)")
+    return text
 
 def _explain(counters, op, storage=None):
     names, plain = _NAMES, _PLAIN
@@ -227,10 +231,7 @@ def _explain(counters, op, storage=None):
             text += ": " + "; ".join(said)
     elif kind == "agent":
         text += f": {counters['agents']} agent(s) each serve one synchronous call at a time"
-    pc = counters.get("page_cache")
-    if pc and pc["hits"]:
-        text += (f"; {pc['hits']} of {pc['hits'] + pc['misses']} calls served from the page cache "
-                 "another rank's read filled")
+    text += _page_cache_hits(counters)
     if kind == "disk" and counters.get("collective_buffers"):
         text += _buffers(counters["collective_buffers"])
     out["text"] = text

@@ -33,6 +33,30 @@ class PageCache:
         self.sizes = {}
         self.held = 0
         self.hits = self.misses = self.waits = 0
+        # Readers in step (simulate.py, the read-ahead's ramp): per key read
+        # from the disk, [copies still due, event when none are], and the
+        # file's last such key.
+        self.copies_due = {}
+        self.last_in_step = {}
+        self.in_step_waits = 0
+
+    def expect_copies(self, f, key, readers, event):
+        """A miss read in step: `readers` other ranks will copy its bytes;
+        returns the event of the copies of the file's previous such key,
+        which the miss waits for (None when there is none to wait for)."""
+        prev = self.copies_due.get(self.last_in_step.get(f))
+        self.last_in_step[f] = key
+        self.copies_due[key] = [readers, event]
+        return None if prev is None or prev[1].triggered else prev[1]
+
+    def copied(self, key):
+        """A rank has copied the bytes of `key` from the cache."""
+        due = self.copies_due.get(key)
+        if due is not None:
+            due[0] -= 1
+            if due[0] <= 0:
+                del self.copies_due[key]
+                due[1].succeed()
 
     @staticmethod
     def key(f, offset):
@@ -54,4 +78,7 @@ class PageCache:
         ev.succeed()
 
     def counters(self):
-        return {"hits": self.hits, "misses": self.misses, "waits_on_other_reader": self.waits}
+        out = {"hits": self.hits, "misses": self.misses, "waits_on_other_reader": self.waits}
+        if self.in_step_waits:
+            out["waits_for_readers_in_step"] = self.in_step_waits
+        return out

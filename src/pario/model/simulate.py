@@ -223,6 +223,18 @@ class Simulation:
         # rank is in another group).  A two-phase point's aggregators read
         # their domains in buffer-sized calls, whose first window is the
         # largest: no ramp.
+        # Readers of the same bytes in step (docs/model.md, "A broadcast's
+        # readers copy between the ramp's windows"): while a broadcast's
+        # read-ahead windows still grow, every reader waits at each window
+        # and copies it before the next is read, so the later readers'
+        # copies do not overlap the stream there (the engine: two readers
+        # of 8 MiB in 4 KiB calls take one reader's time and the cached
+        # copy of both; four, on two cores, as four cached readers more);
+        # beyond the ramp the windows run ahead of the copies.  A token
+        # that acts already makes the readers take turns.
+        self.in_step_reach = (read_start.ramp_reach(point.block, m["disk.read_ahead"])
+                              if point.layout == "broadcast" and P > 1 and self.page_cache is not None
+                              and not self.rings else 0)
         self.share = self.file_bytes // max(1, self.sharers)
         if (point.layout == "partitioned" and self.sharers >= 4 and self.two_phase is None
                 and m["disk.share_race_restarts"] and point.block >= m["disk.share_race_from"]
@@ -473,6 +485,13 @@ class Simulation:
             if state is None:  # a miss: this call reads the bytes from the disk
                 cache.misses += 1
                 cache.entries[key] = env.event()
+                if offset < self.in_step_reach:
+                    # readers in step: the other readers copy the last
+                    # window before this one is read
+                    copies = cache.expect_copies(f, key, self.sharers - 1, env.event())
+                    if copies is not None:
+                        cache.in_step_waits += 1
+                        yield copies
             else:
                 if state is not READY:  # another rank's read of them is in flight
                     cache.waits += 1
@@ -482,6 +501,7 @@ class Simulation:
                     cache.entries.move_to_end(key)
                 copy = self.cached_read_overhead + nbytes / self.cached_read_rate
                 yield env.timeout(self.cpu(env.now, copy) - env.now)
+                cache.copied(key)
                 cache = None
                 key = False  # served from the page cache
         if key is not False:
