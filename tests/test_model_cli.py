@@ -104,3 +104,27 @@ def test_predicted_figures_say_predicted_in_every_title_never_best_of(tmp_path, 
     out = capsys.readouterr().out
     assert "best of" not in out and "[predicted: model of ipsc860]" in out
     assert len(list(plots.glob("*.png"))) == len(figures)
+
+
+@pytest.mark.parametrize("sets, flags, write_note, read_note", [
+    ([], ["--no-fsync"], "no fsync: rates into the I/O nodes' caches",
+     "no client cache; the I/O nodes' caches keep what earlier phases left"),
+    (["--set", "io_node.cache=0"], ["--no-fsync"],
+     "no fsync, but the modelled machine has no cache: rates to storage", "no cache: reads from the disks"),
+    (["--set", "io_node.cache=0"], [], "fsync before close: rates to storage",
+     "no cache: reads from the disks"),
+])
+def test_predicted_headings_name_the_modelled_machines_caches(tmp_path, capsys, sets, flags,
+                                                              write_note, read_note):
+    """A modelled machine without a host page cache (the iPSC/860's compute
+    nodes had none): its headings name where an unsynced write stops and
+    what a read may find, not this host's page cache."""
+    db = str(tmp_path / "r.sqlite")
+    assert main(["model", "cfs", "--machine", "ipsc860", "--quick", "--tests", "partitioned",
+                 "--ranks", "1", "--blocks", "64k", "--db", db, "--out", str(tmp_path / "p"),
+                 *sets, *flags]) == 0
+    out = capsys.readouterr().out
+    headings = [line for line in out.splitlines() if line.startswith("Figure")]
+    assert len(headings) == 2, out
+    assert headings[0].endswith(write_note) and headings[1].endswith(read_note)
+    assert "page cache" not in "".join(headings)

@@ -59,6 +59,15 @@ class Machine:
     def __getitem__(self, key):
         return self.values[key]
 
+    def caches(self):
+        """Where a write without fsync stops and what a read may find, as a
+        predicted run's headings say it: "page" (a probed host's page
+        cache), "io_node" (the I/O nodes' caches, which the clients'
+        eviction before a read does not empty) or "none"."""
+        if self.host_page_cache:
+            return "page"
+        return "io_node" if self.values["io_node.cache"] else "none"
+
     def describe(self):
         """The machine as stored with a predicted run."""
         return {"name": self.name, "title": self.title,

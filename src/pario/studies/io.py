@@ -244,13 +244,29 @@ def _heading_note(records, phase):
     return note if directs == {False} else f"O_DIRECT on some points only; {note}"
 
 
+# A modelled machine without a host page cache (model/machine.py caches()):
+# where its unsynced writes stop, and what its reads may find, whatever
+# --evict asked of the clients.
+_MODEL_CACHES = {
+    "io_node": ("no fsync: rates into the I/O nodes' caches",
+                "no client cache; the I/O nodes' caches keep what earlier phases left"),
+    "none": ("no fsync, but the modelled machine has no cache: rates to storage",
+             "no cache: reads from the disks"),
+}
+
+
 def _cache_note(records, phase):
     if {r.params.get("memory_backed") for r in records} == {True}:
         return f"the file lives in memory: {phase} rates are memory rates"
+    kinds = {r.params.get("caches") for r in records}
+    model = _MODEL_CACHES.get(kinds.pop()) if len(kinds) == 1 else None
+    if phase == "read" and model:
+        return model[1]
     if phase == "write":
         syncs = {r.params.get("fsync") for r in records}
+        unsynced = model[0] if model else "no fsync: rates into the page cache"
         note = ("fsync before close: rates to storage" if syncs == {True} else
-                "no fsync: rates into the page cache" if syncs == {False} else "fsync on some points only")
+                unsynced if syncs == {False} else "fsync on some points only")
         if {r.params.get("prealloc") for r in records} == {True}:
             note = "preallocated, " + note
         return note
@@ -559,6 +575,8 @@ class IoKind(Kind):
                 "evict": p.get("evict"), "direct": p.get("direct"),
                 "fs_type": result.get("target", {}).get("fs_type"),
                 "memory_backed": result.get("target", {}).get("memory_backed"),
+                # a predicted run's machine: whose caches its headings name
+                "caches": result.get("target", {}).get("caches"),
                 **_api_facts(p.get("api_options", {})), **_stripe_facts(result),
                 "background": (p.get("background") or {}).get("loaders_per_node", 0),
                 "background_kind": point["params"].get("background_kind") or None}
