@@ -108,7 +108,7 @@ def test_predicted_figures_say_predicted_in_every_title_never_best_of(tmp_path, 
 
 @pytest.mark.parametrize("sets, flags, write_note, read_note", [
     ([], ["--no-fsync"], "no fsync: rates into the I/O nodes' caches",
-     "no client cache; the I/O nodes' caches keep what earlier phases left"),
+     "no client cache; the I/O nodes' caches are not emptied before a read"),
     (["--set", "io_node.cache=0"], ["--no-fsync"],
      "no fsync, but the modelled machine has no cache: rates to storage", "no cache: reads from the disks"),
     (["--set", "io_node.cache=0"], [], "fsync before close: rates to storage",

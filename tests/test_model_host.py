@@ -88,7 +88,7 @@ def test_broadcast_readers_in_step_while_the_read_ahead_ramps():
     seconds, counters, ph = phase(predict_point(point(), ramped))
     assert seconds == pytest.approx(0.080 + 0.005 + 0.001, rel=1e-6)
     assert counters["page_cache"]["waits_for_readers_in_step"] == 5
-    assert "5 disk reads held until every reader had copied" in ph["explanation"]["text"]
+    assert "5 calls that read from the disk held until every reader had copied" in ph["explanation"]["text"]
     # two readers: one copy to wait for per call, the same five waits
     seconds, counters, _ = phase(predict_point(point(ranks=2), ramped))
     assert seconds == pytest.approx(0.086, rel=1e-6)

@@ -1025,7 +1025,7 @@ def test_a_predicted_point_carries_the_measured_ones_params_and_columns(runs, tm
         e = pario("export", str(run_id), "--csv", db=db)
         assert e.returncode == 0, e.stderr
         exports.append(list(csv.DictReader(io.StringIO(e.stdout))))
-    values = {"run", "point", "source", "fs_type", "memory_backed", "measured", "predicted", "iteration",
+    values = {"run", "point", "source", "fs_type", "memory_backed", "caches", "measured", "predicted", "iteration",
               "rate_MiB_per_s", "seconds", "cache_fraction", "per_target_rate_MiB_per_s", "load"}
     for rows in exports:
         assert "seconds" in rows[0] and "seconds_s" not in rows[0]

@@ -249,7 +249,7 @@ def test_a_grouped_point_waiting_for_its_token_names_the_token():
     # ranks above the cores: the crowded hand-over, each switching the next holder in
     crowded = explain({**counters, "token_latency_key": "network.token_latency_crowded"}, "read")
     assert crowded["bound"] == "token"
-    assert "(network.token_latency_crowded (ranks above the cores" in crowded["text"]
+    assert "(network.token_latency_crowded; ranks above the cores" in crowded["text"]
     del counters["token_handover_seconds"]
     assert "round trips" in explain(counters, "read")["text"]
     # and the simulation counts them for a grouped point

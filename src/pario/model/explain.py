@@ -98,8 +98,8 @@ def _left_by(counters, op, before):
     share = carried / asked if asked else 0.0
     left = f"the {before} phase" if before else "an earlier phase"
     return (f"; {carried} of {asked} blocks asked ({share:.0%}) served by the I/O-node cache "
-            f"left by {left}, not by the disks (a server's cache: eviction before a read empties "
-            "the clients' page cache, not the I/O nodes')"), share
+            f"left by {left}, not by the disks (a server's cache, which no eviction on the "
+            "clients empties)"), share
 
 
 def explain(counters, op, block_bytes=None, before=None, storage=None):
@@ -138,10 +138,18 @@ def _page_cache_hits(counters):
         return ""
     text = (f"; {pc['hits']} of {pc['hits'] + pc['misses']} calls served from the page cache "
             "another rank's read filled")
-    if pc.get("waits_for_readers_in_step"):
-        text += (f", {pc['waits_for_readers_in_step']} disk reads held until every reader had "
-                 "copied the bytes before them (readers in step while the read-ahead's windows grow)")
+    held = pc.get("waits_for_readers_in_step")
+    if held:
+        text += (f", {held} call{'s' if held > 1 else ''} that read from the disk held until every "
+                 "reader had copied the call before (readers in step until the read-ahead's windows "
+                 "reach their largest)")
     return text
+
+
+def _a(words):
+    """'a 2 MiB', 'an 8 MiB', 'an 11 KiB': the article of a size read aloud."""
+    number = words.split(".")[0].split()[0]
+    return ("an " if number.startswith("8") or number in ("11", "18") else "a ") + words
 
 def _explain(counters, op, storage=None):
     names, plain = _NAMES, _PLAIN
@@ -161,7 +169,7 @@ def _explain(counters, op, storage=None):
         # a local host's read is mostly each rank's fixed start (read_start.py)
         out["bound"] = "read_start"
         window = counters.get("read_start_window")
-        sized = (f"a {window / (1 << 20):.3g} MiB window opened for its call, disk.read_ahead"
+        sized = (f"{_a(format_size(window))} window opened for its call, disk.read_ahead"
                  if window else "sized from the call")
         out["text"] = (f"read start: each rank waits {start * 1e3:.3g} ms for its first bytes (the "
                        f"kernel's first read-ahead, {sized}), "
@@ -172,7 +180,7 @@ def _explain(counters, op, storage=None):
     if top < BUSY and token >= START_SHARE * counters["seconds"]:
         # a grouped run's ranks mostly wait for the token to come round
         key = counters.get("token_latency_key", "network.token_latency")
-        crowded = (" (ranks above the cores: each switches the next holder in on a core)"
+        crowded = ("; ranks above the cores: each switches the next holder in on a core"
                    if key.endswith("_crowded") else "")
         out["bound"] = "token"
         out["text"] = (f"token: no resource above {BUSY:.0%} busy (busiest: {plain[kind]} "

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..tomlfile import Shipped, locate, read_text
-from ..units import format_size
+from ..units import engine_size, format_size
 from .params import PARAMS, parse_value
 
 MACHINE_DIR = Path(__file__).resolve().parent / "machines"
@@ -64,9 +64,7 @@ class Machine:
         predicted run's headings say it: "page" (a probed host's page
         cache), "io_node" (the I/O nodes' caches, which the clients'
         eviction before a read does not empty) or "none"."""
-        if self.host_page_cache:
-            return "page"
-        return "io_node" if self.values["io_node.cache"] else "none"
+        return caches_of(self.values)
 
     def describe(self):
         """The machine as stored with a predicted run."""
@@ -74,6 +72,14 @@ class Machine:
                 "parameters": {k: {"value": self.values[k], "source": self.sources[k]}
                                for k in PARAMS},
                 "overrides": dict(self.overrides), "warnings": list(self.warnings)}
+
+
+def caches_of(values):
+    """Machine.caches() of a machine's values (a stored prediction's
+    parameters, for runs stored before their documents said it)."""
+    if values.get("host.page_cache"):
+        return "page"
+    return "io_node" if values.get("io_node.cache") else "none"
 
 
 def _flatten(data, path):
@@ -111,7 +117,9 @@ def check_relations(values, where):
     # disk.  Any other size must hold a block, and the refusal says both.
     if v["io_node.cache"]:
         if v["io_node.cache_block"] != v["stripe.unit"]:
-            problems.append("io_node.cache_block must equal stripe.unit when io_node.cache is set")
+            problems.append(f"io_node.cache_block ({format_size(v['io_node.cache_block'])}) must equal "
+                            f"stripe.unit ({format_size(v['stripe.unit'])}) when io_node.cache is set: "
+                            f"--set io_node.cache_block={engine_size(v['stripe.unit'])} too")
         elif v["io_node.cache"] < v["io_node.cache_block"]:
             problems.append(f"io_node.cache must hold at least one io_node.cache_block "
                             f"({format_size(v['io_node.cache_block'])}), or be 0 for no cache")

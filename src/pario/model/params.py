@@ -142,7 +142,10 @@ PARAMS = {p.name: p for p in [
           "call as Linux does it (the call's pages rounded up to a power of two, times 4 up to a "
           "32nd of this, times 2 up to a quarter, else this), and disk.read_latency grows with "
           "that window at disk.read_start_rate; 0 = not known: the start grows with the call, up "
-          "to disk.read_start_limit"),
+          "to disk.read_start_limit.  Its ramp (the windows growing to this) also bounds the short "
+          "shares' race (disk.share_race_restarts) and how far a broadcast's readers move in step "
+          "(host.page_cache)",
+          needs=(("disk.read_start_rate", "disk.share_race_restarts", "host.page_cache"),)),
     Param("disk.shared_read_rate", "rate", "B/s",
           "disk.rate while two or more ranks read different bytes at once (several streams of "
           "one file, or several files; 0 = disk.rate)"),

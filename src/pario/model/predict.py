@@ -91,7 +91,9 @@ def predict_point(point, machine, env_factory=Environment):
         "mpi": {"library": f"model of {machine.name}", "standard": None, "ranks": point.ranks,
                 "hosts": []},
         "target": {"dir": None, "file": None, "fs_type": f"model:{machine.name}",
-                   "fs_magic": None, "memory_backed": False, "node_memory_bytes": None,
+                   "fs_magic": None, "node_memory_bytes": None,
+                   # a probe of a tmpfs directory: its 'disks' are memory (probed.py)
+                   "memory_backed": machine.storage.startswith("memory"),
                    "caches": machine.caches()},
         "params": {"layout": point.layout, "files": point.files, "api": point.api,
                    "block_bytes": point.block, "size_bytes": point.size,

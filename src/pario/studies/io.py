@@ -244,12 +244,23 @@ def _heading_note(records, phase):
     return note if directs == {False} else f"O_DIRECT on some points only; {note}"
 
 
+def _model_caches(result):
+    """A predicted run stored before its document named its machine's
+    caches: from the machine's stored parameters; None for a measured run."""
+    params = (result.get("model") or {}).get("machine", {}).get("parameters")
+    if not params:
+        return None
+    from ..model.machine import caches_of  # the model imports this module
+
+    return caches_of({k: v.get("value") for k, v in params.items()})
+
+
 # A modelled machine without a host page cache (model/machine.py caches()):
 # where its unsynced writes stop, and what its reads may find, whatever
 # --evict asked of the clients.
 _MODEL_CACHES = {
     "io_node": ("no fsync: rates into the I/O nodes' caches",
-                "no client cache; the I/O nodes' caches keep what earlier phases left"),
+                "no client cache; the I/O nodes' caches are not emptied before a read"),
     "none": ("no fsync, but the modelled machine has no cache: rates to storage",
              "no cache: reads from the disks"),
 }
@@ -540,7 +551,13 @@ class IoKind(Kind):
             # Blame only what the user gave; the rest came from the experiment.
             given = [f"--{k}" for k in ("ranks", "blocks", "size") if options.get(k)]
             table = "quick" if quick else "sweep"
-            mine = [f"{table}.{k}" for k in ("ranks", "blocks", "size") if not options.get(k)]
+            mine = [f"{table}.{k}" for k in ("ranks", "blocks") if not options.get(k)]
+            if not options.get("size"):
+                # a test's own size (broadcast's 8 MB file) where it has one
+                own = {t["id"]: t.get("size") for t in chosen}
+                sized = dict.fromkeys(f"test {p.test_id}'s size ({own[p.test_id]})" if own[p.test_id]
+                                      else f"{table}.size" for p, _ in skipped)
+                mine += list(sized)
             # in the skip lines' own words, so the summary cannot disagree with them
             whys = list(dict.fromkeys(why for _, why in skipped))
             said = "; ".join(whys) if len(whys) <= 2 else "every point is skipped, as said above"
@@ -576,7 +593,7 @@ class IoKind(Kind):
                 "fs_type": result.get("target", {}).get("fs_type"),
                 "memory_backed": result.get("target", {}).get("memory_backed"),
                 # a predicted run's machine: whose caches its headings name
-                "caches": result.get("target", {}).get("caches"),
+                "caches": result.get("target", {}).get("caches") or _model_caches(result),
                 **_api_facts(p.get("api_options", {})), **_stripe_facts(result),
                 "background": (p.get("background") or {}).get("loaders_per_node", 0),
                 "background_kind": point["params"].get("background_kind") or None}
