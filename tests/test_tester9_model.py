@@ -5,9 +5,12 @@ probe, a run stored before its document said so); a --set of
 disk.read_ahead that would change nothing; the size a skipped plan blames;
 the explanation's words.  Bad inputs one line, nothing stored."""
 
+import shutil
 import sqlite3
 
 import pytest
+
+from conftest import _fresh_dir
 
 from pario.model import load_machine, predict_point
 from pario.model.explain import _a
@@ -22,15 +25,9 @@ def _runs(db):
 @pytest.fixture(scope="module")
 def shm_probe(tmp_path_factory):
     """A probe of a tmpfs directory (its 'disks' are memory): run 1."""
-    import shutil
-    import uuid
-    from pathlib import Path
-
-    tmp = tmp_path_factory.mktemp("t9")
-    d = Path("/dev/shm") / f"pario-t9-{uuid.uuid4().hex[:10]}"
-    d.mkdir()
+    d = _fresh_dir("/dev/shm")
     try:
-        db = tmp / "r.sqlite"
+        db = tmp_path_factory.mktemp("t9") / "r.sqlite"
         r = pario("probe", "--dir", d, "--quick", "--ranks", "1", "--size", "4m", "--iterations", "1",
                   "--stream-blocks", "64k,1m", db=db)
         assert r.returncode == 0, r.stderr
