@@ -88,3 +88,25 @@ def test_the_bound_names_the_window_the_start_waited_for():
     assert seconds == pytest.approx(0.0045, rel=1e-3)
     why = ph["explanation"]
     assert why["bound"] == "read_start" and "a 4 MiB window opened for its call" in why["text"]
+
+
+def test_two_readers_first_windows_take_the_disk_one_after_the_other():
+    """2 MiB calls open a 4 MiB window: 4 ms of it at read_start_rate, 0.5
+    ms side by side.  Two readers of different bytes on cores of their own:
+    the second window waits for the first (4.5 and 8.5 ms); readers above
+    the cores (one core), or of the same bytes, start side by side."""
+    base = LOCAL + ["disk.rate=1000000000MB/s", "disk.read_latency=0.5ms", "disk.read_start_rate=1000MB/s",
+                    "disk.read_start_limit=1m", "disk.read_ahead=8m"]
+    two_cores = load_machine("ipsc860", base + ["host.cores=2"])
+    for p in (point("partitioned", ranks=2, block=2 * MIB), point("partitioned", ranks=2, block=2 * MIB,
+                                                                  files="per-rank")):
+        seconds, counters, ph = phase(predict_point(p, two_cores))
+        assert seconds == pytest.approx(0.0085, rel=1e-3)
+        assert counters["read_start_window_on_disk_seconds"] == pytest.approx(0.004)
+        assert "first read-ahead windows one after another, 4 ms each" in ph["explanation"]["text"]
+    one_core = load_machine("ipsc860", base + ["host.cores=1"])
+    seconds, counters, _ = phase(predict_point(point("partitioned", ranks=2, block=2 * MIB), one_core))
+    assert seconds == pytest.approx(0.0045, rel=1e-3)
+    assert "read_start_window_on_disk_seconds" not in counters
+    seconds, _, _ = phase(predict_point(point("partitioned", ranks=1, block=2 * MIB), two_cores))
+    assert seconds == pytest.approx(0.0045, rel=1e-3)

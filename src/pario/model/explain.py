@@ -130,6 +130,14 @@ def _read_race(counters):
             f"read-ahead race ({counters.get('read_race_key') or 'disk.interleaved_race_requests'})")
 
 
+def _windows_queued(counters):
+    """'; the device reads the ranks' first windows one after another ...'
+    where readers of different bytes opened them at once, else ''."""
+    on_disk = counters.get("read_start_window_on_disk_seconds")
+    return (f"; the device reads the ranks' first read-ahead windows one after another, "
+            f"{on_disk * 1e3:.3g} ms each" if on_disk else "")
+
+
 def _page_cache_hits(counters):
     """'; N of M calls served from the page cache ...' when a broadcast's
     later readers found what an earlier one read, else ''."""
@@ -171,9 +179,10 @@ def _explain(counters, op, storage=None):
         window = counters.get("read_start_window")
         sized = (f"{_a(format_size(window))} window opened for its call, disk.read_ahead"
                  if window else "sized from the call")
+        queued = _windows_queued(counters)
         out["text"] = (f"read start: each rank waits {start * 1e3:.3g} ms for its first bytes (the "
                        f"kernel's first read-ahead, {sized}), "
-                       f"{start / counters['seconds']:.0%} of the phase; busiest resource "
+                       f"{start / counters['seconds']:.0%} of the phase{queued}; busiest resource "
                        f"{plain[kind]} {top:.0%}") + _page_cache_hits(counters)
         return out
     token = counters.get("token_handover_seconds", 0.0)
@@ -225,7 +234,7 @@ def _explain(counters, op, storage=None):
     elif kind == "disk" and op == "read":
         if counters.get("disk_read_rate", "disk.rate") != "disk.rate":
             text += f": read at {_RATES[counters['disk_read_rate']]} ({counters['disk_read_rate']})"
-        text += _read_race(counters)
+        text += _read_race(counters) + _windows_queued(counters)
     elif kind == "disk" and op == "write":
         said = []
         if counters.get("disk_write_rate", "disk.write_rate") != "disk.write_rate":

@@ -73,6 +73,18 @@ def start_seconds(machine, block):
     return machine["disk.read_latency"] + (x / rate if rate else 0.0)
 
 
+def window_seconds(machine, block):
+    """The part of start_seconds that grows with the first window (or the
+    call): the window's bytes at disk.read_start_rate, which the device
+    reads for one reader at a time (simulate.py)."""
+    rate, limit = machine["disk.read_start_rate"], machine["disk.read_start_limit"]
+    if not rate:
+        return 0.0
+    if machine["disk.read_ahead"]:
+        return first_window(block, machine["disk.read_ahead"]) / rate
+    return (min(block, limit) if limit else block) / rate
+
+
 def largest_call_start(machine, block):
     """The start of a call larger than the probe's (a two-phase
     aggregator's buffer): as the largest call it measured."""

@@ -213,6 +213,17 @@ class Simulation:
         # with the other ranks, not on the disk.  A two-phase point's
         # aggregators read ROMIO's buffers (agent.cb_buffer at most).
         self.read_latency = read_start.start_seconds(m, point.block)
+        # Except: a host's readers of different bytes (partitioned shares,
+        # files of their own), each on a core of its own (host.cores, as
+        # measured), open their first windows at once, and the device reads
+        # those windows one after another, so the part of each start that
+        # grows with the window (its bytes at disk.read_start_rate) takes
+        # the disk (docs/model.md, "Two readers' first windows").  Ranks
+        # above the cores take turns on them and open their windows apart:
+        # four readers on two cores do not wait for each other's whole.
+        distinct = point.layout == "partitioned" or per_rank_files
+        self.start_on_disk = (read_start.window_seconds(m, point.block)
+                              if distinct and 1 < P <= cores and not self.aggregating else 0.0)
         self.aggregator_read_latency = read_start.largest_call_start(m, m["agent.cb_buffer"] or point.block)
         # The short shares' race (docs/model.md): four or more ranks reading
         # one file in contiguous shares, each shorter than a reader's
@@ -558,7 +569,10 @@ class Simulation:
             if first[m] is None:
                 first[m] = env.now
                 if op == "read" and self.read_latency:
-                    yield env.timeout(self.read_latency)
+                    yield env.timeout(self.read_latency - self.start_on_disk)
+                    if self.start_on_disk:
+                        d = self.disk_of(self.file_of(m), offsets[i][k] // self.unit)
+                        yield env.timeout(self.disks[d].reserve(env.now, self.start_on_disk) - env.now)
             yield from self._call(m, offsets[i][k], block, piece)
             rec[m]["io_last_seconds"] = env.now
         # the longest ring's time in hand-overs, for the bound (explain.py)
@@ -682,6 +696,8 @@ class Simulation:
                     out["read_race_share"] = self.share
             if self.two_phase is None and self.read_latency:
                 out["read_start_seconds"] = self.read_latency
+                if self.start_on_disk:
+                    out["read_start_window_on_disk_seconds"] = self.start_on_disk
                 if self.machine["disk.read_ahead"]:  # the first window the start waits for
                     out["read_start_window"] = read_start.first_window(self.point.block,
                                                                        self.machine["disk.read_ahead"])
