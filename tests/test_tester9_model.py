@@ -111,3 +111,19 @@ def test_readers_in_step_held_once_is_said_in_the_singular():
     text = predict_point(p, m)["phases"][0]["explanation"]["text"]
     assert "1 call that read from the disk held" in text, text
 
+
+
+def test_compare_says_when_the_runs_caches_differ(tmp_path):
+    """Tester 9, item 13: writes without fsync stop in different places on
+    the two machines; compare warns of it as of a file system."""
+    db = tmp_path / "r.sqlite"
+    plan = ["cfs", "--machine", "ipsc860", "--quick", "--tests", "partitioned", "--ranks", "1,2",
+            "--blocks", "64k", "--no-fsync", "--out", tmp_path / "p"]
+    assert pario("model", *plan, db=db).returncode == 0
+    assert pario("model", *plan, "--set", "io_node.cache=0", db=db).returncode == 0
+    r = pario("compare", "1", "2", db=db)
+    assert r.returncode == 0, r.stderr
+    said = " ".join(r.stdout.split())
+    assert "the runs differ in caches: run 1 the I/O nodes' caches; run 2 no cache" in said, r.stdout
+    same = pario("compare", "1", "1", db=db)
+    assert "differ in caches" not in same.stdout

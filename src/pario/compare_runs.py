@@ -24,6 +24,7 @@ from .analysis.compare import (EQUAL, FASTER, FEW, NOISE_FLOOR, SAME, SLOWER, TO
                                compare, differing, identity, regressions, run_regressed, whole_run)
 from .analysis.significance import ALPHA, trials_needed
 from .errors import UsageError
+from .model.machine import result_caches
 from .runs import measured_points, stored_records
 from .units import format_value
 
@@ -211,10 +212,13 @@ def _noise(c, predicted):
     return f"±{100 * c.band:.0f}%"
 
 
+_CACHES = {"page": "the page cache", "io_node": "the I/O nodes' caches", "none": "no cache"}
+
+
 def _setting(store, run_id):
     """What a run ran on, beyond its points' parameters: {fact: values}
     over its successful results (file system, MPI library)."""
-    facts = {"file system": set(), "MPI library": set()}
+    facts = {"file system": set(), "MPI library": set(), "caches": set()}
     for p in store.points(run_id):
         if p["status"] != "ok" or not p["result_json"]:
             continue
@@ -222,6 +226,9 @@ def _setting(store, run_id):
         target, mpi = doc.get("target") or {}, doc.get("mpi") or {}
         if target.get("fs_type"):
             facts["file system"].add(target["fs_type"] + (" (in memory)" if target.get("memory_backed") else ""))
+        # where unsynced writes stop and reads may hit: a modelled machine's
+        # (a measured run's are this host's page cache)
+        facts["caches"].add(_CACHES[result_caches(doc) or "page"])
         if mpi.get("library"):
             facts["MPI library"].add(mpi["library"].split(",")[0].strip())
     return facts

@@ -82,6 +82,17 @@ def caches_of(values):
     return "io_node" if values.get("io_node.cache") else "none"
 
 
+def result_caches(doc):
+    """A result document's machine's caches (Machine.caches()): a
+    prediction's target says it, one stored before it did takes it from
+    its machine's stored parameters; None for a measured run."""
+    caches = (doc.get("target") or {}).get("caches")
+    if caches:
+        return caches
+    params = (doc.get("model") or {}).get("machine", {}).get("parameters")
+    return caches_of({k: v.get("value") for k, v in params.items()}) if params else None
+
+
 def _flatten(data, path):
     out = {}
     for section, table in data.items():

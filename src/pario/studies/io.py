@@ -244,15 +244,11 @@ def _heading_note(records, phase):
     return note if directs == {False} else f"O_DIRECT on some points only; {note}"
 
 
-def _model_caches(result):
-    """A predicted run stored before its document named its machine's
-    caches: from the machine's stored parameters; None for a measured run."""
-    params = (result.get("model") or {}).get("machine", {}).get("parameters")
-    if not params:
-        return None
-    from ..model.machine import caches_of  # the model imports this module
+def _result_caches(result):
+    """A predicted run's machine's caches (model/machine.py); None measured."""
+    from ..model.machine import result_caches  # the model imports this module
 
-    return caches_of({k: v.get("value") for k, v in params.items()})
+    return result_caches(result)
 
 
 # A modelled machine without a host page cache (model/machine.py caches()):
@@ -593,7 +589,7 @@ class IoKind(Kind):
                 "fs_type": result.get("target", {}).get("fs_type"),
                 "memory_backed": result.get("target", {}).get("memory_backed"),
                 # a predicted run's machine: whose caches its headings name
-                "caches": result.get("target", {}).get("caches") or _model_caches(result),
+                "caches": _result_caches(result),
                 **_api_facts(p.get("api_options", {})), **_stripe_facts(result),
                 "background": (p.get("background") or {}).get("loaders_per_node", 0),
                 "background_kind": point["params"].get("background_kind") or None}
