@@ -24,7 +24,7 @@ from .analysis.compare import (EQUAL, FASTER, FEW, NOISE_FLOOR, SAME, SLOWER, TO
                                compare, differing, identity, regressions, run_regressed, whole_run)
 from .analysis.significance import ALPHA, trials_needed
 from .errors import UsageError
-from .model.machine import result_caches
+from .model.machine import CACHE_NAMES, result_caches
 from .runs import measured_points, stored_records
 from .units import format_value
 
@@ -212,9 +212,6 @@ def _noise(c, predicted):
     return f"±{100 * c.band:.0f}%"
 
 
-_CACHES = {"page": "the page cache", "io_node": "the I/O nodes' caches", "none": "no cache"}
-
-
 def _setting(store, run_id):
     """What a run ran on, beyond its points' parameters: {fact: values}
     over its successful results (file system, MPI library)."""
@@ -228,7 +225,7 @@ def _setting(store, run_id):
             facts["file system"].add(target["fs_type"] + (" (in memory)" if target.get("memory_backed") else ""))
         # where unsynced writes stop and reads may hit: a modelled machine's
         # (a measured run's are this host's page cache)
-        facts["caches"].add(_CACHES[result_caches(doc) or "page"])
+        facts["caches"].add(CACHE_NAMES[result_caches(doc) or "page"])
         if mpi.get("library"):
             facts["MPI library"].add(mpi["library"].split(",")[0].strip())
     return facts

@@ -149,11 +149,12 @@ def run_model(args, out=None):
     options = {k: v for k, v in vars(args).items()
                if k not in ("func", "parameters", "print_machine", "run_dir")}
     experiment = load_experiment(args.experiment) if args.experiment else None
-    if experiment is not None and kind_of(experiment.data).name not in MODELLED_KINDS:
+    kind = kind_of(experiment.data) if experiment else None
+    if kind is not None and kind.name not in MODELLED_KINDS:
         # before anything plans it: only an access-pattern plan has the
         # points (and trials) the model and a probe's machine are made for
-        raise UsageError(f"{experiment.origin} is a study of kind {kind_of(experiment.data).name}, "
-                         "which the model does not predict: use an access-pattern (io) preset such as cfs")
+        raise UsageError(f"{experiment.origin} is a study of kind {kind.name}, which the model does "
+                         "not predict: use an access-pattern (io) preset such as cfs")
     # A measured figure is the best of its run's trials (the preset's
     # iterations, or --iterations): the probe's rows are taken as the best
     # of that many (probed.as_best_of), not of however many the probe
@@ -175,7 +176,6 @@ def run_model(args, out=None):
         raise UsageError("pario model needs an experiment: e.g. 'pario model cfs --machine ipsc860'")
     check_out(args.out)  # as 'pario run': before anything is stored
     preset = experiment.data
-    kind = kind_of(preset)
     for dest, flag in _ENGINE_ONLY.items():
         if options.get(dest) is not None:  # kind options default to None: given
             raise UsageError(f"{flag} acts on real files and does not apply to pario model: drop it")

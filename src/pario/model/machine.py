@@ -59,13 +59,6 @@ class Machine:
     def __getitem__(self, key):
         return self.values[key]
 
-    def caches(self):
-        """Where a write without fsync stops and what a read may find, as a
-        predicted run's headings say it: "page" (a probed host's page
-        cache), "io_node" (the I/O nodes' caches, which the clients'
-        eviction before a read does not empty) or "none"."""
-        return caches_of(self.values)
-
     def describe(self):
         """The machine as stored with a predicted run."""
         return {"name": self.name, "title": self.title,
@@ -74,16 +67,22 @@ class Machine:
                 "overrides": dict(self.overrides), "warnings": list(self.warnings)}
 
 
+# Where a write without fsync stops and what a read may find, by kind, as
+# headings and compare name them (a measured run's: this host's page cache).
+CACHE_NAMES = {"page": "the page cache", "io_node": "the I/O nodes' caches", "none": "no cache"}
+
+
 def caches_of(values):
-    """Machine.caches() of a machine's values (a stored prediction's
-    parameters, for runs stored before their documents said it)."""
+    """The caches of a machine's values, a key of CACHE_NAMES: "page" (a
+    host's page cache), "io_node" (the I/O nodes' caches, which the
+    clients' eviction before a read does not empty) or "none"."""
     if values.get("host.page_cache"):
         return "page"
     return "io_node" if values.get("io_node.cache") else "none"
 
 
 def result_caches(doc):
-    """A result document's machine's caches (Machine.caches()): a
+    """A result document's machine's caches (caches_of): a
     prediction's target says it, one stored before it did takes it from
     its machine's stored parameters; None for a measured run."""
     caches = (doc.get("target") or {}).get("caches")

@@ -12,6 +12,7 @@ from ..errors import UsageError
 from ..units import engine_size
 from .core import Environment
 from .explain import explain
+from .machine import caches_of
 from .simulate import Simulation
 
 MIB = float(1 << 20)
@@ -94,7 +95,7 @@ def predict_point(point, machine, env_factory=Environment):
                    "fs_magic": None, "node_memory_bytes": None,
                    # a probe of a tmpfs directory: its 'disks' are memory (probed.py)
                    "memory_backed": machine.storage.startswith("memory"),
-                   "caches": machine.caches()},
+                   "caches": caches_of(machine.values)},
         "params": {"layout": point.layout, "files": point.files, "api": point.api,
                    "block_bytes": point.block, "size_bytes": point.size,
                    "file_bytes": sim.file_bytes, "file_count": point.ranks if per_rank_files else 1,

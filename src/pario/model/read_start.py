@@ -65,18 +65,14 @@ def start_seconds(machine, block):
     without, at the call, not taken beyond the largest call the probe
     measured (disk.read_start_limit): a larger call starts as one of that
     size."""
-    rate, limit = machine["disk.read_start_rate"], machine["disk.read_start_limit"]
-    if machine["disk.read_ahead"]:
-        x = first_window(block, machine["disk.read_ahead"])
-    else:
-        x = min(block, limit) if limit else block
-    return machine["disk.read_latency"] + (x / rate if rate else 0.0)
+    return machine["disk.read_latency"] + window_seconds(machine, block)
 
 
 def window_seconds(machine, block):
-    """The part of start_seconds that grows with the first window (or the
-    call): the window's bytes at disk.read_start_rate, which the device
-    reads for one reader at a time (simulate.py)."""
+    """The part of start_seconds that grows with the first window (or,
+    without disk.read_ahead, the call up to disk.read_start_limit): its
+    bytes at disk.read_start_rate, which the device reads for one reader
+    at a time where several open theirs at once (simulate.py)."""
     rate, limit = machine["disk.read_start_rate"], machine["disk.read_start_limit"]
     if not rate:
         return 0.0

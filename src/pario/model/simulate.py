@@ -213,6 +213,7 @@ class Simulation:
         # with the other ranks, not on the disk.  A two-phase point's
         # aggregators read ROMIO's buffers (agent.cb_buffer at most).
         self.read_latency = read_start.start_seconds(m, point.block)
+        self.aggregator_read_latency = read_start.largest_call_start(m, m["agent.cb_buffer"] or point.block)
         # Except: a host's readers of different bytes (partitioned shares,
         # files of their own), each on a core of its own (host.cores, as
         # measured), open their first windows at once, and the device reads
@@ -224,18 +225,8 @@ class Simulation:
         distinct = point.layout == "partitioned" or per_rank_files
         self.start_on_disk = (read_start.window_seconds(m, point.block)
                               if distinct and 1 < P <= cores and not self.aggregating else 0.0)
-        self.aggregator_read_latency = read_start.largest_call_start(m, m["agent.cb_buffer"] or point.block)
-        # The short shares' race (docs/model.md): four or more ranks reading
-        # one file in contiguous shares, each shorter than a reader's
-        # read-ahead ramp reaches, so a reader's windows ask for its
-        # neighbour's first bytes early and cut the neighbour's own; as the
-        # probe's four readers of one-window shares lost it, once per read
-        # phase, whether a token paces each group or not (the neighbour of a
-        # rank is in another group).  A two-phase point's aggregators read
-        # their domains in buffer-sized calls, whose first window is the
-        # largest: no ramp.
         # Readers of the same bytes in step (docs/model.md, "A broadcast's
-        # readers copy between the ramp's windows"): while a broadcast's
+        # readers in step while the read-ahead ramps"): while a broadcast's
         # read-ahead windows still grow, every reader waits at each window
         # and copies it before the next is read, so the later readers'
         # copies do not overlap the stream there (the engine: two readers
@@ -246,6 +237,15 @@ class Simulation:
         self.in_step_reach = (read_start.ramp_reach(point.block, m["disk.read_ahead"])
                               if point.layout == "broadcast" and P > 1 and self.page_cache is not None
                               and not self.rings else 0)
+        # The short shares' race (docs/model.md): four or more ranks reading
+        # one file in contiguous shares, each shorter than a reader's
+        # read-ahead ramp reaches, so a reader's windows ask for its
+        # neighbour's first bytes early and cut the neighbour's own; as the
+        # probe's four readers of one-window shares lost it, once per read
+        # phase, whether a token paces each group or not (the neighbour of a
+        # rank is in another group).  A two-phase point's aggregators read
+        # their domains in buffer-sized calls, whose first window is the
+        # largest: no ramp.
         self.share = self.file_bytes // max(1, self.sharers)
         if (point.layout == "partitioned" and self.sharers >= 4 and self.two_phase is None
                 and m["disk.share_race_restarts"] and point.block >= m["disk.share_race_from"]

@@ -251,7 +251,7 @@ def _result_caches(result):
     return result_caches(result)
 
 
-# A modelled machine without a host page cache (model/machine.py caches()):
+# A modelled machine without a host page cache (model/machine.py caches_of):
 # where its unsynced writes stop, and what its reads may find, whatever
 # --evict asked of the clients.
 _MODEL_CACHES = {
