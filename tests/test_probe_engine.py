@@ -98,7 +98,8 @@ def test_read_passes_count_the_devices_requests(probes):
     a quiet disk); tmpfs has no device to ask."""
     d, _, doc = probes["disk"]
     c = doc["components"]
-    for key in ("stream_read", "two_streams", "two_interleaved", "four_streams", "two_same"):
+    for key in ("stream_read", "two_streams", "two_interleaved", "four_streams", "four_interleaved",
+                "two_same"):
         dev = c[key]["device_reads"]
         if _sys_read_ahead(d) is None:
             assert dev is None
@@ -158,6 +159,11 @@ def test_rows_for_the_model(probes):
         assert (four["readers"], four["bytes"], four["block_bytes"]) == (4, 32 << 20, 1 << 20)
         assert len(four["seconds"]["values"]) == 3 and four["best_mib_per_s"] > 10
         assert four["best_mib_per_s"] == pytest.approx(32 / four["seconds"]["best"])
+        # the same four readers, every fourth call each of the quarters' bytes
+        four_il = c["four_interleaved"]
+        assert (four_il["readers"], four_il["bytes"], four_il["block_bytes"]) == (4, 32 << 20, 1 << 20)
+        assert len(four_il["seconds"]["values"]) == 3 and four_il["best_mib_per_s"] > 10
+        assert four_il["best_mib_per_s"] == pytest.approx(32 / four_il["seconds"]["best"])
         same = c["two_same"]  # both read all 32 MiB: the file's bytes over the time
         assert (same["readers"], same["bytes"], same["block_bytes"]) == (2, 32 << 20, 1 << 20)
         assert len(same["seconds"]["values"]) == 3 and same["best_mib_per_s"] > 10
@@ -203,7 +209,7 @@ def test_rows_for_the_model(probes):
     assert c["busy_handover"] is None  # one rank: no one to hand over to
     assert c["two_streams"] is None and c["two_writers"] is None and c["two_interleaved"] is None
     assert c["two_files"] is None
-    assert c["four_streams"] is None and c["two_same"] is None
+    assert c["four_streams"] is None and c["four_interleaved"] is None and c["two_same"] is None
     # 4 MiB in 1 MiB calls: an eighth is less than one call, so no short read
     assert c["stream_read_short"] is None and c["stream_write_new"]["bytes"] == 4 << 20
     assert c["collective_mpiio"]["aggregators"] == 1 and c["collective_mpiio"]["write_seconds"]["best"] > 0

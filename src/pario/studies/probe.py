@@ -145,6 +145,8 @@ COMPONENTS = [
      "MiB/s", "max", _two("two_interleaved")),
     ("four_streams", 2, "storage, four readers at once (ranks 0, 1; two threads each)", "MiB/s", "max",
      _two("four_streams")),
+    ("four_interleaved", 2, "storage, four interleaved readers (ranks 0, 1; two threads each; every "
+     "fourth block)", "MiB/s", "max", _two("four_interleaved")),
     ("two_same", 2, "storage, two readers of the same bytes (ranks 0, 1; each all of it)", "MiB/s",
      "max", _two("two_same")),
     ("four_short_streams", 2, "storage, four readers of short shares (one read-ahead window each, "
@@ -195,7 +197,7 @@ COMPONENTS = [
 # read-ahead cut each into requests of the device behind --dir).
 DEVICE_PASSES = (("stream_read", "one stream"), ("two_streams", "two streams"),
                  ("two_interleaved", "two interleaved readers"), ("four_streams", "four readers"),
-                 ("two_same", "two readers of the same bytes"),
+                 ("four_interleaved", "four interleaved readers"), ("two_same", "two readers of the same bytes"),
                  ("four_short_streams", "four readers of short shares"))
 
 
@@ -255,7 +257,7 @@ NEEDS_RANKS = {"barrier": 2}
 
 STREAMS = ("stream_write", "stream_read", "stream_read_cached", "stream_read_short",
            "stream_write_new", "two_writers", "two_files", "two_streams", "two_interleaved", "four_streams",
-           "two_same", "four_short_streams", "messages")
+           "four_interleaved", "two_same", "four_short_streams", "messages")
 DEFAULT_BLOCK = 1 << 20
 
 

@@ -172,9 +172,10 @@ typedef struct probe_result {
     /* Then both reading the whole file at once, every other block each;
      * then four readers at once, a quarter each (ranks 0 and 1 with a
      * thread each beside them; none when a quarter is less than a call);
-     * then both reading all of it at once, every block each (the same
-     * bytes: a broadcast). */
-    samples two_interleaved_seconds, four_streams_seconds, two_same_seconds;
+     * then the same four readers every fourth block each (four
+     * interleaved readers on two cores); then both reading all of it at
+     * once, every block each (the same bytes: a broadcast). */
+    samples two_interleaved_seconds, four_streams_seconds, four_interleaved_seconds, two_same_seconds;
     /* Then four readers at once again, each a share of one device
      * read-ahead window (four_short_share bytes: read_ahead_kb in whole
      * calls), the file's last four such shares, so the last ends at the
@@ -186,8 +187,8 @@ typedef struct probe_result {
     samples four_short_seconds;
     /* the device's read requests over the one stream's read and each read
      * pass of two or four readers: how read-ahead cut them */
-    device_reads stream_read_dev, two_streams_dev, two_interleaved_dev, four_streams_dev, two_same_dev,
-        four_short_dev;
+    device_reads stream_read_dev, two_streams_dev, two_interleaved_dev, four_streams_dev,
+        four_interleaved_dev, two_same_dev, four_short_dev;
     /* MPI messages rank 1 -> rank 0 (two ranks or more). */
     bool have_messages;
     uint64_t message_bytes;                      /* in --block messages */

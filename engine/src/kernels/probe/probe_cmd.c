@@ -607,7 +607,7 @@ static void measure_metadata(probe_ctx *c, probe_result *r)
  * anew and rank 1 a file of its own, each with a half's space reserved,
  * both written at once; writers of one file take turns at its lock, while
  * writers of their own files copy into the page cache side by side. */
-typedef enum { TWO_HALVES, TWO_INTERLEAVED, FOUR_QUARTERS, TWO_WHOLE, FOUR_SHORT, TWO_FILES } two_mode;
+typedef enum { TWO_HALVES, TWO_INTERLEAVED, FOUR_QUARTERS, FOUR_INTERLEAVED, TWO_WHOLE, FOUR_SHORT, TWO_FILES } two_mode;
 
 /* One reader (or writer) of a pass: its part of the file, its own
  * descriptor.  Threads record their error here, not in the context. */
@@ -684,7 +684,7 @@ static double two_streams_pass(probe_ctx *c, const char *p, const owned_file *wh
          * readers per rank), all of it each, or a short share each of the
          * file's last four (two readers per rank) */
         stream_part part[2];
-        int parts = mode == FOUR_QUARTERS || mode == FOUR_SHORT ? 2 : 1;
+        int parts = mode == FOUR_QUARTERS || mode == FOUR_INTERLEAVED || mode == FOUR_SHORT ? 2 : 1;
         for (int k = 0; k < parts; k++) {
             stream_part *s = &part[k];
             *s = (stream_part){.c = c, .path = p, .who = who, .writing = writing, .src = src,
@@ -700,6 +700,10 @@ static double two_streams_pass(probe_ctx *c, const char *p, const owned_file *wh
                 const uint64_t quarter = whole / block / 4 * block;
                 s->first = (uint64_t)(2 * c->rank + k) * quarter;
                 s->end = s->first + quarter;
+            } else if (mode == FOUR_INTERLEAVED) { /* every fourth call, the quarters' bytes */
+                s->first = (uint64_t)(2 * c->rank + k) * block;
+                s->end = whole / block / 4 * block * 4;
+                s->step = 4 * block;
             } else if (mode == TWO_FILES) { /* p is the rank's own file */
                 s->first = 0;
                 s->end = half;
@@ -816,6 +820,13 @@ static void measure_two_streams(probe_ctx *c, probe_result *r)
             /* four readers of a quarter each at once: on two cores, more
              * readers than cores (four ranks on two cores) */
             {false, FOUR_QUARTERS, quarters ? &r->four_streams_seconds : NULL, &r->four_streams_dev},
+            /* the same four readers of one file in interleaved calls,
+             * every fourth call each (four ranks of an interleaved layout
+             * on two cores): they take turns on the cores, which decides
+             * how often a reader's read-ahead window survives the others'
+             * (docs/model.md, four interleaved readers) */
+            {false, FOUR_INTERLEAVED, quarters ? &r->four_interleaved_seconds : NULL,
+             &r->four_interleaved_dev},
             /* both read the whole file at once: a broadcast's two readers
              * of the same bytes, each with its own read-ahead */
             {false, TWO_WHOLE, &r->two_same_seconds, &r->two_same_dev},

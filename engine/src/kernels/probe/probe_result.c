@@ -203,6 +203,10 @@ void probe_result_print(const probe_result *r)
     if (r->four_streams_seconds.n)
         printf("  %-56s %12.1f\n", "storage, four readers at once (ranks 0, 1, 2 threads each)",
                (double)four_readers_bytes(o) / (1 << 20) / samples_best(&r->four_streams_seconds, false));
+    if (r->four_interleaved_seconds.n)
+        printf("  %-56s %12.1f\n", "storage, four interleaved readers (every fourth block each)",
+               (double)four_readers_bytes(o) / (1 << 20) /
+                   samples_best(&r->four_interleaved_seconds, false));
     if (r->two_same_seconds.n)
         printf("  %-56s %12.1f\n", "storage, two readers of the same bytes (each all of it)",
                (double)two_ranks_bytes(o) / (1 << 20) / samples_best(&r->two_same_seconds, false));
@@ -500,6 +504,8 @@ int probe_result_save_json(const probe_result *r, const char *path)
                   &r->two_interleaved_dev, file);
     write_readers(&j, "four_streams", "readers", 4, four_readers_bytes(o), &r->four_streams_seconds, o,
                   false, &r->four_streams_dev, file);
+    write_readers(&j, "four_interleaved", "readers", 4, four_readers_bytes(o), &r->four_interleaved_seconds,
+                  o, false, &r->four_interleaved_dev, file);
     /* the file's bytes, which each of the two read whole */
     write_readers(&j, "two_same", "readers", 2, file, &r->two_same_seconds, o, false, &r->two_same_dev,
                   file);
