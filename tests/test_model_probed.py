@@ -114,6 +114,7 @@ def test_probed_machine_cites_the_probe_for_every_parameter(runs, tmp_path):
                 "disk.alloc_write_overhead", "disk.interleaved_read_rate",
                 "disk.interleaved_read_overhead", "disk.interleaved_typical_read_rate",
                 "disk.interleaved_typical_read_overhead", "disk.four_read_rate", "disk.same_read_rate",
+                "disk.four_interleaved_read_rate", "disk.four_interleaved_read_overhead",
                 "file.lock_overhead", "disk.buffer_write_rate",
                 "disk.shared_buffer_write_rate", "disk.buffer_read_rate", "disk.shared_buffer_read_rate",
                 "disk.four_buffer_read_rate", "client.mpiio_open_close"):
@@ -566,6 +567,25 @@ def test_a_probe_before_the_four_and_same_readers_still_predicts(runs, tmp_path)
     m = _probe_machine(db)
     for key in ("disk.four_read_rate", "disk.same_read_rate"):
         assert m[key] == 0 and "not measured" in m.sources[key], key
+
+
+def test_a_probe_before_the_four_interleaved_readers_still_predicts(runs, tmp_path):
+    """A probe made before the 'four interleaved readers' row (every quiet
+    database of issue 12 before stop 27) makes a machine whose four or more
+    interleaved readers take the two interleaved readers' rate: the row's
+    rate and per-call cost at 0, the source saying why; the probe that has
+    the row gives both from a fit of its call sizes."""
+    measured = _probe_machine(runs["db"])
+    assert measured["disk.four_interleaved_read_rate"] > 0
+    assert "four interleaved readers" in measured.sources["disk.four_interleaved_read_rate"]
+    assert "us per call" in measured.sources["disk.four_interleaved_read_overhead"]
+    db = _probe_without(runs, tmp_path, "four_interleaved")
+    m = _probe_machine(db)
+    assert m["disk.four_interleaved_read_rate"] == 0
+    assert "not measured" in m.sources["disk.four_interleaved_read_rate"]
+    assert m["disk.four_interleaved_read_overhead"] == 0
+    assert "unused" in m.sources["disk.four_interleaved_read_overhead"]
+    assert m["disk.interleaved_read_rate"] == measured["disk.interleaved_read_rate"]
 
 
 def test_a_probe_before_the_writers_of_a_file_each_still_predicts(runs, tmp_path):

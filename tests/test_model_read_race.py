@@ -197,3 +197,46 @@ def test_the_race_leaves_interleaved_readers_no_faster_than_two_halves():
     assert requests == 0 and fit[1] == pytest.approx(0.25e-9) and "cut to 0" in text
     # no halves measured (one rank): nothing to hold it to
     assert _race_the_row_pays(20, "counted", _fit_charging(0.40, 0.01), None)[0] == 20
+
+
+FOUR = ["disk.four_interleaved_read_rate=40MB/s", "disk.four_interleaved_read_overhead=1ms"]
+
+
+def test_four_interleaved_readers_take_their_own_row_and_no_race():
+    """Four or more ranks reading one file in interleaved calls read at the
+    probe's four interleaved readers' rate and per-call cost, whose fit has
+    their race in it: 8 MiB at 40 MiB/s and 8 calls of 1 ms, nothing
+    charged apart; a token ring that acts runs no race and keeps the two
+    interleaved readers' best trial; two readers keep that rate and race,
+    files of their own the four readers' rate, and a machine without the
+    row (0) the two interleaved readers' for all."""
+    m = machine(*RACE, *FOUR, "host.cores=2")
+    seconds, counters, ph = phase(predict_point(point("interleaved", ranks=4), m))
+    assert seconds == pytest.approx(8 / 40 + 8 * 0.001)
+    assert counters["disk_read_rate"] == "disk.four_interleaved_read_rate"
+    assert "read_race_seconds" not in counters
+    assert "four interleaved readers" in ph["explanation"]["text"]
+    assert phase(predict_point(point("interleaved", ranks=8, size=16 << 20), m))[0] == \
+        pytest.approx(16 / 40 + 16 * 0.001)
+    grouped, counters, _ = phase(predict_point(point("interleaved", ranks=4, group=2), m))
+    assert counters["disk_read_rate"] == "disk.interleaved_read_rate"
+    assert "read_race_seconds" not in counters and grouped >= 8 / 50
+    assert phase(predict_point(point("interleaved", ranks=2), m))[0] == pytest.approx(8 / 50 + 0.020)
+    own = point("interleaved", ranks=4, files="per-rank")
+    assert phase(predict_point(own, machine(*RACE, *FOUR, "disk.four_read_rate=60MB/s")))[0] == \
+        pytest.approx(8 / 60)
+    assert phase(predict_point(point("interleaved", ranks=4), machine(*RACE)))[0] == \
+        pytest.approx(8 / 50 + 0.020)
+
+
+@pytest.mark.parametrize("setting,phrase", [
+    ("disk.four_interleaved_read_rate=1ms", "is not a valid rate"),
+    ("disk.four_interleaved_read_rate=-5MB/s", "is not a valid rate"),
+    ("disk.four_interleaved_read_overhead=fast", "is not a valid time"),
+])
+def test_four_interleaved_bad_values_are_refused(setting, phrase):
+    from pario.errors import UsageError
+
+    with pytest.raises(UsageError) as e:
+        machine(*RACE, *FOUR[:1], setting)
+    assert phrase in str(e.value) and "\n" not in str(e.value)

@@ -42,6 +42,7 @@ _NAMES = {
 # The disk's read rate a point used, when not the one stream's (simulate.py).
 _RATES = {"disk.shared_read_rate": "the probe's rate for two streams at once",
           "disk.four_read_rate": "the probe's rate for four readers at once",
+          "disk.four_interleaved_read_rate": "the probe's rate for four interleaved readers",
           "disk.interleaved_read_rate": "the probe's rate for two interleaved readers",
           "disk.interleaved_typical_read_rate": ("the probe's rate for two interleaved readers, "
                                                  "its typical trial (readers on cores of their own)"),

@@ -153,6 +153,16 @@ PARAMS = {p.name: p for p in [
           "disk.rate while four or more ranks read different bytes at once (a quarter of one file "
           "each, or files of their own; on a host of two cores, more readers than cores: their "
           "read-ahead, copies and completions share the cores; 0 = disk.shared_read_rate)"),
+    Param("disk.four_interleaved_read_rate", "rate", "B/s",
+          "disk.rate while four or more ranks read one file at once in interleaved blocks (the "
+          "probe's four readers, every fourth block each; on a host of two cores, more readers "
+          "than cores, which take turns on them and so keep their read-ahead windows more often "
+          "than two readers on cores of their own: no read-ahead race is charged on top; a token "
+          "ring that acts, which runs no race, keeps disk.interleaved_read_rate); 0 = "
+          "disk.interleaved_read_rate for them"),
+    Param("disk.four_interleaved_read_overhead", "time", "s",
+          "disk.overhead for such reads (used when disk.four_interleaved_read_rate is set)",
+          needs=("disk.four_interleaved_read_rate",)),
     Param("disk.same_read_rate", "rate", "B/s",
           "disk.rate of a broadcast's stream while two or more ranks read the same bytes at once, "
           "each with its own read-ahead (the later readers' copies from the page cache, "

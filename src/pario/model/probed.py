@@ -164,6 +164,7 @@ TYPICAL_INTERLEAVED = ("disk.interleaved_typical_read_rate", "disk.interleaved_t
 # Rows a model part falls back without (a probe made before them still
 # predicts, that part at its neutral value): what the part is then.
 OPTIONAL_ROWS = {"four_streams": "disk.shared_read_rate for four readers too",
+                 "four_interleaved": "the two interleaved readers' rate for four or more too",
                  "two_files": "disk.shared_write_rate for writers of a file each too",
                  "two_same": "a broadcast's disk stream at disk.rate",
                  "four_short_streams": "no short shares' race"}
@@ -991,6 +992,12 @@ def _measured_machine(store, run_id, overrides, trials):
                "reading a quarter each, the page cache kept out",
                "no four readers measured (one rank, or a quarter of the file less than a call): "
                "disk.shared_read_rate for any number of readers above one"),
+              ("four_interleaved", "four interleaved readers", "four interleaved readers",
+               "disk.four_interleaved_read_rate", oc_read,
+               "'storage, four interleaved readers': ranks 0 and 1 with a thread each beside them "
+               "reading the quarters' bytes at once, every fourth block each, the page cache kept out",
+               "no four interleaved readers measured (one rank, or a quarter of the file less than a "
+               "call): the two interleaved readers' rate for any number above one"),
               ("two_same", "two readers of the same bytes", "two readers of the same bytes",
                "disk.same_read_rate", oc_read,
                "'storage, two readers of the same bytes': ranks 0 and 1 each reading the whole "
@@ -999,6 +1006,7 @@ def _measured_machine(store, run_id, overrides, trials):
     fitted_per_byte = {}  # row: its fit's seconds per byte (the race is held to two halves')
     for row, name, label, key, open_close, measured, alone in shared:
         over_key = {"two_interleaved": "disk.interleaved_read_overhead",
+                    "four_interleaved": "disk.four_interleaved_read_overhead",
                     "two_files": "disk.files_write_overhead"}.get(row)
         if row in OPTIONAL_ROWS and row not in c:
             put(key, "0", f"{where}: made by a probe before the '{label}' row: not measured "
