@@ -569,40 +569,29 @@ def test_a_probe_before_the_four_and_same_readers_still_predicts(runs, tmp_path)
         assert m[key] == 0 and "not measured" in m.sources[key], key
 
 
-def test_a_probe_before_the_four_interleaved_readers_still_predicts(runs, tmp_path):
-    """A probe made before the 'four interleaved readers' row (every quiet
-    database of issue 12 before stop 27) makes a machine whose four or more
-    interleaved readers take the two interleaved readers' rate: the row's
-    rate and per-call cost at 0, the source saying why; the probe that has
-    the row gives both from a fit of its call sizes."""
+@pytest.mark.parametrize("row,label,rate,overhead,kept", [
+    # every quiet database of issue 12 before stop 22: writers of their own
+    # files take the shared write rate
+    ("two_files", "two writers of a file each", "disk.files_write_rate", "disk.files_write_overhead",
+     "disk.shared_write_rate"),
+    # every one before stop 27: four or more interleaved readers take the
+    # two interleaved readers' rate
+    ("four_interleaved", "four interleaved readers", "disk.four_interleaved_read_rate",
+     "disk.four_interleaved_read_overhead", "disk.interleaved_read_rate"),
+])
+def test_a_probe_before_a_fitted_row_still_predicts(runs, tmp_path, row, label, rate, overhead, kept):
+    """A probe made before a row whose call sizes give a rate and a
+    per-call cost makes a machine with both at 0, the source saying why,
+    and the rate they fall back on as measured; the probe that has the row
+    gives both from a fit of its call sizes."""
     measured = _probe_machine(runs["db"])
-    assert measured["disk.four_interleaved_read_rate"] > 0
-    assert "four interleaved readers" in measured.sources["disk.four_interleaved_read_rate"]
-    assert "us per call" in measured.sources["disk.four_interleaved_read_overhead"]
-    db = _probe_without(runs, tmp_path, "four_interleaved")
+    assert measured[rate] > 0 and label in measured.sources[rate]
+    assert "us per call" in measured.sources[overhead]
+    db = _probe_without(runs, tmp_path, row)
     m = _probe_machine(db)
-    assert m["disk.four_interleaved_read_rate"] == 0
-    assert "not measured" in m.sources["disk.four_interleaved_read_rate"]
-    assert m["disk.four_interleaved_read_overhead"] == 0
-    assert "unused" in m.sources["disk.four_interleaved_read_overhead"]
-    assert m["disk.interleaved_read_rate"] == measured["disk.interleaved_read_rate"]
-
-
-def test_a_probe_before_the_writers_of_a_file_each_still_predicts(runs, tmp_path):
-    """A probe made before the 'two writers of a file each' row (every
-    quiet database of issue 12 before stop 22) makes a machine whose
-    writers of their own files take the shared write rate: the files rate
-    and its per-call cost at 0, the source saying why; the probe that has
-    the row gives both from a fit of its call sizes."""
-    measured = _probe_machine(runs["db"])
-    assert measured["disk.files_write_rate"] > 0
-    assert "two writers of a file each" in measured.sources["disk.files_write_rate"]
-    assert "us per call" in measured.sources["disk.files_write_overhead"]
-    db = _probe_without(runs, tmp_path, "two_files")
-    m = _probe_machine(db)
-    assert m["disk.files_write_rate"] == 0 and "not measured" in m.sources["disk.files_write_rate"]
-    assert m["disk.files_write_overhead"] == 0 and "unused" in m.sources["disk.files_write_overhead"]
-    assert m["disk.shared_write_rate"] == measured["disk.shared_write_rate"]
+    assert m[rate] == 0 and "not measured" in m.sources[rate]
+    assert m[overhead] == 0 and "unused" in m.sources[overhead]
+    assert m[kept] == measured[kept]
 
 
 def test_two_writers_that_synced_on_their_own_give_no_shared_write_rate(runs, tmp_path):
