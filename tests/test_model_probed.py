@@ -1177,3 +1177,26 @@ def test_compare_says_when_the_prediction_took_the_best_of_other_trials(runs, tm
     latest = sqlite3.connect(db).execute("SELECT max(id) FROM runs").fetchone()[0]
     r = pario("compare", "2", str(latest), db=db)
     assert r.returncode == 0 and "trials a point" not in r.stdout, r.stdout
+
+
+def test_rows_of_different_sizes_are_fitted_in_calls_and_bytes():
+    """Tester 10, item 3: a probe whose file is not four whole calls at its
+    largest call size (--size 10m in 1 MiB calls) gives the four readers 8
+    MiB there and 10 at the smaller calls; the fit takes each row's own
+    calls and bytes and recovers the line: 2 us a call, 0.5 ns a byte
+    (after 1 ms of open/close), and the rows' text names the short row's
+    bytes.  One call size alone is still refused."""
+    from pario.model.probed import ProbeRefusal, _stream_fit
+
+    def row(block, size):
+        seconds = 0.001 + size // block * 2e-6 + size * 0.5e-9
+        return {"components": {"four_streams": {"block_bytes": block, "bytes": size,
+                                                "seconds": {"best": seconds, "values": [seconds]}}}}
+
+    docs = [row(4096, 10 << 20), row(65536, 10 << 20), row(1 << 20, 8 << 20)]
+    per_call, per_byte, rows, size = _stream_fit(7, docs, "four_streams", 0.001)
+    assert per_call == pytest.approx(2e-6) and per_byte == pytest.approx(0.5e-9)
+    assert size == 10 << 20 and "1 MiB calls" in rows and "for 8 MiB)" in rows
+    assert "4 KiB calls" in rows and rows.count(" for ") == 1
+    with pytest.raises(ProbeRefusal, match="at 1 call size"):
+        _stream_fit(7, docs[:1], "four_streams", 0.001)

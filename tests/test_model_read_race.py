@@ -227,6 +227,10 @@ def test_four_interleaved_readers_take_their_own_row_and_no_race():
         pytest.approx(8 / 60)
     assert phase(predict_point(point("interleaved", ranks=4), machine(*RACE)))[0] == \
         pytest.approx(8 / 50 + 0.020)
+    # tester 10, item 1: the row acts on its own, without the two readers' rate
+    alone, counters, _ = phase(predict_point(point("interleaved", ranks=4), machine(*FOUR)))
+    assert alone == pytest.approx(8 / 40 + 8 * 0.001)
+    assert counters["disk_read_rate"] == "disk.four_interleaved_read_rate"
 
 
 @pytest.mark.parametrize("setting,phrase", [

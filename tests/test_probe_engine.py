@@ -108,7 +108,7 @@ def test_read_passes_count_the_devices_requests(probes):
         assert all(n >= 1 for n in dev["requests"]) and all(b >= 4096 for b in dev["bytes"]), key
         # the counters are the whole device's: each trial says whether its
         # bytes were the pass's file's, within the tolerance (tester 6, 2)
-        size = c["stream_read"]["bytes"] if key == "stream_read" else c["two_streams"]["bytes"]
+        size = c[key]["bytes"]  # the file, or the four readers' quarters
         assert dev["file_bytes"] == size and dev["own_tolerance"] == 0.05, key
         assert dev["own"] == [abs(b - size) <= 0.05 * size for b in dev["bytes"]], key
     assert "device_reads" not in c["two_writers"]  # a write pass
@@ -376,3 +376,29 @@ def test_four_readers_of_short_shares(probes, engine, launcher, tmp_path):
     assert dev["file_bytes"] == 4 * share  # the device reads the pass's bytes, not the file's
     assert dev["own"] == [abs(b - 4 * share) <= 0.05 * 4 * share for b in dev["bytes"]]
     assert "four readers of" in proc.stdout and "shares (the file's last)" in proc.stdout
+
+
+def test_four_readers_read_the_quarters_whole_calls(engine, launcher, tmp_path):
+    """Tester 10, item 4: a file that is not four whole calls (10 MiB in 1
+    MiB calls) gives each of the four readers two calls, 8 MiB in all:
+    their rows' bytes and the device bytes their trials are judged by are
+    those 8 MiB, not the file's 10, where the two ranks' rows read all 10."""
+    import os
+    import shutil
+    import uuid
+
+    d = os.environ.get("PARIO_TEST_DISK", "/var/tmp") + f"/pario-test-{uuid.uuid4().hex[:10]}"
+    os.makedirs(d)
+    try:
+        _, doc = _probe(engine, launcher, 2, d, tmp_path / "odd.json", "--size", "10m", "--memory", "4m",
+                        "--iterations", "1")
+        assert os.listdir(d) == []
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    c = doc["components"]
+    assert c["two_streams"]["bytes"] == c["two_interleaved"]["bytes"] == 10 << 20
+    for key in ("four_streams", "four_interleaved"):
+        assert c[key]["bytes"] == 8 << 20 and c[key]["readers"] == 4, key
+        dev = c[key]["device_reads"]
+        assert dev is None or dev["file_bytes"] == 8 << 20, key
+    assert c["two_streams"]["device_reads"] is None or c["two_streams"]["device_reads"]["file_bytes"] == 10 << 20

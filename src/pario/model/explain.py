@@ -40,15 +40,15 @@ _NAMES = {
     "cpu": "busy CPU cores (the ranks share host.cores)",
 }
 # The disk's read rate a point used, when not the one stream's (simulate.py).
-_RATES = {"disk.shared_read_rate": "the probe's rate for two streams at once",
-          "disk.four_read_rate": "the probe's rate for four readers at once",
-          "disk.four_interleaved_read_rate": "the probe's rate for four interleaved readers",
-          "disk.interleaved_read_rate": "the probe's rate for two interleaved readers",
-          "disk.interleaved_typical_read_rate": ("the probe's rate for two interleaved readers, "
+_RATES = {"disk.shared_read_rate": "the rate of two streams at once",
+          "disk.four_read_rate": "the rate of four readers at once",
+          "disk.four_interleaved_read_rate": "the rate of four interleaved readers",
+          "disk.interleaved_read_rate": "the rate of two interleaved readers",
+          "disk.interleaved_typical_read_rate": ("the rate of two interleaved readers, "
                                                  "its typical trial (readers on cores of their own)"),
-          "disk.same_read_rate": "the probe's rate for two readers of the same bytes",
-          "disk.shared_write_rate": "the probe's rate for two writers of one file",
-          "disk.files_write_rate": "the probe's rate for two writers of a file each"}
+          "disk.same_read_rate": "the rate of two readers of the same bytes",
+          "disk.shared_write_rate": "the rate of two writers of one file",
+          "disk.files_write_rate": "the rate of two writers of a file each"}
 _PLAIN = {"disk": "disks", "io_node": "I/O node processors", "io_link": "I/O node links",
           "rank_link": "compute node links", "backplane": "backplane", "agent": "service agents",
           "file_token": "shared-file token", "cpu": "CPU cores"}

@@ -162,6 +162,20 @@ def _check_label(path, key, value, empty=False):
                          f"e.g. {key} = \"my-host\"")
 
 
+def _missing_text(path, missing):
+    """The refusal of a machine file that leaves parameters out, most
+    often one written by an older pario (--print-machine) before they were
+    added: each named (three at most), the first's line to add, and where
+    to read what a value means or get the whole file again."""
+    shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+    table, _, key = missing[0].partition(".")
+    return (f"machine {path} does not set {shown} (a file written before pario had "
+            f"{'them' if len(missing) > 1 else 'it'}?): add each under its table, e.g. [{table}] "
+            f"{key} = {{ value = \"0\", source = \"...\" }} where 'pario model --parameters' says 0 "
+            "leaves that part out, or write the file again with 'pario model --machine M "
+            "--print-machine' (M: the shipped machine or probe:RUN it came from)")
+
+
 def load_machine(name, overrides=()):
     """A machine by name (or a path to a .toml file), with `key=value`
     overrides applied and checked."""
@@ -184,8 +198,7 @@ def load_machine(name, overrides=()):
                          "(see docs/model.md for the list)")
     missing = [k for k in PARAMS if k not in entries]
     if missing:
-        raise UsageError(f"machine {path} does not set {missing[0]}"
-                         + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
+        raise UsageError(_missing_text(path, missing))
     values, sources = {}, {}
     for key, entry in entries.items():
         try:

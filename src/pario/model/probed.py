@@ -118,6 +118,23 @@ def _fit(samples):
     return a, mt - a * mn
 
 
+def _fit_calls_bytes(samples):
+    """Least squares T = n x per_call + S x per_byte over (n, S, T): a
+    row of n calls moving S bytes in T seconds; (per_call, per_byte).
+    Rows of one size are the line of T against n, whose value at 0 calls
+    is S x per_byte; rows whose sizes differ (the four readers' quarters,
+    whole calls each, hold less of a file that is not four whole calls)
+    are fitted in both at once.  The rows' call sizes differ, so n / S
+    does and the two columns are independent."""
+    snn = sum(n * n for n, _, _ in samples)
+    sns = sum(n * s for n, s, _ in samples)
+    sss = sum(s * s for _, s, _ in samples)
+    snt = sum(n * t for n, _, t in samples)
+    sst = sum(s * t for _, s, t in samples)
+    det = snn * sss - sns * sns
+    return (snt * sss - sst * sns) / det, (snn * sst - sns * snt) / det
+
+
 class ProbeRefusal(UsageError):
     """A probe run this model cannot use, by what its rows show (`cause`);
     machine_from_probe, which has the run, adds the fix: the run's own
@@ -189,17 +206,19 @@ def _stream_fit(run_id, docs, which, open_close, start=None, statistic="best"):
             seconds = _row_seconds(c, statistic)
             rate = c["bytes"] / MIB / seconds
             by_block[c["block_bytes"]] = (c["bytes"], seconds, rate)
-    sizes = {v[0] for v in by_block.values()}
-    if len(by_block) < 2 or len(sizes) != 1:
+    if len(by_block) < 2:
         raise ProbeRefusal(f"probe run {run_id} measured its storage stream at "
                            f"{len(by_block)} call size(s): the disk's rate against transfer size "
                            "needs at least two")
-    size = sizes.pop()
-    samples = [(size // b, t - (start(b) if start else 0.0)) for b, (_, t, _) in sorted(by_block.items())]
-    per_call, intercept = _fit(samples)
-    per_byte = (intercept - open_close) / size
-    rows = ", ".join(f"{format_size(b)} calls {r:.1f} MiB/s ({t * 1e3:.2f} ms)"
-                     for b, (_, t, r) in sorted(by_block.items()))
+    sizes = {v[0] for v in by_block.values()}
+    size = max(sizes)
+    samples = [(nbytes // b, nbytes, t - open_close - (start(b) if start else 0.0))
+               for b, (nbytes, t, _) in sorted(by_block.items())]
+    per_call, per_byte = _fit_calls_bytes(samples)
+    # a row that moved less than the others says how much
+    rows = ", ".join(f"{format_size(b)} calls {r:.1f} MiB/s ({t * 1e3:.2f} ms"
+                     + (f" for {format_size(n)}" if n != size else "") + ")"
+                     for b, (n, t, r) in sorted(by_block.items()))
     return per_call, per_byte, rows, size
 
 

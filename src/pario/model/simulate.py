@@ -166,23 +166,23 @@ class Simulation:
         # windows more often (four ranks: 12.5-28.5 ms): the row's best trial.
         interleaved = ("disk.interleaved_typical_" if m["disk.interleaved_typical_read_rate"]
                        and not self.crowded else "disk.interleaved_")
-        if (streams > 1 and point.layout == "interleaved" and self.sharers > 1
-                and self.two_phase is None and m["disk.interleaved_read_rate"]):
+        sharing_interleaved = (streams > 1 and point.layout == "interleaved" and self.sharers > 1
+                               and self.two_phase is None)
+        if sharing_interleaved and m["disk.interleaved_read_rate"]:
             self.disk_rate = m[interleaved + "read_rate"]
             self.disk_overhead = m[interleaved + "read_overhead"]
             self.read_rate_key = interleaved + "read_rate"
-            # Four or more of them (the probe's four interleaved readers):
-            # on two cores they take turns and keep their windows more
-            # often than two (the quiet checks' 4-rank shared-file reads
-            # made 15-44 device requests for 32 MiB, two ranks 40-89), but
-            # less often than four readers of quarters; the row's fit has
-            # whatever race they run in it, so none is charged apart.  A
-            # token ring that acts runs no race (below), so its readers
-            # keep the best trial's rate without one.
-            if streams >= 4 and m["disk.four_interleaved_read_rate"] and not self.rings:
-                self.disk_rate = m["disk.four_interleaved_read_rate"]
-                self.disk_overhead = m["disk.four_interleaved_read_overhead"]
-                self.read_rate_key = "disk.four_interleaved_read_rate"
+        # Four or more of them (the probe's four interleaved readers): on
+        # two cores they take turns and keep their windows more often than
+        # two (the quiet checks' 4-rank shared-file reads made 15-44 device
+        # requests for 32 MiB, two ranks 40-89), but less often than four
+        # readers of quarters; the row's fit has whatever race they run in
+        # it, so none is charged apart.  A token ring that acts runs no
+        # race (below), so its readers keep the two readers' best trial.
+        if sharing_interleaved and streams >= 4 and m["disk.four_interleaved_read_rate"] and not self.rings:
+            self.disk_rate = m["disk.four_interleaved_read_rate"]
+            self.disk_overhead = m["disk.four_interleaved_read_overhead"]
+            self.read_rate_key = "disk.four_interleaved_read_rate"
         # The read-ahead race of interleaved readers of one file (docs/model.md):
         # from some call size on, their read-ahead marks land on each other's
         # calls and the device gets a number of extra small requests per

@@ -204,7 +204,7 @@ void probe_result_print(const probe_result *r)
         printf("  %-56s %12.1f\n", "storage, four readers at once (ranks 0, 1, 2 threads each)",
                (double)four_readers_bytes(o) / (1 << 20) / samples_best(&r->four_streams_seconds, false));
     if (r->four_interleaved_seconds.n)
-        printf("  %-56s %12.1f\n", "storage, four interleaved readers (every fourth block each)",
+        printf("  %-56s %12.1f\n", "storage, four interleaved readers (every fourth call)",
                (double)four_readers_bytes(o) / (1 << 20) /
                    samples_best(&r->four_interleaved_seconds, false));
     if (r->two_same_seconds.n)
@@ -493,8 +493,10 @@ int probe_result_save_json(const probe_result *r, const char *path)
     } else {
         json_null(&j, "stream_write_new");
     }
-    /* every pass but the short shares reads the whole file from the device */
-    const uint64_t file = two_ranks_bytes(o);
+    /* every pass but the four readers' and the short shares' reads the
+     * whole file from the device; the four readers read the quarters'
+     * whole calls, less than the file where it is not four whole calls */
+    const uint64_t file = two_ranks_bytes(o), quarters = four_readers_bytes(o);
     write_readers(&j, "two_writers", "writers", 2, file, &r->two_writers_seconds, o, true, NULL, file);
     /* the same bytes, a half in each writer's own file */
     write_readers(&j, "two_files", "writers", 2, file, &r->two_files_seconds, o, true, NULL, file);
@@ -502,10 +504,10 @@ int probe_result_save_json(const probe_result *r, const char *path)
                   &r->two_streams_dev, file);
     write_readers(&j, "two_interleaved", "readers", 2, file, &r->two_interleaved_seconds, o, false,
                   &r->two_interleaved_dev, file);
-    write_readers(&j, "four_streams", "readers", 4, four_readers_bytes(o), &r->four_streams_seconds, o,
-                  false, &r->four_streams_dev, file);
-    write_readers(&j, "four_interleaved", "readers", 4, four_readers_bytes(o), &r->four_interleaved_seconds,
-                  o, false, &r->four_interleaved_dev, file);
+    write_readers(&j, "four_streams", "readers", 4, quarters, &r->four_streams_seconds, o, false,
+                  &r->four_streams_dev, quarters);
+    write_readers(&j, "four_interleaved", "readers", 4, quarters, &r->four_interleaved_seconds, o, false,
+                  &r->four_interleaved_dev, quarters);
     /* the file's bytes, which each of the two read whole */
     write_readers(&j, "two_same", "readers", 2, file, &r->two_same_seconds, o, false, &r->two_same_dev,
                   file);
