@@ -212,7 +212,7 @@ def cmd_show(args, with_plots=False):
                          f"'pario show {run_id}' prints its tables")
     shown = show_run(store, run_id, plots_dir=getattr(args, "out", None), with_plots=with_plots)
     if with_plots and not shown:
-        raise UsageError(f"run {run_id} has no successful points to plot")
+        raise UsageError(f"run {run_id} has no successful points to plot: see 'pario show {run_id}' for why")
     return 0
 
 
@@ -229,6 +229,14 @@ def cmd_presets(args):
 
 
 def main(argv=None):
+    if sys.stdout is None:
+        # `pario list >&-`: Python gives no stdout for a closed descriptor 1,
+        # and the next file opened (the database) would take its number;
+        # nothing runs (tester 11).
+        if sys.stderr is not None:
+            print("pario: error: standard output is closed: send it somewhere, e.g. > /dev/null "
+                  "or > FILE", file=sys.stderr)
+        return 2
     if not isinstance(sys.stdout, _WatchedStdout):
         sys.stdout = _WatchedStdout(sys.stdout)
     try:

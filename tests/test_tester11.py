@@ -1,0 +1,113 @@
+"""Tester 11's findings about the front end, each driven through
+the real command line: a closed standard output, a file beside the
+database that no SQLite made, a figure left out named with its run's
+values, and failed points told apart by their call size."""
+
+import os
+import subprocess
+import sys
+
+from conftest import ROOT
+
+ONE = ["--tests", "partitioned", "--ranks", "1", "--size", "1m", "--iterations", "1"]
+
+
+def pario(*args, db, shell_tail=""):
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PARIO_DB": str(db)}
+    if shell_tail:  # a redirection the shell makes, e.g. closing descriptor 1
+        line = " ".join([sys.executable, "-m", "pario", *map(str, args)]) + " " + shell_tail
+        return subprocess.run(["bash", "-c", line], capture_output=True, text=True, cwd=ROOT, env=env,
+                              timeout=300)
+    return subprocess.run([sys.executable, "-m", "pario", *map(str, args)], capture_output=True,
+                          text=True, cwd=ROOT, env=env, timeout=300)
+
+
+def test_a_closed_standard_output_is_one_line_and_nothing_runs(tmp_path, shm_dir):
+    """`pario list >&-` gave two tracebacks and exit 120: one line, exit
+    2, and a run refused before it stores anything."""
+    db = tmp_path / "r.sqlite"
+    for args in (["list"], ["--version"], ["run", "cfs", "--quick", "--dir", shm_dir, *ONE]):
+        r = pario(*args, db=db, shell_tail=">&-")
+        assert r.returncode == 2, (args, r.stderr)
+        assert r.stderr == ("pario: error: standard output is closed: send it somewhere, e.g. > "
+                            "/dev/null or > FILE\n"), r.stderr
+    assert not db.exists()
+
+
+def test_a_file_beside_the_database_that_no_sqlite_made_is_left_alone(tmp_path, shm_dir):
+    """SQLite deleted a -journal of the user's notes beside the database on
+    `show` (tester 11, item 2): refused in one line, the file kept; an
+    empty one, or one that begins with zeros (a writer's, before its
+    sync), is read past."""
+    db = tmp_path / "r.sqlite"
+    assert pario("run", "cfs", "--quick", "--dir", shm_dir, *ONE, "--blocks", "64k", db=db).returncode == 0
+    notes = tmp_path / "r.sqlite-journal"
+    notes.write_text("my notes\n")
+    for args in (["show"], ["list"], ["export", "1", "--csv"]):
+        r = pario(*args, db=db)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1, (args, r.stderr)
+        assert "r.sqlite-journal lies beside PARIO_DB" in r.stderr and "is no SQLite journal" in r.stderr
+        assert "move r.sqlite-journal away" in r.stderr
+        assert notes.read_text() == "my notes\n"
+    notes.write_text("")
+    r = pario("show", db=db)
+    assert r.returncode == 0, r.stderr
+    assert notes.exists()
+    # a writer's journal before its sync: zeros where the magic number goes
+    # (a second run writing the same database meets it)
+    notes.write_bytes(bytes(28) + b"pages")
+    r = pario("show", db=db)
+    assert r.returncode == 0, r.stderr
+
+
+def test_failed_points_read_apart_by_their_call_size():
+    """Two failures of one test at two call sizes printed the same line in
+    show and the report (tester 11, item 4): each names its block; a point
+    stored without one (none measured) names none."""
+    from pario.runner import failure_line
+
+    def row(block):
+        return {"test_id": "partitioned", "layout": "partitioned", "ranks": 1, "block_bytes": block,
+                "error": "timed out after 0.35 s"}
+
+    assert failure_line(row(512)) == "partitioned ranks=1 block=512 B: timed out after 0.35 s"
+    assert failure_line(row(4 << 20)) == "partitioned ranks=1 block=4 MiB: timed out after 0.35 s"
+    assert failure_line(row(None)) == "partitioned ranks=1: timed out after 0.35 s"
+
+
+def test_a_figure_left_out_names_its_runs_values(tmp_path, shm_dir):
+    """A figure left out named its title's {size} raw in show (item 3):
+    the run's size is written in."""
+    db = tmp_path / "s.sqlite"
+    r = pario("run", "ascired-shared", "--quick", "--tests", "shared-relaxed", "--ranks", "1,2", "--blocks",
+              "64k", "--size", "2m", "--iterations", "1", "--dir", shm_dir, db=db)
+    assert r.returncode == 0, r.stderr
+    show = pario("show", db=db).stdout
+    assert "{size}" not in show and "(2 MiB reads by ranks (2 MiB in all)) left out" in show, show
+
+
+def test_out_names_what_is_there_and_a_fix_that_removes_nothing(tmp_path, shm_dir):
+    """`--out /dev/null` was told to remove it, `--out DIR` read as another
+    program's file, and `--out new.csv/` wrote a file named new.csv (tester
+    11, items 7-8): each refused in one line saying what is there, the
+    thing left as it was."""
+    db = tmp_path / "r.sqlite"
+    assert pario("run", "cfs", "--quick", "--dir", shm_dir, *ONE, "--blocks", "64k", db=db).returncode == 0
+    (tmp_path / "out").mkdir()
+    target = tmp_path / "mine.csv"
+    target.write_text("mine\n")
+    (tmp_path / "link.csv").symlink_to(target)
+    for out, words in (("/dev/null", "--out /dev/null already exists and is not a regular file (a device, "
+                                     "a fifo or a socket): pario writes only files of its own; give a new "
+                                     "file name"),
+                       (tmp_path / "out", "already exists and is a directory: pario writes a file, not into "
+                                          "one; give a file name inside it"),
+                       (f"{tmp_path}/out/", "ends in '/', a directory's name: give a file name"),
+                       (f"{tmp_path}/new.csv/", "ends in '/', a directory's name: give a file name"),
+                       (tmp_path / "link.csv", "already exists and is a symlink: pario never writes "
+                                               "through one; give the real path or a new name")):
+        r = pario("export", "1", "--csv", "--out", out, db=db)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1, (out, r.stderr)
+        assert words in r.stderr, (out, r.stderr)
+    assert not (tmp_path / "new.csv").exists() and os.listdir(tmp_path / "out") == []
+    assert target.read_text() == "mine\n" and (tmp_path / "link.csv").is_symlink()
