@@ -245,10 +245,22 @@ def _refuse_stray_logs(p, label):
     -journal beside it back into it, whoever wrote them.  A -wal beside a
     file not in WAL mode, or either beside a name with no file yet, belongs
     to no database there (a file removed or replaced while another program
-    wrote it): opened, it would rewrite the file at the name.  pario did not
-    make it, so it is neither used nor removed."""
+    wrote it): opened, it would rewrite the file at the name.  A -journal
+    beside a file that has bytes but does not begin as SQLite's journals do
+    (tester 11) is no journal of it either: SQLite deletes it on opening,
+    even to read.  A writer's own journal, read while another run writes
+    the database, begins with the magic number, or with zeros where SQLite
+    writes it only once the pages behind it are synced, or is empty the
+    moment after it was made.  pario did not make a foreign one, so it is
+    neither used nor removed."""
     if p.exists():
         strays = [] if _in_wal_mode(p) else [_beside(p, "-wal")]
+        journal = _beside(p, "-journal")
+        if _foreign_journal(journal):
+            raise UsageError(f"{journal} lies beside {label} {p} and is no SQLite journal: SQLite "
+                             "would delete it on opening the database; pario will not open it, nor "
+                             f"remove a file it did not make: move {journal.name} away, or choose "
+                             "another path")
     else:
         strays = [_beside(p, "-wal"), _beside(p, "-journal")]
     for stray in strays:
@@ -258,6 +270,27 @@ def _refuse_stray_logs(p, label):
                              "database, and SQLite would write it into the file at that name; pario "
                              f"will not open it, nor remove a file it did not make: move {stray.name} "
                              f"(and {p.name}-shm) away, or choose another path")
+
+
+# The first bytes of every rollback journal SQLite writes (its file format,
+# "the rollback journal": the header's magic number).
+SQLITE_JOURNAL_MAGIC = bytes.fromhex("d9d505f920a163d7")
+
+
+def _foreign_journal(path):
+    """Whether something lies at `path` that no SQLite writer made: not a
+    regular file, or one whose first bytes are neither SQLite's magic
+    number nor the zeros a writer leaves there until it syncs."""
+    if not os.path.lexists(path):
+        return False
+    try:
+        if path.is_symlink() or not path.is_file():
+            return True
+        with open(path, "rb") as f:
+            head = f.read(len(SQLITE_JOURNAL_MAGIC))
+    except OSError:
+        return False  # unreadable: SQLite cannot read it either, and says so
+    return any(head) and head != SQLITE_JOURNAL_MAGIC
 
 
 def check_db_path(path, label="--db"):
