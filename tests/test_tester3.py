@@ -119,7 +119,7 @@ def test_export_keeps_failed_points_names_units_and_says_measured_or_predicted(s
     assert [x["status"] for x in as_json].count("failed") == 1
     # item 13g: the failed line names the test once
     show = pario("show", "1", db=db).stdout
-    assert "failed: probe ranks=2: launch refused on purpose" in show, show
+    assert "failed: probe ranks=2 block=1 MiB: launch refused on purpose" in show, show
     # item 13k: one rank: no barrier row, and one trial says it has no spread
     assert "(barrier)" not in show and "one trial each, so no spread" in show and "best of 1" not in show
     # item 9: a probe run has no figure: `plot` says so in one line, draws nothing

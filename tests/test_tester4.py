@@ -281,7 +281,7 @@ def test_a_run_names_figures_left_out_and_the_report_numbers_its_own_tables_apar
               "--ranks", "1", "--blocks", "1m", "--size", "1m", "--iterations", "1", db=db)
     assert r.returncode == 0, r.stderr
     assert "Table 2. Aggregate write bandwidth" in r.stdout
-    assert ("Figure 8a (Read by request size: 4 ranks, 4 aggregators ({size} file)) left out: its tests "
+    assert ("Figure 8a (Read by request size: 4 ranks, 4 aggregators (1 MiB file)) left out: its tests "
             "run at ranks 4 only: --ranks 1 leaves them out (give --ranks with 4)") in r.stdout, r.stdout
     out = tmp_path / "rep.html"
     r = pario("report", "1", "--out", out, db=db)

@@ -290,16 +290,7 @@ def build(figure, records, params, quantities, predicted=""):
     if all(isinstance(s, (int, float)) for s in order):
         order.sort()
     x_param = params.get(figure.x, Param(figure.x))
-    common = {}
-    for name in {k for r in mine for k in r.params}:
-        vals = {r.params.get(name) for r in mine}
-        if len(vals) == 1:
-            v = vals.pop()
-            common[name] = params.get(name, Param(name)).fmt(v) if v is not None else ""
-    try:
-        title = figure.title.format_map(_Missing(common))
-    except (ValueError, IndexError):
-        title = figure.title
+    title = filled_title(figure, mine, params)
     heading = f"{figure.number}. {title}" if figure.number else title
     if predicted:
         heading += f" [{predicted}]"
@@ -464,6 +455,22 @@ def _annotations(figure, extra, quantities):
     q = quantities[figure.annotate]
     return {k: f"{q.label or figure.annotate} {format_value(statistics.median(v), q.fmt)}"
             for k, v in extra.items() if v}
+
+
+def filled_title(figure, records, params):
+    """The figure's title with each {param} that has one value over
+    `records` (its own points, or a whole run's for a figure left out)
+    written in; a placeholder without one stays as it is."""
+    common = {}
+    for name in {k for r in records for k in r.params}:
+        vals = {r.params.get(name) for r in records}
+        if len(vals) == 1:
+            v = vals.pop()
+            common[name] = params.get(name, Param(name)).fmt(v) if v is not None else ""
+    try:
+        return figure.title.format_map(_Missing(common))
+    except (ValueError, IndexError):
+        return figure.title
 
 
 class _Missing(dict):

@@ -16,7 +16,7 @@ from .engine_check import check_plan
 from .dir_fs import dir_fs, moved_away
 from .errors import NoRunnablePoint, UsageError
 from .explain import explain_run
-from .figures import Param, Record, build, split_varying, why_left_out
+from .figures import Param, Record, build, filled_title, split_varying, why_left_out
 from .launch import choose_launcher, signal_report
 from .version import describe as describe_version
 from .model.command import bound_lines, predicted_label
@@ -29,6 +29,7 @@ from .space import check_space
 from .stopping import Stopped, end_early, restore_signals, stop_on_signals
 from .store import Store, check_db_path, resolve_db
 from .terminal import print_figure
+from .units import format_size
 from .studies import in_users_terms, kind_of, refuse_foreign_options, refuse_unused_options, skip_lines
 from .watchdog import Watchdog, names_in_use, new_ledger, remove_point_files
 
@@ -437,7 +438,7 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True, refused=N
         warnings.setdefault(text, set()).add(test_id)
     notes = kind.notes(experiment.data, records, options)
     absent = kind.absent(experiment.data, options)
-    notes += [f"{f.number or 'figure ' + f.id} ({f.title}) left out: {why}"
+    notes += [f"{f.number or 'figure ' + f.id} ({filled_title(f, records, kind.params)}) left out: {why}"
               for f in _figures(kind, experiment, records, options)
               if f.id not in {d.figure.id for d in figures}
               and (why := why_left_out(f, records, kind.params, absent))]
@@ -470,8 +471,16 @@ def _write_plots(drawn, folders, target, run_id, store, option, fix):
         plot_figure(fig, target, run_id, palette, store)
 
 
+def failure_line(p):
+    """A stored failed point as show and the report name it: its test (and
+    layout), ranks and call size, so two failures of one test at two call
+    sizes read apart (tester 11), then the engine's line."""
+    names = " ".join(dict.fromkeys(x for x in (p["test_id"], p["layout"]) if x))  # each once
+    block = f" block={format_size(p['block_bytes'])}" if p["block_bytes"] else ""
+    return f"{names} ranks={p['ranks']}{block}: {p['error']}"
+
+
 def _print_failures(store, run_id, out):
     for p in store.points(run_id):
         if p["status"] == "failed":
-            names = " ".join(dict.fromkeys(x for x in (p["test_id"], p["layout"]) if x))  # each once
-            print(f"failed: {names} ranks={p['ranks']}: {p['error']}", file=out)
+            print(f"failed: {failure_line(p)}", file=out)

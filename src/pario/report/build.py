@@ -18,7 +18,7 @@ from ..explain import explain_run
 from ..model.command import predicted_label
 from ..figures import quantity_text, table_rows
 from ..plot import Palette, draw_figure
-from ..runner import run_views
+from ..runner import failure_line, run_views
 from ..studies.probe import probe_tables
 from ..units import format_size, format_value
 from ..version import describe as describe_version
@@ -190,7 +190,7 @@ def _run_section(page, store, run_id, counter, wanted_point):
     failed = [p for p in store.points(run_id) if p["status"] == "failed"]
     if failed:
         page.add(H.heading(3, "Failed points"))
-        page.add(H.items([f"{p['test_id']} ranks={p['ranks']}: {p['error']}" for p in failed]))
+        page.add(H.items([failure_line(p) for p in failed]))
     mine = wanted_point is not None and any(pid == wanted_point for pid, _, _ in docs)
     pick = _pick_timeline(docs, wanted_point if mine else None)
     if pick and wanted_point is not None and not mine:  # never swapped for this run's own silently
