@@ -51,6 +51,23 @@ def _current_fingerprint(path):
         return fingerprint(os.fstat(f.fileno()), f.read())
 
 
+def _not_a_file(path):
+    """(what, why, the fix for a path the user named) of an existing `path`
+    that is not a regular file; None for a regular file."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISLNK(mode):
+        return "a symlink", "pario never writes through one", "give the real path or a new name"
+    if stat.S_ISDIR(mode):
+        return "a directory", "pario writes a file, not into one", "give a file name inside it"
+    if not stat.S_ISREG(mode):
+        return ("not a regular file (a device, a fifo or a socket)", "pario writes only files of its own",
+                "give a new file name")
+    return None
+
+
 def _shown(path, option):
     return f"{option} {path}" if option else str(path)
 
@@ -58,8 +75,15 @@ def _shown(path, option):
 def check_replaceable(path, may_replace=None, option="--out", fix="choose a new name or remove it"):
     """Whether `path` exists and may be replaced (see write_new_file);
     refuses, in one line naming the path and the fix, one that may not."""
+    if str(path).endswith(os.sep):  # Path() would drop it and write a file at the name
+        raise UsageError(f"{_shown(path, option)} ends in '{os.sep}', a directory's name: give a file name")
     if not os.path.lexists(path):
         return False
+    other = _not_a_file(path)
+    if other:  # a path the user gave gets a fix that removes nothing (tester 11: --out /dev/null)
+        what, why, own_fix = other
+        raise UsageError(f"{_shown(path, option)} already exists and is {what}: {why}; "
+                         f"{own_fix if option else fix}")
     try:
         current = _current_fingerprint(path)
     except OSError:
@@ -79,11 +103,11 @@ def write_new_file(path, data, option="--out", may_replace=None, fix="choose a n
     the fingerprint of the file written (for the store to record).
     `may_replace(path, fingerprint)` is asked about a regular file already
     at `path`; without it, nothing is replaced."""
+    replacing = check_replaceable(path, may_replace, option, fix)  # before Path() drops a last '/'
     path = Path(path)
     data = data.encode("utf-8") if isinstance(data, str) else data
     parent = path.parent if str(path.parent) else Path(".")
     shown = _shown(path, option)
-    replacing = check_replaceable(path, may_replace, option, fix)
     if not parent.is_dir():
         raise UsageError(f"{shown}: directory {parent} does not exist: create it first")
     if not os.access(parent, os.W_OK | os.X_OK):
