@@ -111,3 +111,31 @@ def test_out_names_what_is_there_and_a_fix_that_removes_nothing(tmp_path, shm_di
         assert words in r.stderr, (out, r.stderr)
     assert not (tmp_path / "new.csv").exists() and os.listdir(tmp_path / "out") == []
     assert target.read_text() == "mine\n" and (tmp_path / "link.csv").is_symlink()
+
+
+def test_a_file_written_beside_a_read_only_database_says_it_is_not_recorded(tmp_path, shm_dir):
+    """With a database pario cannot write (immutable here), export --out
+    writes the file but cannot record it, so the same command later refuses
+    it as another program's (tester 11, item 5): the first one says so."""
+    db = tmp_path / "r.sqlite"
+    assert pario("run", "cfs", "--quick", "--dir", shm_dir, *ONE, "--blocks", "64k", db=db).returncode == 0
+    if subprocess.run(["chattr", "+i", str(db)], capture_output=True).returncode != 0:
+        import pytest
+
+        pytest.skip("cannot make the database immutable here (chattr +i: root on ext4)")
+    try:
+        out = tmp_path / "e.csv"
+        r = pario("export", "1", "--csv", "--out", out, db=db)
+        assert r.returncode == 0 and out.exists(), r.stderr
+        assert (f"pario: warning: PARIO_DB {db} is read-only, so {out} is written but not recorded as "
+                "pario's: a later run of this command will not replace it") in r.stderr, r.stderr
+        again = pario("export", "1", "--csv", "--out", out, db=db)
+        assert again.returncode == 2 and "is not a file this results database recorded" in again.stderr
+        # writable: recorded, no warning, and replaced by the next export
+        subprocess.run(["chattr", "-i", str(db)], check=True)
+        other = tmp_path / "f.csv"
+        for _ in range(2):
+            r = pario("export", "1", "--csv", "--out", other, db=db)
+            assert r.returncode == 0 and "warning" not in r.stderr, r.stderr
+    finally:
+        subprocess.run(["chattr", "-i", str(db)], capture_output=True)

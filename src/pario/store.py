@@ -406,6 +406,7 @@ class Store:
         self.path = Path(path)
         self.readonly = readonly
         self.label = label
+        self.unrecorded = []  # files written while read-only, not recorded (figure_written)
         self._pinned = self._run = None  # the file and the run being written (start_run)
         self._detached = False           # the run was saved beside a moved --db (_refuse_moved)
         check_db_path(self.path, label)
@@ -605,12 +606,27 @@ class Store:
     def figure_written(self, path, digest):
         """Record a file pario wrote, a figure or an export (see safefile).
         A database opened read-only (for_records) records nothing: the
-        file is pario's once, never replaced later."""
+        file is pario's once, never replaced later, and unrecorded_warning
+        says so."""
         if self.readonly:
+            self.unrecorded.append(str(path))
             return
         with self.db:
             self.db.execute("INSERT OR REPLACE INTO figure_files VALUES (?,?)",
                             (str(Path(path).absolute()), digest))
+
+    def unrecorded_warning(self):
+        """One line for the files written this command but not recorded
+        (a read-only database), so a later export or plot refusing them
+        as another program's comes as no surprise (tester 11); "" if none."""
+        if not self.unrecorded:
+            return ""
+        n = len(self.unrecorded)
+        what = self.unrecorded[0] if n == 1 else f"{n} files ({self.unrecorded[0]}, ...)"
+        return (f"pario: warning: {self.label} {self.path} is read-only, so {what} "
+                f"{'is' if n == 1 else 'are'} written but not recorded as pario's: a later run of this "
+                f"command will not replace {'it' if n == 1 else 'them'}; make the database writable "
+                "first for that")
 
     def figure_is_ours(self, path, digest):
         """Whether pario wrote this very file at this path, unchanged since:
