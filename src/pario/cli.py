@@ -213,8 +213,7 @@ def cmd_show(args, with_plots=False):
     shown = show_run(store, run_id, plots_dir=getattr(args, "out", None), with_plots=with_plots)
     if with_plots and not shown:
         raise UsageError(f"run {run_id} has no successful points to plot: see 'pario show {run_id}' for why")
-    if store.unrecorded_warning():
-        print(store.unrecorded_warning(), file=sys.stderr)
+    store.warn_unrecorded()
     return 0
 
 

@@ -38,8 +38,7 @@ def export_command(store, run_id, fmt, out_path=None, out=None):
                                 fix="choose a new name or remove it")
         store.figure_written(out_path, digest)
         print(f"exported run {run_id} to {out_path}", file=sys.stderr)
-        if store.unrecorded_warning():
-            print(store.unrecorded_warning(), file=sys.stderr)
+        store.warn_unrecorded()
     else:
         (out or sys.stdout).write(text)
     return 0

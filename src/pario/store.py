@@ -23,6 +23,7 @@ import json
 import os
 import socket
 import sqlite3
+import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -606,7 +607,7 @@ class Store:
     def figure_written(self, path, digest):
         """Record a file pario wrote, a figure or an export (see safefile).
         A database opened read-only (for_records) records nothing: the
-        file is pario's once, never replaced later, and unrecorded_warning
+        file is pario's once, never replaced later, and warn_unrecorded
         says so."""
         if self.readonly:
             self.unrecorded.append(str(path))
@@ -615,18 +616,18 @@ class Store:
             self.db.execute("INSERT OR REPLACE INTO figure_files VALUES (?,?)",
                             (str(Path(path).absolute()), digest))
 
-    def unrecorded_warning(self):
-        """One line for the files written this command but not recorded
-        (a read-only database), so a later export or plot refusing them
-        as another program's comes as no surprise (tester 11); "" if none."""
+    def warn_unrecorded(self):
+        """One line on stderr for the files written this command but not
+        recorded (a read-only database), so a later export or plot refusing
+        them as another program's comes as no surprise (tester 11)."""
         if not self.unrecorded:
-            return ""
+            return
         n = len(self.unrecorded)
         what = self.unrecorded[0] if n == 1 else f"{n} files ({self.unrecorded[0]}, ...)"
-        return (f"pario: warning: {self.label} {self.path} is read-only, so {what} "
-                f"{'is' if n == 1 else 'are'} written but not recorded as pario's: a later run of this "
-                f"command will not replace {'it' if n == 1 else 'them'}; make the database writable "
-                "first for that")
+        print(f"pario: warning: {self.label} {self.path} is read-only, so {what} "
+              f"{'is' if n == 1 else 'are'} written but not recorded as pario's: a later run of this "
+              f"command will not replace {'it' if n == 1 else 'them'}; make the database writable "
+              "first for that", file=sys.stderr)
 
     def figure_is_ours(self, path, digest):
         """Whether pario wrote this very file at this path, unchanged since:

@@ -108,21 +108,11 @@ def _probe_docs(store, run_id):
     return run, docs
 
 
-def _fit(samples):
-    """Least squares T = c + n x a over (n, T) pairs: (a, c)."""
-    k = len(samples)
-    mn = sum(n for n, _ in samples) / k
-    mt = sum(t for _, t in samples) / k
-    sxx = sum((n - mn) ** 2 for n, _ in samples)
-    a = sum((n - mn) * (t - mt) for n, t in samples) / sxx
-    return a, mt - a * mn
-
-
 def _fit_calls_bytes(samples):
     """Least squares T = n x per_call + S x per_byte over (n, S, T): a
     row of n calls moving S bytes in T seconds; (per_call, per_byte).
     Rows of one size are the line of T against n, whose value at 0 calls
-    is S x per_byte; rows whose sizes differ (the four readers' quarters,
+    is S x per_byte (the streams' and the messages' fits); rows whose sizes differ (the four readers' quarters,
     whole calls each, hold less of a file that is not four whole calls)
     are fitted in both at once.  The rows' call sizes differ, so n / S
     does and the two columns are independent."""
@@ -210,8 +200,7 @@ def _stream_fit(run_id, docs, which, open_close, start=None, statistic="best"):
         raise ProbeRefusal(f"probe run {run_id} measured its storage stream at "
                            f"{len(by_block)} call size(s): the disk's rate against transfer size "
                            "needs at least two")
-    sizes = {v[0] for v in by_block.values()}
-    size = max(sizes)
+    size = max(nbytes for nbytes, _, _ in by_block.values())
     samples = [(nbytes // b, nbytes, t - open_close - (start(b) if start else 0.0))
                for b, (nbytes, t, _) in sorted(by_block.items())]
     per_call, per_byte = _fit_calls_bytes(samples)
@@ -583,15 +572,15 @@ def _message_fit(run_id, docs):
                          "machine does: run 'pario probe' again")
     rows = ", ".join(f"{format_size(b)} messages {n / MIB / t:.1f} MiB/s"
                      for b, (n, t) in sorted(by_block.items()))
-    per_msg, intercept = _fit([(size // b, t) for b, (_, t) in sorted(by_block.items())])
-    if intercept <= 0:
+    per_msg, per_byte = _fit_calls_bytes([(size // b, size, t) for b, (_, t) in sorted(by_block.items())])
+    if per_byte <= 0:
         # A busy machine's small messages can leave the line no time per
         # byte; the largest messages then give it, with no cost per message.
         largest = max(by_block)
         rows += (f" (the line through them left no time per byte: the {format_size(largest)} "
                  "messages' own time per byte, no cost per message)")
         return 0.0, by_block[largest][1] / size, rows, size
-    return per_msg, intercept / size, rows, size
+    return per_msg, per_byte, rows, size
 
 
 def _buffer_rates(put, run_id, rows, oc_write, oc_read, table2, where):

@@ -244,13 +244,6 @@ def _heading_note(records, phase):
     return note if directs == {False} else f"O_DIRECT on some points only; {note}"
 
 
-def _result_caches(result):
-    """A predicted run's machine's caches (model/machine.py); None measured."""
-    from ..model.machine import result_caches  # the model imports this module
-
-    return result_caches(result)
-
-
 # A modelled machine without a host page cache (model/machine.py caches_of):
 # where its unsynced writes stop, and what its reads may find, whatever
 # --evict asked of the clients.
@@ -580,6 +573,8 @@ class IoKind(Kind):
                       "see grouping" for (test, g), rs in idle.items()]
 
     def records(self, point, result):
+        from ..model.machine import result_caches  # the model imports this module
+
         p = result["params"]
         base = {"test": point["test_id"], "title": point["title"], "layout": p["layout"],
                 "ranks": result["mpi"]["ranks"], "block": p["block_bytes"], "size": p["size_bytes"],
@@ -589,7 +584,7 @@ class IoKind(Kind):
                 "fs_type": result.get("target", {}).get("fs_type"),
                 "memory_backed": result.get("target", {}).get("memory_backed"),
                 # a predicted run's machine: whose caches its headings name
-                "caches": _result_caches(result),
+                "caches": result_caches(result),
                 **_api_facts(p.get("api_options", {})), **_stripe_facts(result),
                 "background": (p.get("background") or {}).get("loaders_per_node", 0),
                 "background_kind": point["params"].get("background_kind") or None}

@@ -684,6 +684,7 @@ static double two_streams_pass(probe_ctx *c, const char *p, const owned_file *wh
          * readers per rank), all of it each, or a short share each of the
          * file's last four (two readers per rank) */
         stream_part part[2];
+        const uint64_t quarter = whole / block / 4 * block; /* whole calls */
         int parts = mode == FOUR_QUARTERS || mode == FOUR_INTERLEAVED || mode == FOUR_SHORT ? 2 : 1;
         for (int k = 0; k < parts; k++) {
             stream_part *s = &part[k];
@@ -697,12 +698,11 @@ static double two_streams_pass(probe_ctx *c, const char *p, const owned_file *wh
                 s->end = whole;
                 s->step = 2 * block;
             } else if (mode == FOUR_QUARTERS) {
-                const uint64_t quarter = whole / block / 4 * block;
                 s->first = (uint64_t)(2 * c->rank + k) * quarter;
                 s->end = s->first + quarter;
             } else if (mode == FOUR_INTERLEAVED) { /* every fourth call, the quarters' bytes */
                 s->first = (uint64_t)(2 * c->rank + k) * block;
-                s->end = whole / block / 4 * block * 4;
+                s->end = 4 * quarter;
                 s->step = 4 * block;
             } else if (mode == TWO_FILES) { /* p is the rank's own file */
                 s->first = 0;
