@@ -10,17 +10,17 @@ import json
 import sys
 
 from .errors import UsageError
-from .runs import iteration_rows
+from .runs import export_columns, iteration_rows
 from .safefile import write_new_file  # noqa: F401  (report and export share it)
 
 
 def export_text(store, run_id, fmt):
-    rows = iteration_rows(store, run_id)
+    kind, rows = iteration_rows(store, run_id)
     if not rows:
         raise UsageError(f"run {run_id} has no successful point to export: see 'pario show {run_id}'")
-    if fmt == "json":
-        return json.dumps(rows, indent=1) + "\n"
-    columns = list(dict.fromkeys(k for r in rows for k in r))
+    columns = export_columns(kind, rows, rows[0]["source"])
+    if fmt == "json":  # every row with every column (null where it has none), as the CSV
+        return json.dumps([{c: r.get(c) for c in columns} for r in rows], indent=1) + "\n"
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
     w.writeheader()

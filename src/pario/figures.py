@@ -72,6 +72,9 @@ class Quantity:
     unit: str
     better: str = "max"          # "max" (rates) or "min" (times)
     fmt: str = ".1f"
+    # True: each record gives the value its own name and unit (the probe's
+    # components: MiB/s, seconds, per second), through its kind's `measures`
+    per_record: bool = False
 
 
 @dataclass(frozen=True)

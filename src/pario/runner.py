@@ -322,11 +322,15 @@ def _figures(kind, experiment, records, options):
     return kind.figures(experiment.data, records, options) + own
 
 
-def _planned_records(point):
-    """A plan point as the records its result will give (one per phase,
-    no values yet), for the figures' `where` (Figure.selects, planned)."""
-    params = {k: v for k, v in point.params().items() if k != "phases"}
-    return [Record({**params, "phase": ph}, {}) for ph in (point.params().get("phases") or [None])]
+def planned_records(plan):
+    """A plan point's parameters (`point.params()`, as stored) as the
+    records its result will give: one per phase, no values yet.  For the
+    figures' `where` (Figure.selects, planned), and for a failed point's
+    rows in `pario export` (pario.runs)."""
+    params = {k: v for k, v in plan.items() if k != "phases"}
+    if not plan.get("phases"):
+        return [Record(params, {})]
+    return [Record({**params, "phase": ph}, {}) for ph in plan["phases"]]
 
 
 def shown_points(preset, points, skipped=()):
@@ -340,7 +344,7 @@ def shown_points(preset, points, skipped=()):
         return points, []
     shown, unshown = [], []
     for p in points:
-        records = _planned_records(p)
+        records = planned_records(p.params())
         if any(f.selects(r, planned=True) for f in figs for r in records):
             shown.append(p)
             continue
@@ -371,7 +375,7 @@ def _param_text(preset, key):
 def _figures_left_out(kind, preset, points, options):
     """The plan's line for each experiment figure that will show nothing,
     and why (figures.why_left_out on the planned points)."""
-    records = [r for p in points for r in _planned_records(p)]
+    records = [r for p in points for r in planned_records(p.params())]
     absent = kind.absent(preset, options)
     out = []
     for f in preset_figures(preset):

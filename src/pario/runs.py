@@ -10,7 +10,7 @@ from .analysis.compare import frozen
 from .analysis.measured import MeasuredPoint
 from .explain import point_results
 from .model.command import predicted_label
-from .runner import run_views
+from .runner import planned_records, run_views
 
 
 def _results(store, run_id):
@@ -52,18 +52,23 @@ def measured_points(store, run_id):
     return run, kind, list(pooled.values())
 
 
+def param_column(name, names):
+    """A parameter's export column: its name with its unit when it has
+    one (block -> block_bytes), as the database names it."""
+    unit = names[name].unit if name in names else ""
+    return f"{name}_{unit}" if unit else name
+
+
 def _param_columns(params, names):
-    """A record's or plan's plain parameters, each named with its unit
-    when it has one (block -> block_bytes), as the database names them.
-    A list of plain values (a test's backend options, ["--queue-depth",
-    "64"]) is one column of its words: "--queue-depth 64"."""
+    """A record's or plan's plain parameters, each in its column
+    (param_column).  A list of plain values (a test's backend options,
+    ["--queue-depth", "64"]) is one column of its words: "--queue-depth 64"."""
     out = {}
     for k, v in params.items():
         if isinstance(v, (list, tuple)) and all(isinstance(x, (str, int, float)) for x in v):
             v = " ".join(map(str, v))
         if isinstance(v, (str, int, float, bool)) or v is None:
-            unit = names[k].unit if k in names else ""
-            out[f"{k}_{unit}" if unit else k] = v
+            out[param_column(k, names)] = v
     return out
 
 
@@ -90,17 +95,21 @@ def iteration_rows(store, run_id):
     the record's parameters, what it measured (`measured`, the kind's name
     for it), the trial's index and each value, its unit in the column's
     name (or, for a value whose unit differs from record to record, in a
-    `unit` column).  A failed point is one row with its error and no
-    value, so the sweep's hole shows."""
+    `unit` column).  A failed point is a row per record it would have
+    given (each phase planned), with its error and no value, so the
+    sweep's hole shows in the same columns a result fills."""
     run, kind, results = _results(store, run_id)
     source = predicted_label(run) or "measured"
     rows = []
     for p in store.points(run_id):
         if p["status"] != "ok":
             plan = json.loads(p["params_json"]) if p["params_json"] else {}
-            rows.append({"run": run_id, "point": p["id"], "source": source, "status": p["status"],
-                         "error": p["error"] or "", **_param_columns({"test": p["test_id"], "ranks": p["ranks"],
-                                                                     **plan}, kind.params)})
+            for planned in planned_records({"test": p["test_id"], "ranks": p["ranks"], **plan}):
+                # the plan's names no record carries (phases, iterations) are not columns
+                params = {k: v for k, v in planned.params.items()
+                          if k not in kind.not_identity or k in kind.params}
+                rows.append({"run": run_id, "point": p["id"], "source": source, "status": p["status"],
+                             "error": p["error"] or "", **_param_columns(params, kind.params)})
     for r in results:
         mine = kind.describing(r.record)
         # what tells points apart (compare's identity) is a column too: the
@@ -117,11 +126,28 @@ def iteration_rows(store, run_id):
             row = {"run": run_id, "point": r.point["id"], "source": source, "status": "ok", "error": "",
                    **params, "iteration": i}
             for q, vals in r.record.values.items():
-                per_record = q in mine.quantities and not mine.quantities[q].unit and units.get(q)
+                per_record = q in mine.quantities and mine.quantities[q].per_record
                 unit = units.get(q) or (mine.quantities[q].unit if q in mine.quantities else "")
                 key = value_column(q, unit) if not per_record else q
                 if per_record:  # one column, a unit per record (the probe's components)
                     row["unit"] = unit
                 row[key] = vals[i] if i < len(vals) else None
             rows.append(row)
-    return sorted(rows, key=lambda row: row["point"])  # stable: trials stay in order
+    return kind, sorted(rows, key=lambda row: row["point"])  # stable: trials stay in order
+
+
+def export_columns(kind, rows, source="measured"):
+    """The columns of a run's export, the same for every run of a kind
+    whatever its points' fate (all measured, some failed, all failed), so
+    exports join: the fixed head, every parameter the kind declares, any
+    other a record carries, what it measured, the trial, and every
+    quantity the kind declares, each with its unit."""
+    what_column = "measured" if source == "measured" else "predicted"
+    head = ["run", "point", "source", "status", "error",
+            *(param_column(k, kind.params) for k in (*kind.params, *kind.facts))]
+    values = [q if v.per_record else value_column(q, v.unit) for q, v in kind.quantities.items()]
+    if any(v.per_record for v in kind.quantities.values()):
+        values.insert(0, "unit")   # the unit of a value each record names (the probe's components)
+    tail = [what_column, "iteration", *values]
+    seen = [k for k in dict.fromkeys(k for r in rows for k in r) if k not in head and k not in tail]
+    return list(dict.fromkeys(head + seen + tail))

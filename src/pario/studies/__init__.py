@@ -18,7 +18,8 @@ What a kind owns (override in the subclass):
   `required_test`: keys that must be there. `check(preset, path)` adds
   checks types cannot say (an unknown layout...). See docs/presets.md.
 * `params`, `quantities`: {name: figures.Param} and {key: figures.Quantity}
-  its records carry, so figures can use any of them as an axis or a y.
+  its records carry, so figures can use any of them as an axis or a y;
+  `facts`: the names its records and plans carry besides (export columns).
 * `describe(preset)`: lines for `pario presets`.
 * `plan(preset, options)`: (points, skipped): the engine runs of a run, in
   order; `skipped` holds (point, reason) for points left out.  `options`
@@ -185,6 +186,12 @@ class Kind:
     required_test = ()
     params = {}
     quantities = {}
+    # What a record or its plan carries besides `params`: facts of where it
+    # ran (the file system in memory) and a plan's own settings (a test's
+    # backend options).  `pario export` gives every one a column in every
+    # run of the kind, so a run whose points all failed exports the same
+    # columns as one whose points all ran (pario.runs.export_columns).
+    facts = ()
     # Plan parameters that do not make a point what it is: its title, how
     # many trials and which round, its phases (each is measured apart),
     # the report's figure number.

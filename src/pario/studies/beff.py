@@ -23,7 +23,7 @@ class BeffKind(KernelKind):
     description = "b_eff_io: five patterns, chunk sizes 1k..MPART, write/rewrite/read, one number"
     own_test_keys = {"time": schema.POSITIVE, "max_chunk": schema.SIZE, "no_shared": schema.BOOL}
     params = {**COMMON_PARAMS, "method": Param("access"), "pattern": Param("pattern"),
-              "chunk": Param("chunk", chunk_label, "log2")}
+              "chunk": Param("chunk", chunk_label, "log2", unit="bytes")}
     quantities = {"rate": RATE}
 
     def measure_name(self, record):

@@ -40,6 +40,7 @@ class BonnieKind(KernelKind):
                   "cpu": Quantity("%CPU", "%", "max", ".1f")}
     # each row is one of bonnie's tests: putc, block write, ..., seeks
     measure_keys = ("measure",)
+    facts = ("figure", "evict", "memory_backed")
     compared = {"rate": "", "seeks": ""}
 
     def unused_options(self, preset, options):

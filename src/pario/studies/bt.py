@@ -193,6 +193,7 @@ class BtKind(Kind):
                   "zeta": Quantity("zeta", "", "min", ".3f"),
                   **NPB_IO_QUANTITIES}
     compared = {"t_t": "T_T", "npb_mbps": "NPB I/O rate"}
+    facts = ("steps", "memory_backed", "overlap", "extra")
 
     def measures(self, record):
         """T_T and NPB's I/O rate; a run without I/O measured T_C."""

@@ -41,6 +41,7 @@ class BtioKind(KernelKind):
                                                          if k != "classes"}} for t in tests]
         return super().plan_tests(preset, tests, options)
     params = {**COMMON_PARAMS, "class": Param("class"), "subtype": Param("subtype"), "N": Param("N")}
+    facts = ("steps", "interval")
     quantities = {"t_t": Quantity("time", "s", "min", ".4g"),
                   **NPB_IO_QUANTITIES}
     compared = {"npb_mbps": "NPB I/O rate", "t_t": "T_T"}

@@ -398,6 +398,7 @@ class IoKind(Kind):
     }
 
     measure_keys = ("phase",)
+    facts = ("memory_backed", "caches", "extra", "options")
 
     def identity(self, plan, record):
         """A group at or above the rank count cannot act (plan_notes says

@@ -526,7 +526,7 @@ class ProbeKind(Kind):
               "component": Param("component"), "target": Param("target"), "host": Param("host"),
               "block": size_param("stream calls"), "size": size_param("stream"),
               "servers": Param("servers"), "memory": size_param("memory copy"), "ops": Param("ops")}
-    quantities = {"value": Quantity("", "", "max", ".4g")}
+    quantities = {"value": Quantity("", "", "max", ".4g", per_record=True)}
 
     def measure_name(self, record):
         """The component as the report's tables name it."""

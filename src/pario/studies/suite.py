@@ -46,6 +46,10 @@ class SuiteKind(Kind):
         return out
 
     @property
+    def facts(self):
+        return tuple(dict.fromkeys(f for s in STUDIES for f in _study(s).facts))
+
+    @property
     def quantities(self):
         out = {}
         for s in STUDIES:
