@@ -139,3 +139,35 @@ def test_a_file_written_beside_a_read_only_database_says_it_is_not_recorded(tmp_
             assert r.returncode == 0 and "warning" not in r.stderr, r.stderr
     finally:
         subprocess.run(["chattr", "-i", str(db)], capture_output=True)
+
+
+MODEL = ["model", "cfs", "--quick", "--tests", "partitioned", "--ranks", "1",
+         "--machine", ROOT / "src/pario/model/machines/asci-red.toml"]
+
+
+def test_a_database_made_for_a_run_whose_first_line_failed_goes_with_it(tmp_path):
+    """Item 9: `pario model ... > /dev/full` left the empty database it had
+    just created; one that was there before stays, with its runs."""
+    db = tmp_path / "new.sqlite"
+    r = pario(*MODEL, db=db, shell_tail="> /dev/full")
+    assert r.returncode == 2 and r.stderr.endswith(
+        "pario: error: cannot write to standard output: No space left on device: free space or send "
+        "the output elsewhere\n"), r.stderr
+    assert list(tmp_path.iterdir()) == []
+    assert pario(*MODEL, db=db, shell_tail="> /dev/null").returncode == 0
+    assert pario(*MODEL, db=db, shell_tail="> /dev/full").returncode == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.sqlite", "plots"]  # of the run that ran
+    assert pario("list", db=db).stdout.count("complete") == 1
+
+
+def test_a_full_standard_error_changes_no_exit_status(tmp_path):
+    """Item 9: with standard error full too, a refusal exited 1 (Python's
+    own end on the failing print) instead of 2; a run is not ended by its
+    progress lines."""
+    db = tmp_path / "r.sqlite"
+    r = pario("list", db=db, shell_tail="> /dev/full 2> /dev/full")
+    assert (r.returncode, r.stdout, r.stderr) == (2, "", "")
+    assert pario("show", "7", db=db, shell_tail="2> /dev/full").returncode == 2
+    r = pario(*MODEL, db=db, shell_tail="> /dev/null 2> /dev/full")
+    assert r.returncode == 0 and r.stderr == ""
+    assert "complete" in pario("list", db=db).stdout

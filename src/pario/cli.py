@@ -240,6 +240,8 @@ def main(argv=None):
         return 2
     if not isinstance(sys.stdout, _WatchedStdout):
         sys.stdout = _WatchedStdout(sys.stdout)
+    if sys.stderr is not None and not isinstance(sys.stderr, _UnfailingStderr):
+        sys.stderr = _UnfailingStderr(sys.stderr)
     try:
         code = _main(argv)
         sys.stdout.flush()  # a failure here is one line too, not one at exit
@@ -292,6 +294,31 @@ class _WatchedStdout:
         except OSError:
             self.failed = True
             raise
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+class _UnfailingStderr:
+    """sys.stderr, whose failing write (`2>/dev/full`) is let go: there is
+    nowhere else to say it, and neither a measurement nor the exit status
+    that tells how it went should end because its progress or its one
+    line of error could not be printed."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except OSError:
+            return len(text)
+
+    def flush(self):
+        try:
+            self._stream.flush()
+        except OSError:
+            pass
 
     def __getattr__(self, name):
         return getattr(self._stream, name)

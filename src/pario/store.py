@@ -410,6 +410,7 @@ class Store:
         self.unrecorded = []  # files written while read-only, not recorded (figure_written)
         self._pinned = self._run = None  # the file and the run being written (start_run)
         self._detached = False           # the run was saved beside a moved --db (_refuse_moved)
+        self._created = False            # this Store made the file (_remove_if_unused)
         check_db_path(self.path, label)
         if not create and not self.path.exists():
             raise UsageError(f"no results database at {self.path}: start with "
@@ -425,6 +426,7 @@ class Store:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._create_new()
                 check_db_path(self.path, label)  # another pario may have linked its own first
+                self._created = True
             self.db = self._connect(readonly)
         except sqlite3.DatabaseError as exc:
             if type(exc) is sqlite3.DatabaseError:
@@ -557,12 +559,31 @@ class Store:
         self._run = None
         try:
             with self.db:
-                if keep_empty or not self.db.execute(
-                        "DELETE FROM runs WHERE id=? AND NOT EXISTS (SELECT 1 FROM points WHERE run_id=?)",
-                        (run_id, run_id)).rowcount:
+                removed = not keep_empty and self.db.execute(
+                    "DELETE FROM runs WHERE id=? AND NOT EXISTS (SELECT 1 FROM points WHERE run_id=?)",
+                    (run_id, run_id)).rowcount
+                if not removed:
                     _set_status(self.db, run_id, "incomplete")
-        except sqlite3.Error:
+            if removed and self._created:
+                self._remove_if_unused()
+        except (sqlite3.Error, OSError):
             pass
+
+    def _remove_if_unused(self):
+        """The database this Store created for a run that then stored
+        nothing (its first line could not be written) goes too: no empty
+        file the user never saw a run start in.  Only while it is still
+        the file made here (the one the run pinned) and nothing else wrote
+        to it (no run, no figure recorded), checked under SQLite's
+        exclusive lock, which another pario waits on before it writes."""
+        self.db.execute("BEGIN EXCLUSIVE")
+        try:
+            used = self.db.execute("SELECT (SELECT count(*) FROM runs) + (SELECT count(*) FROM figure_files)"
+                                   ).fetchone()[0]
+            if not used and self._pinned is not None and file_identity(self.path) == self._pinned:
+                self.path.unlink()
+        finally:
+            self.db.rollback()
 
     def _refuse_moved(self, run_id):
         """Raise DatabaseMoved when --db no longer names the file the run
