@@ -171,3 +171,38 @@ def test_a_full_standard_error_changes_no_exit_status(tmp_path):
     r = pario(*MODEL, db=db, shell_tail="> /dev/null 2> /dev/full")
     assert r.returncode == 0 and r.stderr == ""
     assert "complete" in pario("list", db=db).stdout
+
+
+def test_values_are_never_printed_in_scientific_notation_and_times_read_in_their_unit():
+    """Item 11: compare printed 1.865e+04 MiB/s and 1.345e-07 s."""
+    from pario.units import format_value, time_unit
+
+    assert [format_value(v, ".4g") for v in (18650.4, 2126000.0, 1234.5, 0.0001345, 12.0)] == [
+        "18650", "2126000", "1234", "0.0001345", "12"]
+    assert format_value(-1.5e5, ".3g") == "-150000" and format_value(7.2e-7, ">8.2g") == "0.00000072"
+    assert [time_unit(s) for s in (12.5, 1.0, 0.0016, 3.5e-6, 1.3e-7, 0.0)] == [
+        ("s", 1.0), ("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9), ("ns", 1e-9)]
+
+
+def test_compare_of_probes_at_two_call_sizes_names_a_call_size_only_where_it_counts(tmp_path, shm_dir):
+    """Item 11: the barrier, the metadata rates and every other row that
+    the stream's calls do not touch were compared once per call size,
+    each labelled with it; they are one row now, their trials pooled as
+    'pario show' pools them, and a time reads in ns or µs."""
+    db = tmp_path / "p.sqlite"
+    for _ in range(2):
+        r = pario("probe", "--dir", shm_dir, "--quick", "--size", "8m", "--iterations", "1", "--ranks", "2",
+                  "--stream-blocks", "4k,64k", db=db)
+        assert r.returncode == 0, r.stderr
+    r = pario("compare", "1", "2", db=db)
+    assert r.returncode == 0, r.stderr
+    rows = [l for l in r.stdout.splitlines() if l.startswith("probe ")]
+    barrier = [l for l in rows if "(barrier)" in l]
+    assert len(barrier) == 1 and "calls" not in barrier[0], barrier
+    assert " ns " in barrier[0] or " µs " in barrier[0], barrier
+    creates = [l for l in rows if "creates" in l]
+    assert len(creates) == 1 and "calls" not in creates[0]
+    # the stream rows stay one per call size, and say it
+    writes = [l for l in rows if "one stream write (preallocated" in l]
+    assert len(writes) == 2 and any("4 KiB" in l for l in writes) and any("64 KiB" in l for l in writes)
+    assert "e+" not in r.stdout and "e-0" not in r.stdout

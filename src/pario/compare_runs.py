@@ -26,7 +26,7 @@ from .analysis.significance import ALPHA, trials_needed
 from .errors import UsageError
 from .model.machine import CACHE_NAMES, result_caches
 from .runs import measured_points, stored_records
-from .units import format_value
+from .units import format_value, time_unit
 
 # Points named in full on an "only in" line; beyond this, a count per test
 # and the first few.
@@ -84,6 +84,16 @@ def _print_wrapped(text, out):
 
 def _value(point, x):
     return format_value(x, point.quantity.fmt if point.quantity else ".1f")
+
+
+def _unit_and_values(a, b):
+    """A row's unit and its two bests as shown: times in the unit that
+    reads them best (134 ns, not 1.345e-07 s), every other unit as is."""
+    unit = a.quantity.unit if a.quantity else "MiB/s"
+    if unit != "s":
+        return unit, _value(a, a.best), _value(b, b.best)
+    unit, scale = time_unit(max(abs(a.best), abs(b.best)))
+    return unit, format_value(a.best / scale, ".4g"), format_value(b.best / scale, ".4g")
 
 
 def prediction_table(store, run_a, run_b):
@@ -334,8 +344,7 @@ def compare_command(store, run_a, run_b, fail_below=None, out=None):
         _print_wrapped(line, out)
     # p: the rank test's chance; predictions have no trials to test
     head = ["point", "unit", "A", "B", "B vs A", "noise", *([] if predicted else ["p"]), "verdict"]
-    rows = [[c.label, c.a.quantity.unit if c.a.quantity else "MiB/s", _value(c.a, c.a.best),
-             _value(c.b, c.b.best), f"{c.ratio:.2f}", _noise(c, predicted),
+    rows = [[c.label, *_unit_and_values(c.a, c.b), f"{c.ratio:.2f}", _noise(c, predicted),
              *([] if predicted else [f"{c.chance:.2g}"]), c.verdict] for c in got]
     _print_table(head, rows, (2, 3, 4, 5) if predicted else (2, 3, 4, 5, 6), out)
     counts = {v: sum(1 for c in got if c.verdict == v) for v in (FASTER, SLOWER, SAME, EQUAL, FEW)}

@@ -28,6 +28,20 @@ def parse_size(text, what="size"):
     return value
 
 
+# A time shown in the unit that makes its largest value at least 1 (a
+# barrier of 1.3e-07 s reads 134 ns; T_T stays in seconds).
+_TIME_UNITS = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
+
+
+def time_unit(seconds):
+    """(unit, seconds per unit) for showing times of which `seconds` is
+    the largest: s, ms, µs or ns."""
+    for unit, scale in _TIME_UNITS:
+        if abs(seconds) >= scale:
+            return unit, scale
+    return _TIME_UNITS[-1]
+
+
 def format_size(n):
     """65536 -> '64 KiB': the largest unit that divides exactly."""
     for unit in ("PiB", "TiB", "GiB", "MiB", "KiB"):
@@ -54,6 +68,11 @@ def format_value(value, fmt=".1f"):
     text = format(value, fmt)
     if not value or not isinstance(value, (int, float)) or value != value or abs(value) == float("inf"):
         return text
+    digits = re.fullmatch(r".*\.(\d+)g", fmt)
+    if digits and "e" in text:
+        # never scientific ('1.865e+04'): the same significant digits, fixed
+        decimals = int(digits.group(1)) - 1 - math.floor(math.log10(abs(value)))
+        return f"{value:.{max(0, decimals)}f}"
     if float(text) == 0:
         decimals = 1 - math.floor(math.log10(abs(value)))
         return f"{value:.{decimals}f}"

@@ -528,6 +528,17 @@ class ProbeKind(Kind):
               "servers": Param("servers"), "memory": size_param("memory copy"), "ops": Param("ops")}
     quantities = {"value": Quantity("", "", "max", ".4g", per_record=True)}
 
+    def identity(self, plan, record):
+        """A component the probe measures apart from its stream calls (the
+        barrier, the metadata rates...) is the same point at every call
+        size, its trials pooled, as Table 2 and 3 pool them: no row of
+        `compare` names a call size its value does not depend on."""
+        mine = super().identity(plan, record)
+        c = record.params.get("component", "")
+        if c not in STREAMS and not c.startswith("peak_"):
+            mine.pop("block", None)
+        return mine
+
     def measure_name(self, record):
         """The component as the report's tables name it."""
         c = record.params["component"]
