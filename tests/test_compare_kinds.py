@@ -166,7 +166,7 @@ def test_every_suite_kind_compares_with_rows_named_by_what_they_measured(runs, c
     rows_of = _export(capsys, runs["db"], 1)
     getc = [x["rate_MiB_per_s"] for x in rows_of if x.get("measure") == "getc"]
     assert float(rows["bonnie getc"][1]) == pytest.approx(max(getc), abs=0.06)
-    npb = [x["npb_mbps_MB_per_s"] for x in rows_of if x["study"] == "btio"]
+    npb = [x["npb_mbps"] for x in rows_of if x["study"] == "btio"]
     assert float(rows["btio NPB I/O rate"][1]) == pytest.approx(max(npb), abs=0.006)
     tt = [x["t_t_s"] for x in rows_of if x["study"] == "btio"]
     assert float(rows["btio T_T"][1]) * scale == pytest.approx(min(tt), rel=1e-3)

@@ -191,7 +191,7 @@ def test_compare_of_probes_at_two_call_sizes_names_a_call_size_only_where_it_cou
     'pario show' pools them, and a time reads in ns or µs."""
     db = tmp_path / "p.sqlite"
     for _ in range(2):
-        r = pario("probe", "--dir", shm_dir, "--quick", "--size", "8m", "--iterations", "1", "--ranks", "2",
+        r = pario("probe", "--dir", shm_dir, "--quick", "--size", "8m", "--iterations", "2", "--ranks", "2",
                   "--stream-blocks", "4k,64k", db=db)
         assert r.returncode == 0, r.stderr
     r = pario("compare", "1", "2", db=db)
@@ -206,3 +206,6 @@ def test_compare_of_probes_at_two_call_sizes_names_a_call_size_only_where_it_cou
     writes = [l for l in rows if "one stream write (preallocated" in l]
     assert len(writes) == 2 and any("4 KiB" in l for l in writes) and any("64 KiB" in l for l in writes)
     assert "e+" not in r.stdout and "e-0" not in r.stdout
+    # tester 12, item 8: the count of trials is each group's, not the fewest of all ("31 with 1")
+    few = " ".join(r.stdout.split()).split("too few trials: ")[-1]
+    assert "with 2 trials on a side" in few and "4 with 1)" in few, few

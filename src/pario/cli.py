@@ -260,14 +260,7 @@ def main(argv=None):
         if not _stdout_failed(exc):
             raise
         # `pario list > /dev/full`, `export --csv` onto a full disk: one line
-        import os
-
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())  # the unflushed rest goes nowhere at exit
-        try:
-            sys.stdout.flush()
-        except OSError:
-            pass
+        _drop_stdout()
         print(f"pario: error: cannot write to standard output: {exc.strerror or exc}: free space "
               "or send the output elsewhere", file=sys.stderr)
         return 2
@@ -277,13 +270,22 @@ class _WatchedStdout:
     """sys.stdout, noting whether a write or flush of it failed, so main
     tells a failed standard output from any other OSError."""
 
+    # Text is handed on in pieces smaller than the stream's buffer: given
+    # more than its buffer at once, CPython's buffered writer drops the
+    # rest without a word when the system call writes only part of it (a
+    # disk filling up: `export --csv > F` left 8 KiB of 87 and exited 0,
+    # tester 12); through the buffer, the next write raises ENOSPC.
+    PIECE = 4096
+
     def __init__(self, stream):
         self._stream = stream
         self.failed = False
 
     def write(self, text):
         try:
-            return self._stream.write(text)
+            for i in range(0, len(text), self.PIECE):
+                self._stream.write(text[i:i + self.PIECE])
+            return len(text)
         except OSError:
             self.failed = True
             raise
@@ -297,6 +299,19 @@ class _WatchedStdout:
 
     def __getattr__(self, name):
         return getattr(self._stream, name)
+
+
+def _drop_stdout():
+    """Standard output failed: what is left in its buffer goes nowhere, so
+    Python's own flush at exit fails no second time (exit 120)."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    try:
+        sys.stdout.flush()
+    except OSError:
+        pass
 
 
 class _UnfailingStderr:
@@ -471,5 +486,7 @@ def _main(argv=None):
         parser.print_help()
         return 2
     except UsageError as exc:
+        if _stdout_failed(exc):  # a run stored, its output not written (runner.output_of_stored_run)
+            _drop_stdout()
         print(f"pario: error: {one_line(exc)}", file=sys.stderr)
         return getattr(exc, "exit_code", 2)  # 2, or what an error says about a run already stored

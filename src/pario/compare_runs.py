@@ -19,6 +19,7 @@ model says bounded the point; every heading says which side is predicted."""
 import json
 import sys
 import textwrap
+from collections import Counter
 
 from .analysis.compare import (EQUAL, FASTER, FEW, NOISE_FLOOR, SAME, SLOWER, TOLERANCE, against_prediction,
                                compare, differing, identity, regressions, run_regressed, whole_run)
@@ -86,6 +87,12 @@ def _value(point, x):
     return format_value(x, point.quantity.fmt if point.quantity else ".1f")
 
 
+def _ratio(x):
+    """A ratio to two decimals, or, where those would print 0.00 (a model
+    1000 times off), two significant digits: 0.0011."""
+    return format_value(x, ".2f")
+
+
 def _unit_and_values(a, b):
     """A row's unit and its two bests as shown: times in the unit that
     reads them best (134 ns, not 1.345e-07 s), every other unit as is."""
@@ -123,7 +130,7 @@ def prediction_table(store, run_a, run_b):
                f"best {' / '.join(units) or 'value'} of each, ratio predicted / measured")
     head = ["point", "measured", "predicted", "pred/meas", f"within {TOLERANCE:.0%}", "model's bound"]
     rows = [[c.label, _value(c.measured, c.measured.best), _value(c.predicted, c.predicted.best),
-             f"{c.ratio:.2f}", "yes" if c.within else "no", c.bound] for c in got]
+             _ratio(c.ratio), "yes" if c.within else "no", c.bound] for c in got]
     inside = sum(c.within for c in got)
     summary = [f"{len(got)} matched points: {inside} ({inside / len(got):.0%}) predicted within "
                f"{TOLERANCE:.0%} of the measured rate"]
@@ -268,11 +275,11 @@ def _judging_lines(got, whole):
     if not whole.points:
         lines.append("whole run: no point has a finite ratio (run A measured nothing above 0)")
     elif whole.low is None:
-        lines.append(f"whole run: median ratio {whole.median:.2f} over {whole.points} point(s); too few "
+        lines.append(f"whole run: median ratio {_ratio(whole.median)} over {whole.points} point(s); too few "
                      "points for a 95 % interval (6 are needed)")
     else:
-        lines.append(f"whole run: median ratio {whole.median:.2f} over {whole.points} points, 95 % interval "
-                     f"{whole.low:.2f}-{whole.high:.2f}: {whole.verdict} (a drift of the machine between "
+        lines.append(f"whole run: median ratio {_ratio(whole.median)} over {whole.points} points, 95 % interval "
+                     f"{_ratio(whole.low)}-{_ratio(whole.high)}: {whole.verdict} (a drift of the machine between "
                      "the runs moves it too: compare two runs of unchanged code to see how far)")
     if any(c.band is not None for c in got):
         lines.append(f"noise ±N%: the wider spread (best - worst) / best of the two runs' trials, at least "
@@ -283,9 +290,16 @@ def _judging_lines(got, whole):
                  f"(Benjamini-Hochberg), and the bests differ by more than {NOISE_FLOOR:.0%}")
     few = [c for c in got if c.verdict == FEW]
     if few:
-        least = min(min(len(c.a.rates), len(c.b.rates)) for c in few)
-        lines.append(f"{FEW}: {len(few)} point(s) with {least} trial{'s' if least != 1 else ''} on a "
-                     f"side cannot be called even when every trial of B lies beyond every trial of A; "
+        # how many trials the fewer side of each has: "31 point(s) (27 with 2 trials on a side, 4 with 1)"
+        sides = Counter(min(len(c.a.rates), len(c.b.rates)) for c in few)
+        counts = [(n, k) for k, n in sorted(sides.items(), key=lambda kv: (-kv[1], kv[0]))]
+        if len(counts) == 1:
+            what = f"{len(few)} point(s) with {counts[0][1]} trial{'s' * (counts[0][1] != 1)} on a side"
+        else:
+            what = f"{len(few)} point(s) (" + ", ".join(
+                f"{n} with {k}{' trial' + 's' * (k != 1) + ' on a side' if i == 0 else ''}"
+                for i, (n, k) in enumerate(counts)) + ")"
+        lines.append(f"{FEW}: {what} cannot be called even when every trial of B lies beyond every trial of A; "
                      f"--iterations {trials_needed(len(got))} lets one point of {len(got)} be called "
                      "on its own")
     return lines
@@ -344,8 +358,8 @@ def compare_command(store, run_a, run_b, fail_below=None, out=None):
         _print_wrapped(line, out)
     # p: the rank test's chance; predictions have no trials to test
     head = ["point", "unit", "A", "B", "B vs A", "noise", *([] if predicted else ["p"]), "verdict"]
-    rows = [[c.label, *_unit_and_values(c.a, c.b), f"{c.ratio:.2f}", _noise(c, predicted),
-             *([] if predicted else [f"{c.chance:.2g}"]), c.verdict] for c in got]
+    rows = [[c.label, *_unit_and_values(c.a, c.b), _ratio(c.ratio), _noise(c, predicted),
+             *([] if predicted else [format_value(c.chance, ".2g")]), c.verdict] for c in got]
     _print_table(head, rows, (2, 3, 4, 5) if predicted else (2, 3, 4, 5, 6), out)
     counts = {v: sum(1 for c in got if c.verdict == v) for v in (FASTER, SLOWER, SAME, EQUAL, FEW)}
     tail = [f"{counts[EQUAL]} {EQUAL}"] if predicted else [f"{counts[SAME]} {SAME}"] + (
@@ -369,10 +383,10 @@ def compare_command(store, run_a, run_b, fail_below=None, out=None):
         if bad or sunk:
             why = []
             if sunk:
-                why.append(f"the whole run's median ratio {whole.median:.2f} lies below {fail_below:g} "
-                           f"(95 % interval {whole.low:.2f}-{whole.high:.2f})")
+                why.append(f"the whole run's median ratio {_ratio(whole.median)} lies below {fail_below:g} "
+                           f"(95 % interval {_ratio(whole.low)}-{_ratio(whole.high)})")
             if bad:
-                named = "; ".join(f"{c.label} ({c.ratio:.2f})" for c in bad[:ONLY_LISTED])
+                named = "; ".join(f"{c.label} ({_ratio(c.ratio)})" for c in bad[:ONLY_LISTED])
                 more = f"; and {len(bad) - ONLY_LISTED} more" if len(bad) > ONLY_LISTED else ""
                 why.append(f"{len(bad)} point(s) called slower: {named}{more}")
             _print_wrapped(f"regression: run {run_b} below {fail_below:g} x run {run_a}: "

@@ -5,6 +5,7 @@ back one result document per point."""
 
 import contextlib
 import json
+import os
 import sys
 import tempfile
 from dataclasses import replace
@@ -218,13 +219,37 @@ def run_experiment(args, out=None):
         scratch_dir.cleanup()
         restore_signals(old)
     store.finish_run(run_id)
-    plotted = show_stored_run(store, run_id, out, args.out)
-    if failures:
-        print(f"{failures} point(s) failed: see 'pario show {run_id}'", file=out)
+    with output_of_stored_run(run_id, EXIT_POINTS_FAILED if failures else EXIT_PLOTS_NOT_WRITTEN):
+        plotted = show_stored_run(store, run_id, out, args.out)
+        if failures:
+            print(f"{failures} point(s) failed: see 'pario show {run_id}'", file=out)
     store.close()
     if failures:
         return EXIT_POINTS_FAILED
     return 0 if plotted else EXIT_PLOTS_NOT_WRITTEN
+
+
+class StoredButUnshown(UsageError):
+    """Standard output failed after a run was stored whole: the one line
+    says the run is there; the exit status is the run's (3 with failed
+    points, else 4), never 2, which says nothing was stored."""
+
+
+@contextlib.contextmanager
+def output_of_stored_run(run_id, exit_code):
+    """Around what `run`, `model` and `probe` print after storing a run
+    (its tables, the failed points' line): standard output that cannot be
+    written then (a disk filled up) is one line naming the stored run, not
+    "nothing stored".  A reader that left (`| head -1`) stays silent."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        error = StoredButUnshown(f"cannot write to standard output ({exc.strerror or exc}): run {run_id} "
+                                 f"is stored, complete: see it with 'pario show {run_id}' where there is room")
+        error.exit_code = exit_code
+        raise error from exc
 
 
 def show_stored_run(store, run_id, out, plots_dir):
@@ -468,11 +493,24 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True, refused=N
 
 
 def _write_plots(drawn, folders, target, run_id, store, option, fix):
-    for folder in folders:
-        make_directory(folder, option, fix)
-    palette = Palette()
-    for fig in drawn:
-        plot_figure(fig, target, run_id, palette, store)
+    """The plots, in their folders (made where missing).  When a plot
+    cannot be written (a disk full), a folder made here that holds
+    nothing is removed again: no empty folder is left of a refusal."""
+    made = []
+    try:
+        for folder in folders:
+            fresh = not os.path.lexists(folder)
+            make_directory(folder, option, fix)
+            if fresh:
+                made.append(folder)
+        palette = Palette()
+        for fig in drawn:
+            plot_figure(fig, target, run_id, palette, store)
+    except BaseException:
+        for folder in reversed(made):  # the deepest first; rmdir leaves any that holds a file
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)
+        raise
 
 
 def failure_line(p):

@@ -73,20 +73,23 @@ def _param_columns(params, names):
 
 
 # A value's name that already says its unit keeps it as it is (`seconds`,
-# not `seconds_s`); other units are appended (`rate_MiB_per_s`).
-_UNIT_WORDS = {"s": "seconds", "B": "bytes"}
+# not `seconds_s`; BTIO's `npb_io_s`, `npb_mbps`, `npb_io_pct`): the words
+# that say each unit.  Other units are appended in letters a column name
+# can hold (`rate_MiB_per_s`, `seeks_per_s`, `cpu_pct`).
+_UNIT_WORDS = {"s": ("seconds", "s"), "B": ("bytes",), "%": ("pct",), "MB/s": ("mbps",), "MB": ("mb",)}
 
 
 def value_column(name, unit):
     """The export column of a value `name` in `unit`: the unit appended
-    (rate, MiB/s -> rate_MiB_per_s) unless the name already is or ends
-    with it (seconds, s -> seconds); docs/result-schema.md, 'export'."""
+    (rate, MiB/s -> rate_MiB_per_s; seeks, /s -> seeks_per_s; cpu, % ->
+    cpu_pct) unless the name already is or ends with it (seconds, s ->
+    seconds); docs/result-schema.md, 'export'."""
     if not unit:
         return name
-    word = _UNIT_WORDS.get(unit)
-    if word and (name == word or name.endswith("_" + word)):
+    if any(name == w or name.endswith("_" + w) for w in _UNIT_WORDS.get(unit, ())):
         return name
-    return f"{name}_{unit.replace('/', '_per_')}"
+    letters = unit.replace("%", "pct").replace("/", "_per_").strip("_")
+    return f"{name}_{letters}"
 
 
 def iteration_rows(store, run_id):

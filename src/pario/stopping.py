@@ -44,6 +44,8 @@ def end_early(store, run_id, exc):
     stopped = isinstance(exc, Stopped)
     if run_id is not None:
         store.stop_run(run_id, keep_empty=stopped)
+    elif store is not None:
+        store.remove_if_unused()  # a database made for this run, which never began
     if not stopped:
         raise exc
     if run_id is None:

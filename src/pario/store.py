@@ -410,7 +410,7 @@ class Store:
         self.unrecorded = []  # files written while read-only, not recorded (figure_written)
         self._pinned = self._run = None  # the file and the run being written (start_run)
         self._detached = False           # the run was saved beside a moved --db (_refuse_moved)
-        self._created = False            # this Store made the file (_remove_if_unused)
+        self._created = None             # the file this Store made, if it did (remove_if_unused)
         check_db_path(self.path, label)
         if not create and not self.path.exists():
             raise UsageError(f"no results database at {self.path}: start with "
@@ -426,7 +426,7 @@ class Store:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._create_new()
                 check_db_path(self.path, label)  # another pario may have linked its own first
-                self._created = True
+                self._created = file_identity(self.path)
             self.db = self._connect(readonly)
         except sqlite3.DatabaseError as exc:
             if type(exc) is sqlite3.DatabaseError:
@@ -434,7 +434,9 @@ class Store:
             raise UsageError(f"{label} {self.path}: cannot open the results database ({exc}): "
                              "choose a writable path") from exc
         except (OSError, sqlite3.Error) as exc:
-            raise UsageError(f"{label} {self.path}: cannot open the results database ({exc}): "
+            # the system's words, not the scratch file's name the user never gave
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise UsageError(f"{label} {self.path}: cannot open the results database ({why}): "
                              "choose a writable path") from exc
         self.db.row_factory = sqlite3.Row
 
@@ -564,26 +566,32 @@ class Store:
                     (run_id, run_id)).rowcount
                 if not removed:
                     _set_status(self.db, run_id, "incomplete")
-            if removed and self._created:
-                self._remove_if_unused()
+            if removed:
+                self.remove_if_unused()
         except (sqlite3.Error, OSError):
             pass
 
-    def _remove_if_unused(self):
+    def remove_if_unused(self):
         """The database this Store created for a run that then stored
-        nothing (its first line could not be written) goes too: no empty
-        file the user never saw a run start in.  Only while it is still
-        the file made here (the one the run pinned) and nothing else wrote
-        to it (no run, no figure recorded), checked under SQLite's
-        exclusive lock, which another pario waits on before it writes."""
-        self.db.execute("BEGIN EXCLUSIVE")
+        nothing (its first line could not be written, a signal came before
+        the run was stored) goes too: no empty file the user never saw a
+        run start in.  Only while it is still the file made here and
+        nothing wrote to it (no run, no figure recorded), checked under
+        SQLite's exclusive lock, which another pario waits on before it
+        writes.  A database that was there before is never removed."""
+        if self._created is None or self._detached:
+            return
         try:
-            used = self.db.execute("SELECT (SELECT count(*) FROM runs) + (SELECT count(*) FROM figure_files)"
-                                   ).fetchone()[0]
-            if not used and self._pinned is not None and file_identity(self.path) == self._pinned:
-                self.path.unlink()
-        finally:
-            self.db.rollback()
+            self.db.execute("BEGIN EXCLUSIVE")
+            try:
+                used = self.db.execute("SELECT (SELECT count(*) FROM runs) + "
+                                       "(SELECT count(*) FROM figure_files)").fetchone()[0]
+                if not used and file_identity(self.path) == self._created:
+                    self.path.unlink()
+            finally:
+                self.db.rollback()
+        except (sqlite3.Error, OSError):
+            pass  # kept: an empty database is harmless, the error that stopped the run is the line
 
     def _refuse_moved(self, run_id):
         """Raise DatabaseMoved when --db no longer names the file the run

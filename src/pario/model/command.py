@@ -252,9 +252,10 @@ def run_model(args, out=None):
     finally:
         restore_signals(old)
     store.finish_run(run_id)
-    from ..runner import EXIT_PLOTS_NOT_WRITTEN, show_stored_run
+    from ..runner import EXIT_PLOTS_NOT_WRITTEN, output_of_stored_run, show_stored_run
 
-    plotted = show_stored_run(store, run_id, out, args.out)
+    with output_of_stored_run(run_id, EXIT_PLOTS_NOT_WRITTEN):
+        plotted = show_stored_run(store, run_id, out, args.out)
     store.close()
     return 0 if plotted else EXIT_PLOTS_NOT_WRITTEN
 

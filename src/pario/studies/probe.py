@@ -530,6 +530,10 @@ class ProbeKind(Kind):
               "block": size_param("stream calls"), "size": size_param("stream"),
               "servers": Param("servers"), "memory": size_param("memory copy"), "ops": Param("ops")}
     quantities = {"value": Quantity("", "", "max", ".4g", per_record=True)}
+    # the stream read's cache method and read-ahead window, each read pass's
+    # device requests, the predicted peak's making (records())
+    facts = ("method", "read_ahead", "device_request_bytes", "device_foreign", "limited_by", "parallelism",
+             "per_unit")
 
     def identity(self, plan, record):
         """A component the probe measures apart from its stream calls (the
