@@ -160,6 +160,16 @@ FRONT_CASES = [
     (["run", "cfs", "--dir", "/dev/shm", "--launcher-template",
       "mpirun -n {ranks} {engine} {engine_args} {bogus} --x={host}"],
      "--launcher-template: {bogus}, {host} is not a placeholder pario fills"),
+    # a lone brace, or the engine's arguments twice: every point would fail (tester 13)
+    (["run", "cfs", "--dir", "/dev/shm", "--launcher-template", "mpirun -n {ranks} {engine} {engine_args} {"],
+     "--launcher-template: '{' has a brace that opens or closes no placeholder"),
+    (["run", "cfs", "--dir", "/dev/shm", "--launcher-template", "mpirun -n {ranks} {engine} x}"],
+     "'x}' has a brace"),
+    (["run", "cfs", "--dir", "/dev/shm", "--launcher-template",
+      "mpirun -n {ranks} {engine} {engine_args} {engine_args}"], "{engine_args} appears more than once"),
+    (["report", "1", "--out", "report.pdf"], "name the report file *.html"),
+    (["model", "--print-machine", "--machine", "ipsc860", "--set", "io_node.prefetch=4"],
+     "io_node.readahead_at (8) must be at most io_node.prefetch (4): --set io_node.readahead_at=4 too"),
     (["run", "cfs", "--dir", "/dev/shm", "--ranks", "1", "--blocks", "1m", "--size", "64k"], "no runnable point"),
     (["run", "cfs"], "--dir"),
     # A value given twice would run its points twice (tester 2, F-b).

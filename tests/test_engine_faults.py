@@ -9,7 +9,6 @@ import signal
 import subprocess
 import threading
 import time
-import uuid
 from pathlib import Path
 
 import pytest
@@ -18,22 +17,9 @@ BT_MODES = ["serial", "collective", "independent", "posix", "per-rank"]
 
 
 @pytest.fixture
-def full_fs():
+def full_fs(small_tmpfs):
     """A 400 KiB tmpfs: class S's 12 dumps (830 KB) cannot fit."""
-    if os.geteuid() != 0:
-        pytest.skip("a full file system needs a tmpfs mounted by root: run the tests as root")
-    d = Path("/var/tmp") / f"pario-full-{uuid.uuid4().hex[:10]}"
-    d.mkdir()
-    p = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", str(d)],
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        d.rmdir()
-        pytest.skip(f"cannot mount a tmpfs here ({p.stderr.strip()}): no full-disk test")
-    try:
-        yield d
-    finally:
-        subprocess.run(["umount", "-l", str(d)], capture_output=True)
-        d.rmdir()
+    return small_tmpfs("400k")
 
 
 def mpirun(launcher, ranks, argv, timeout=120):

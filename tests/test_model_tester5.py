@@ -277,11 +277,14 @@ class _Store:
 def test_compare_says_when_the_prediction_is_of_another_machine():
     """Item j: a measured run against a model of ipsc860, or of a probe of
     another file system, gets one warning naming both; a probe of the same
-    directory none."""
+    directory none, nor one of another directory of the same file system
+    (tester 13: two directories of one tmpfs were "another machine")."""
     from pario.compare_runs import _other_machine
 
     def measured(d, fs):
-        return ({"dir": d}, [{"target": {"fs_type": fs, "memory_backed": fs == "tmpfs"}}])
+        device = {"ext4": "254:1", "tmpfs": "0:27"}[fs]
+        return ({"dir": d}, [{"target": {"fs_type": fs, "memory_backed": fs == "tmpfs", "dir": d,
+                                         "device": device}, "mpi": {"hosts": [{"name": "vm"}]}}])
 
     def model_of(name):
         return ({"dir": f"predicted: model of {name}"}, [{"model": {"machine": {"name": name}}}])
@@ -294,3 +297,6 @@ def test_compare_says_when_the_prediction_is_of_another_machine():
     assert "models probe run 2 (/dev/shm/x, tmpfs (in memory)), not run 3's /var/tmp/x (ext4)" in \
         _other_machine(store, 3, m_run, 5)
     assert "models machine ipsc860, not run 3's /var/tmp/x (ext4)" in _other_machine(store, 3, m_run, 6)
+    store.runs[7] = measured("/var/tmp/elsewhere", "ext4")
+    store.runs[8] = model_of("probe:7")
+    assert _other_machine(store, 3, m_run, 8) == ""

@@ -215,6 +215,26 @@ BAD_FILES = [
     ("bt class", 'name = "b"\nkind = "bt"\n[sweep]\nranks = [1]\nclasses = ["Q"]\n[[test]]\nid = "p"\nio = "posix"\n',
      "sweep.classes: 'Q' is not a BT class"),
     ("not toml", "name = \n", "not valid TOML"),
+    # tester 13: what names files and lists is checked as it is read
+    ("test id a path", GOOD_HEAD + GOOD_TEST.replace('id = "t"', 'id = "../../x"'), "test[1].id: '../../x' cannot "
+     "name files and --tests"),
+    ("test id with a comma", GOOD_HEAD + GOOD_TEST.replace('id = "t"', 'id = "a,b"'), "test[1].id:"),
+    ("test id with a space", GOOD_HEAD + GOOD_TEST.replace('id = "t"', 'id = "a b"'), "test[1].id:"),
+    ("figure id a path", GOOD_HEAD + GOOD_TEST + '[[figure]]\nid = "a/b"\ntitle = "t"\nx = "ranks"\ny = "rate"\n',
+     "figure[1].id:"),
+    ("duplicate figure", GOOD_HEAD + GOOD_TEST + 2 * '[[figure]]\nid = "f"\ntitle = "t"\nx = "ranks"\ny = "rate"\n',
+     "figure[2].id: 'f' is used twice"),
+    ("empty where", GOOD_HEAD + GOOD_TEST + '[[figure]]\nid = "f"\ntitle = "t"\nx = "ranks"\ny = "rate"\n'
+     'where = { phase = [] }\n', "figure[1].where.phase: an empty list selects no point"),
+    # a value the plan refuses is told as the file wrote it, not as an option never given
+    ("ranks repeated", GOOD_HEAD.replace("ranks = [1]", "ranks = [2, 2]") + GOOD_TEST,
+     "sweep.ranks 2,2 repeats 2"),
+    ("blocks repeated", GOOD_HEAD.replace('blocks = ["64k"]', 'blocks = ["4k", "4096"]') + GOOD_TEST,
+     "sweep.blocks 4k,4096 repeats 4k"),
+    ("ranks beyond", GOOD_HEAD.replace("ranks = [1]", "ranks = [100000000000]") + GOOD_TEST,
+     "sweep.ranks must be at most"),
+    ("empty name", GOOD_HEAD.replace('name = "x"', 'name = ""') + GOOD_TEST, "name: '' is not a line of printable"),
+    ("two-line name", GOOD_HEAD.replace('name = "x"', 'name = "a\\nb"') + GOOD_TEST, "name: 'a\\nb' is not a line"),
 ]
 
 

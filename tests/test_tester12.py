@@ -8,8 +8,6 @@ left empty by a refusal, and a scratch file's name in a --db error."""
 import os
 import subprocess
 import sys
-import uuid
-from pathlib import Path
 
 import pytest
 
@@ -26,18 +24,11 @@ def pario(*args, db, stdout=None):
 
 
 @pytest.fixture
-def nearly_full():
+def nearly_full(small_tmpfs):
     """A 64 KiB tmpfs with 4 KiB left (root only): a disk that fills up."""
-    point = Path("/var/tmp") / f"h-t12-full-{uuid.uuid4().hex[:8]}"
-    point.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "none", str(point)],
-                      capture_output=True).returncode != 0:
-        point.rmdir()
-        pytest.skip("cannot mount a tmpfs here (not root?)")
+    point = small_tmpfs("64k")
     (point / "fill").write_bytes(b"\0" * 60 * 1024)
-    yield point
-    subprocess.run(["umount", "-l", str(point)], capture_output=True)
-    point.rmdir()
+    return point
 
 
 def test_an_export_onto_a_disk_that_fills_up_is_refused_not_cut_short(nearly_full, tmp_path):

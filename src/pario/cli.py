@@ -473,7 +473,7 @@ def _main(argv=None):
             from .export import write_new_file
             from .report.build import build_report
 
-            if not args.out.endswith((".html", ".htm")):
+            if not args.out.lower().endswith((".html", ".htm")):  # report.HTML too
                 raise UsageError(f"--out {args.out}: name the report file *.html")
             text = build_report(_store(args), args.runs, args.point)
             write_new_file(args.out, text)

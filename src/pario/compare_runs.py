@@ -197,10 +197,20 @@ def _other_machine(store, m_id, m_run, p_id):
     except UsageError:
         return f"warning: run {p_id} models probe run {probe_id}, which is no longer stored"
     there = ", ".join(sorted(_setting(store, probe_id)["file system"])) or "?"
-    if probe["dir"] == m_run["dir"] and there == here:
+    # the same host and file system (its device), as ideal curves choose a
+    # probe: another directory of one file system is the same storage
+    if _targets(store, probe_id) & _targets(store, m_id):
         return ""
     return (f"warning: run {p_id} models probe run {probe_id} ({probe['dir']}, {there}), not "
             f"{where}: the verdicts include that difference")
+
+
+def _targets(store, run_id):
+    """(host, file-system device) of each stored result of a run."""
+    from .explain import target_key
+
+    return {target_key(json.loads(p["result_json"])) for p in store.points(run_id)
+            if p["status"] == "ok" and p["result_json"]}
 
 
 def _print_table(head, rows, right, out):

@@ -405,14 +405,17 @@ def why_left_out(figure, records, params=None, absent=None, planned=False):
             p = params.get(k, Param(k))
             wants = list(want) if isinstance(want, (list, tuple)) else [want]
             have = sorted({r.params.get(k) for r in near if r.params.get(k) is not None}, key=_sort_key)
-            return (f"no point has {p.label} {' or '.join(p.fmt(w) for w in wants)} (this run: "
-                    f"{', '.join(p.fmt(h) for h in have)}): give --{_option(k)} with "
-                    f"{' or '.join(_given(p, w) for w in wants)}")
+            wanted = " or ".join(p.fmt(w) for w in wants)
+            fix = (f"give --{_RUN_OPTIONS[k]} with {' or '.join(_given(p, w) for w in wants)}"
+                   if k in _RUN_OPTIONS else f"no option of 'pario run' sets it: the figure's where.{k} "
+                   "asks for it")
+            return f"no point has {p.label} {wanted} (this run: {', '.join(p.fmt(h) for h in have)}): {fix}"
     return None
 
 
-def _option(key):
-    return {"block": "blocks"}.get(key, key)
+# The parameters a `pario run` option chooses, and that option: a figure
+# left out for want of one of their values names the option to give.
+_RUN_OPTIONS = {"block": "blocks", "ranks": "ranks", "size": "size", "group": "groups", "class": "classes"}
 
 
 def _given(param, value):

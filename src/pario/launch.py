@@ -363,6 +363,14 @@ def choose_launcher(template=None, kind=None, mpi=""):
         if unknown:
             raise UsageError(f"--launcher-template: {', '.join(unknown)} is not a placeholder pario "
                              "fills: use {ranks}, {engine} and {engine_args}")
+        stray = [w for w in words if re.search(r"[{}]", re.sub(r"\{[^{}]*\}", "", w))]
+        if stray:  # passed on, a lone brace reaches the engine as an argument (every point fails)
+            raise UsageError(f"--launcher-template: '{stray[0]}' has a brace that opens or closes no "
+                             "placeholder: write {ranks}, {engine} and {engine_args} whole")
+        twice = [p for p in ("{engine}", "{engine_args}") if " ".join(words).count(p) > 1]
+        if twice:
+            raise UsageError(f"--launcher-template: {twice[0]} appears more than once: give it once "
+                             "(the engine would get its arguments twice)")
         if "{engine_args}" not in words:
             words.append("{engine_args}")
         if words[0] == "{engine}":

@@ -31,7 +31,8 @@ from .stopping import Stopped, end_early, restore_signals, stop_on_signals
 from .store import Store, check_db_path, resolve_db
 from .terminal import print_figure
 from .units import format_size
-from .studies import in_users_terms, kind_of, refuse_foreign_options, refuse_unused_options, skip_lines
+from .studies import (in_users_terms, kind_of, plan_points, refuse_foreign_options, refuse_unused_options,
+                      skip_lines)
 from .watchdog import Watchdog, names_in_use, new_ledger, remove_point_files
 
 # `pario run` exit status (README): 0 every point ok, 2 bad invocation or
@@ -88,7 +89,7 @@ def run_experiment(args, out=None):
     launcher = choose_launcher(args.launcher_template, args.launcher, mpi=engine_mpi(engine, mpi))
     options["slots"], options["slots_from"] = launcher.slots()
     try:
-        points, skipped = kind.plan(preset, options)
+        points, skipped = plan_points(experiment, options)
         points, unshown = shown_points(preset, points, skipped)
     except NoRunnablePoint as exc:  # the reasons first, then the one error line
         for p, why in exc.skipped:
@@ -451,7 +452,8 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True, refused=N
                 raise
             refused(exc)
             with_plots = False
-    print(f"\nrun {run_id}: preset {run['preset']} ({run['title']}), {run['status']}, "
+    titled = f" ({run['title']})" if run["title"] else ""  # an experiment file may have none
+    print(f"\nrun {run_id}: preset {run['preset']}{titled}, {run['status']}, "
           f"started {run['started_utc']}, dir {run['dir']}", file=out)
     print("points: " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "none"), file=out)
     for table in kind.tables(experiment.data, records, options):

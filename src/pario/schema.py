@@ -5,6 +5,7 @@ A bad file gets one line naming the file and the key:
 The keys common to every experiment are checked here; each study kind
 declares its own keys with the same `Type`s (docs/presets.md lists them)."""
 
+import re
 from dataclasses import dataclass
 
 from .errors import UsageError
@@ -34,6 +35,31 @@ def _is_int(v):
 
 def _string(v):
     return None if isinstance(v, str) else f"{_shown(v)} is not a string (write it in quotes)"
+
+
+# A test's or figure's id names files (run1-<id>-write.png) and is picked
+# by `--tests a,b`: no path separator, comma, space or control character.
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+def _id(v):
+    if not isinstance(v, str):
+        return f"{_shown(v)} is not a string (write it in quotes)"
+    if not _ID.fullmatch(v) or ".." in v:
+        return (f"{_shown(v)} cannot name files and --tests: use letters, digits, '-', '_' and '.' "
+                "(at most 64, starting with a letter or digit), e.g. \"my-test\"")
+    return None
+
+
+def _line(v):
+    """A name printed in every table, list and report: one line of
+    printable text (a newline splits `pario list`'s row; a control
+    character reaches the terminal raw), not empty."""
+    if not isinstance(v, str):
+        return f"{_shown(v)} is not a string (write it in quotes)"
+    if not v.strip() or not v.isprintable():
+        return f"{_shown(v)} is not a line of printable text: write one, e.g. \"my-study\""
+    return None
 
 
 def _boolean(v):
@@ -96,6 +122,8 @@ def _toml(v):
 
 
 STRING = Type("string", _string)
+ID = Type("id", _id)
+LINE = Type("line of text", _line)
 BOOL = Type("boolean", _boolean)
 POSITIVE = Type("whole number", _positive)
 COUNT = Type("whole number (0 or more)", _count)

@@ -22,7 +22,7 @@ from ..progress import Progress
 from ..stopping import end_early, restore_signals, stop_on_signals
 from ..store import Store, default_db_path, resolve_db
 from ..units import format_size
-from ..studies import add_kind_options, kind_of, refuse_foreign_options, skip_lines
+from ..studies import add_kind_options, kind_of, plan_points, refuse_foreign_options, skip_lines
 from .machine import machine_by_spec, machine_names
 from .params import describe_parameters
 from .predict import predict_point
@@ -96,7 +96,7 @@ def _plan(experiment, options):
     options = {**options, "slots": 1 << 20, "slots_from": "a modelled machine"}
     from ..runner import shown_points
 
-    points, skipped = kind_of(experiment.data).plan(experiment.data, options)
+    points, skipped = plan_points(experiment, options)
     points, unshown = shown_points(experiment.data, points, skipped)
     return points, skipped + unshown
 

@@ -140,7 +140,9 @@ def check_relations(values, where):
         problems.append(f"io_node.prefetch x io_node.cache_block must fit in io_node.cache: use "
                         f"io_node.prefetch at most {v['io_node.cache'] // v['io_node.cache_block']}")
     if v["io_node.readahead_at"] > v["io_node.prefetch"]:
-        problems.append("io_node.readahead_at must be at most io_node.prefetch")
+        problems.append(f"io_node.readahead_at ({v['io_node.readahead_at']:g}) must be at most "
+                        f"io_node.prefetch ({v['io_node.prefetch']:g}): --set "
+                        f"io_node.readahead_at={v['io_node.prefetch']:g} too, or a larger io_node.prefetch")
     if v["host.page_cache"] and v["host.cached_read_rate"] <= 0:
         problems.append("host.cached_read_rate must be more than 0 when host.page_cache is set")
     if v["agent.cb_buffer"] and not v["host.cached_read_rate"] > 0:

@@ -20,9 +20,9 @@ PRESET_DIR = Path(__file__).resolve().parent
 PRESETS = Shipped("experiment", "preset", PRESET_DIR, " (see 'pario presets')")
 
 _TOP = {
-    "name": schema.STRING,
+    "name": schema.LINE,
     "kind": schema.STRING,
-    "title": schema.STRING,
+    "title": schema.LINE,
     "summary": schema.STRING,
     "sweep": schema.TABLE,
     "quick": schema.TABLE,
@@ -39,7 +39,7 @@ _LINES = schema.Type("list of [y, \"label\"]", lambda v: None if isinstance(v, l
     and isinstance(x[1], str) for x in v) else "is not a list of [y, \"label\"] pairs")
 
 _FIGURE = {
-    "id": schema.STRING, "title": schema.STRING, "number": schema.STRING, "x": schema.STRING,
+    "id": schema.ID, "title": schema.LINE, "number": schema.STRING, "x": schema.STRING,
     "y": schema.STRING, "series": schema.NAMES, "where": schema.TABLE, "unit": schema.STRING,
     "spread": schema.BOOL, "note": schema.STRING, "lines": _LINES, "log_y": schema.BOOL,
     "normalise": schema.Type("table of parameter = value", lambda v: None if isinstance(v, dict) and v and all(
@@ -98,9 +98,13 @@ def check_experiment(data, path):
         if test.get("id") in ids:
             raise schema.PresetError(path, f"test[{i}].id", f"'{test['id']}' is used twice: ids must differ")
         ids.add(test.get("id"))
+    figure_ids = set()
     for i, fig in enumerate(data.get("figure", []), 1):
         where = f"figure[{i}]."
         schema.check_table(path, where, fig, _FIGURE, required=("id", "title", "x", "y"))
+        if fig["id"] in figure_ids:  # two figures' plots would be one file, the second over the first
+            raise schema.PresetError(path, f"{where}id", f"'{fig['id']}' is used twice: ids must differ")
+        figure_ids.add(fig["id"])
         for axis in ("x", *([fig["series"]] if isinstance(fig.get("series"), str) else fig.get("series", []))):
             name = fig["x"] if axis == "x" else axis
             if name not in kind.params:
@@ -108,10 +112,13 @@ def check_experiment(data, path):
                                          f"'{name}' is not a parameter of kind {kind.name}: use one of "
                                          f"{', '.join(kind.params)}")
         for table in ("where", "normalise"):
-            for p in fig.get(table, {}):
+            for p, value in fig.get(table, {}).items():
                 if p not in kind.params:
                     raise schema.PresetError(path, f"{where}{table}.{p}", f"not a parameter of kind "
                                              f"{kind.name}: use one of {', '.join(kind.params)}")
+                if value == []:
+                    raise schema.PresetError(path, f"{where}{table}.{p}", "an empty list selects no point: "
+                                             "give the values to show, or drop the key to show every one")
         if fig.get("normalise") and fig.get("unit"):
             raise schema.PresetError(path, f"{where}unit", "a normalised figure has no unit (its y is a "
                                      "ratio to the baseline): drop unit or normalise")

@@ -82,7 +82,7 @@ import importlib
 import re
 from dataclasses import dataclass, field
 
-from ..errors import UsageError
+from ..errors import NoRunnablePoint, UsageError
 from ..units import format_size
 
 _MODULES = ("io", "bt", "probe",   # one line per kind: the module in this package
@@ -151,6 +151,21 @@ class SizeSetting:
                        lambda m: ("free space there or " if m.group(0).startswith("give") else "")
                        + self.fix(running), error)
         return re.sub(rf"^{engine} (\S+ \S+) does not fit", rf"{self.key} \1 does not fit", error)
+
+
+def plan_points(experiment, options):
+    """(points, skipped) of an experiment (presets.Experiment) by its
+    kind's plan.  A bad value the experiment's file holds, which the plan
+    names by its key (io.setting: 'quick.ranks 2,2 repeats 2'), is told
+    with the file first, as every other check of the file is."""
+    try:
+        return kind_of(experiment.data).plan(experiment.data, options)
+    except NoRunnablePoint:
+        raise
+    except UsageError as exc:
+        if re.match(r"(sweep|quick)\.\w+ |test \S+'s ", str(exc)):
+            raise UsageError(f"{experiment.origin}: {exc}") from None
+        raise
 
 
 def in_users_terms(error, running, point):

@@ -32,7 +32,7 @@ from .. import schema
 from ..errors import UsageError
 from ..figures import Figure, Param, Quantity, Record
 from . import Kind, Option, SizeSetting, csv_list, positive_int
-from .io import int_list, select_tests, sweep_of
+from .io import int_list, select_tests, setting, sweep_of
 
 GRID = {"S": 12, "W": 24, "A": 64, "B": 102, "C": 162}
 MODES = ("posix", "fortran", "independent", "collective", "serial", "per-rank")
@@ -179,7 +179,7 @@ class BtKind(Kind):
             (f"'{c}' is not a BT class: use S, W, A, B or C" for c in v if c.upper() not in GRID), None)),
         "write_interval": schema.POSITIVE, "iterations": schema.POSITIVE, "groups": schema.POSITIVES}
     required_sweep = ("ranks", "classes")
-    test_keys = {"id": schema.STRING, "title": schema.STRING, "io": schema.one_of(*MODES),
+    test_keys = {"id": schema.ID, "title": schema.STRING, "io": schema.one_of(*MODES),
                  "overlap": schema.BOOL, "grouped": schema.BOOL}
     required_test = ("id", "io")
     params = {"ranks": Param("processors", str, "log2"), "class": Param("class"),
@@ -225,7 +225,7 @@ class BtKind(Kind):
 
     def plan(self, preset, options):
         sweep = sweep_of(preset, bool(options.get("quick")))
-        rank_list = int_list(options.get("ranks") or sweep["ranks"], "--ranks")
+        rank_list = int_list(*setting(options, preset, "ranks", "--ranks"))
         class_list = check_classes(options.get("classes") or sweep["classes"])
         groups = int_list(options.get("groups") or sweep.get("groups") or [1], "--groups")
         chosen = select_tests(preset, options.get("tests"))

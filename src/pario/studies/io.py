@@ -191,6 +191,18 @@ def sweep_of(preset, quick):
     return sweep
 
 
+def setting(options, preset, key, flag, option_key=None):
+    """(value, name) of a plan's setting: the command line's option, named
+    by its flag (--ranks), else the experiment's [quick] or [sweep] value,
+    named by its key (quick.ranks), so a bad value is told where the user
+    wrote it (plan_points adds the file's name)."""
+    given = options.get(option_key or key)
+    if given is not None:
+        return given, flag
+    section = "quick" if options.get("quick") and key in preset.get("quick", {}) else "sweep"
+    return preset[section].get(key), f"{section}.{key}"
+
+
 def powers_of_two(limit):
     out, r = [], 1
     while r <= limit:
@@ -351,7 +363,7 @@ class IoKind(Kind):
                   "fsync": schema.BOOL, "kind_figures": schema.BOOL, "background": schema.COUNTS}
     required_sweep = ("ranks", "blocks", "size")
     test_keys = {
-        "id": schema.STRING, "title": schema.STRING, "layout": schema.one_of(*LAYOUTS),
+        "id": schema.ID, "title": schema.STRING, "layout": schema.one_of(*LAYOUTS),
         "phases": schema.Type("list of write/read", lambda v: schema.STRINGS.check(v) or next(
             (f"'{p}' is not a phase: use write and/or read" for p in v if p not in PHASES), None)),
         "size": schema.SIZE, "group": schema.POSITIVE, "files": schema.one_of("shared", "per-rank"),
@@ -471,14 +483,14 @@ class IoKind(Kind):
     def plan(self, preset, options):
         quick = bool(options.get("quick"))
         sweep = sweep_of(preset, quick)
-        ranks = options.get("ranks")
-        if ranks is None and sweep["ranks"] == "slots":
+        ranks, ranks_name = setting(options, preset, "ranks", "--ranks")
+        if ranks == "slots":
             rank_list = powers_of_two(min(options.get("slots") or 1, int(sweep.get("max_ranks", 128))))
         else:
-            rank_list = int_list(ranks if ranks is not None else sweep["ranks"], "--ranks")
-        blocks = options.get("blocks") or sweep["blocks"]
-        block_list = refuse_repeats([parse_size(b, "--blocks entry") for b in blocks],
-                                    f"--blocks {','.join(blocks)}", blocks)
+            rank_list = int_list(ranks, ranks_name)
+        blocks, blocks_name = setting(options, preset, "blocks", "--blocks")
+        block_list = refuse_repeats([parse_size(b, f"{blocks_name} entry") for b in blocks],
+                                    f"{blocks_name} {','.join(blocks)}", blocks)
         iters = options.get("iterations") or int(sweep.get("iterations", 3))
         tests = options.get("tests")
         chosen = select_tests(preset, tests)
@@ -498,8 +510,10 @@ class IoKind(Kind):
         for test in chosen:
             # A preset's per-test size (broadcast's 8 MB file) is kept unless the
             # user sets one size for everything.
-            size = options.get("size")
-            test_size = parse_size(size if size else test.get("size", sweep["size"]), "--size")
+            size, size_name = setting(options, preset, "size", "--size")
+            if not options.get("size") and "size" in test:
+                size, size_name = test["size"], f"test {test['id']}'s size"
+            test_size = parse_size(size, size_name)
             grouped = int(test.get("group", 0))
             aggregators = int(test.get("aggregators", 0))
             prealloc, evict, fsync = _phase_choices(test, sweep, options)

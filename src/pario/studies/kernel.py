@@ -17,9 +17,9 @@ from .. import schema
 from ..errors import NoRunnablePoint
 from ..figures import Param, Quantity
 from . import Kind, Option, kinds, positive_int
-from .io import int_list, select_tests, sweep_of
+from .io import int_list, select_tests, setting, sweep_of
 
-COMMON_TEST_KEYS = {"id": schema.STRING, "title": schema.STRING, "ranks": schema.POSITIVES,
+COMMON_TEST_KEYS = {"id": schema.ID, "title": schema.STRING, "ranks": schema.POSITIVES,
                     "figure": schema.STRING, "quick": schema.TABLE}
 RATE = Quantity("rate", "MiB/s", "max", ".1f")
 COMMON_PARAMS = {"ranks": Param("processes", str, "log2"), "test": Param("test"),
@@ -120,7 +120,10 @@ class KernelKind(Kind):
         points, skipped = [], []
         for t in tests:
             test = {**t, **(t.get("quick", {}) if quick else {})}
-            ranks = int_list(options.get("ranks") or test.get("ranks") or sweep.get("ranks") or [1], "--ranks")
+            ranks, ranks_name = setting(options, preset, "ranks", "--ranks")
+            if options.get("ranks") is None and test.get("ranks"):
+                ranks, ranks_name = test["ranks"], f"test {test['id']}'s ranks"
+            ranks = int_list(ranks or [1], ranks_name)
             p, s = self.points(test, ranks, trials)
             points += p
             skipped += s

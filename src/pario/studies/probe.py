@@ -19,7 +19,7 @@ from ..figures import Param, Quantity, Record, size_param
 from ..launch import cores
 from ..units import engine_size, format_size, format_value, parse_size
 from . import Kind, Measure, Option, SizeSetting, csv_list, positive_int, refuse_repeats
-from .io import int_list, sweep_of
+from .io import int_list, setting, sweep_of
 
 
 @dataclass
@@ -523,7 +523,7 @@ class ProbeKind(Kind):
     sweep_keys = {"ranks": schema.POSITIVES, "size": schema.SIZE, "iterations": schema.POSITIVE,
                   "servers": schema.POSITIVE, "memory": schema.SIZE, "ops": schema.POSITIVE,
                   "stream_blocks": schema.SIZES}
-    test_keys = {"id": schema.STRING, "title": schema.STRING}
+    test_keys = {"id": schema.ID, "title": schema.STRING}
     required_test = ("id",)
     params = {"test": Param("test"), "ranks": Param("ranks", str, "log2"),
               "component": Param("component"), "target": Param("target"), "host": Param("host"),
@@ -579,22 +579,25 @@ class ProbeKind(Kind):
 
     def plan(self, preset, options):
         sweep = sweep_of(preset, bool(options.get("quick")))
-        ranks = int_list(options.get("ranks") or sweep.get("ranks") or [cores()], "--ranks")
-        size = parse_size(options.get("size") or sweep.get("size", "256m"), "--size")
+        ranks, ranks_name = setting(options, preset, "ranks", "--ranks")
+        ranks = int_list(ranks or [cores()], ranks_name)
+        size_text, size_name = setting(options, preset, "size", "--size")
+        size = parse_size(size_text or "256m", size_name)
         if size % (1 << 20):
-            raise UsageError(f"--size {options.get('size') or sweep.get('size')} must be a whole "
-                             "number of MiB (the probe's stream calls are 1 MiB), e.g. 64m or 1g")
+            raise UsageError(f"{size_name} {size_text} must be a whole number of MiB (the probe's "
+                             "stream calls are 1 MiB), e.g. 64m or 1g")
         iters = options.get("iterations") or int(sweep.get("iterations", 3))  # the engine's limit holds (engine_check)
-        texts = options.get("stream_blocks") or sweep.get("stream_blocks") or ["1m"]
+        texts, blocks_name = setting(options, preset, "stream_blocks", "--stream-blocks")
+        texts = texts or ["1m"]
         blocks = []
         for text in texts:
-            b = parse_size(text, "--stream-blocks entry")
+            b = parse_size(text, f"{blocks_name} entry")
             if b % 4096 or b > size or size % b:
-                raise UsageError(f"--stream-blocks {text}: a call size must be a multiple of 4k that "
+                raise UsageError(f"{blocks_name} {text}: a call size must be a multiple of 4k that "
                                  f"divides the stream ({format_size(size)}), e.g. 4k,64k,1m")
             blocks.append(b)
         # 4k,4096 is one size twice: refused as every other repeated list is
-        refuse_repeats(blocks, f"--stream-blocks {','.join(texts)}", texts)
+        refuse_repeats(blocks, f"{blocks_name} {','.join(texts)}", texts)
         # the 1 MiB point last: its peak is the one other runs draw as their ideal
         blocks.sort(key=lambda b: (b == DEFAULT_BLOCK, b))
         return [ProbePoint(ranks=r, size=size, iterations=iters,
