@@ -54,3 +54,11 @@ def test_a_users_experiment_run_reads_right_in_show_and_report(tmp_path, shm_dir
     r = pario("report", "1", "--out", out, db=db)
     assert r.returncode == 0, r.stderr
     assert out.read_text().lstrip().lower().startswith("<!doctype html")
+
+
+def test_an_experiment_file_saved_with_a_byte_order_mark_reads(tmp_path, shm_dir):
+    """Item 11: a UTF-8 BOM gave 'Invalid statement (at line 1, column 1)'."""
+    f = tmp_path / "bom.toml"
+    f.write_bytes(b"\xef\xbb\xbf" + EXPERIMENT.encode())
+    r = pario("run", f, "--dir", shm_dir, "--dry-run", db=tmp_path / "r.sqlite")
+    assert r.returncode == 0 and "pario-engine io" in r.stdout, r.stderr

@@ -95,6 +95,6 @@ def read_text(path, what):
     if len(raw) > MAX_BYTES:  # grew while read
         raise UsageError(f"{path} is too large to be {one} (over {MAX_BYTES} bytes): give {kind}")
     try:
-        return raw.decode("utf-8")
+        return raw.decode("utf-8-sig")  # an editor's byte-order mark is no TOML error
     except UnicodeDecodeError as exc:
         raise UsageError(f"{path}: not UTF-8 text (byte {exc.start}): save the file as UTF-8") from exc
