@@ -53,11 +53,21 @@ def test_striped_parts_reassemble_to_the_unstriped_bytes(shm_dir, disk_dir, run_
     bad = subprocess.run([engine, "verify", "--file", "f", *swapped, "--seed", "5"], capture_output=True,
                          text=True)
     assert bad.returncode != 0 and "first wrong byte at offset 0" in bad.stderr
-    # a truncated part is named
+    # every part carries the whole file's length (tester 14: without --size
+    # verify took the parts' sum, and passed a file cut short)
+    assert {os.getxattr(p, "user.pario.striped_size") for p in parts if "shm" in str(p)} == {str(SIZE).encode()}
+    ok = subprocess.run([engine, "verify", "--file", "f", *stripe, "--seed", "5"], capture_output=True, text=True)
+    assert ok.returncode == 0 and f"{SIZE} bytes match" in ok.stdout, ok.stderr
+    # a truncated part is named, with --size and by the recorded length alike
     os.truncate(parts[1], parts[1].stat().st_size - 4096)
-    bad = subprocess.run([engine, "verify", "--file", "f", *stripe, "--seed", "5", "--size", str(SIZE)],
-                         capture_output=True, text=True)
-    assert bad.returncode != 0 and f"part {parts[1]} is truncated" in bad.stderr
+    for size in (["--size", str(SIZE)], []):
+        bad = subprocess.run([engine, "verify", "--file", "f", *stripe, "--seed", "5", *size],
+                             capture_output=True, text=True)
+        assert bad.returncode != 0 and f"part {parts[1]} is truncated" in bad.stderr, bad.stderr
+    # the last part cut short too: its whole length still tells
+    os.truncate(parts[2], parts[2].stat().st_size - 8192)
+    bad = subprocess.run([engine, "verify", "--file", "f", *stripe, "--seed", "5"], capture_output=True, text=True)
+    assert bad.returncode != 0 and "is truncated" in bad.stderr, bad.stderr
 
 
 def test_striping_refuses_bad_targets(engine, shm_dir):

@@ -164,14 +164,20 @@ static void note_own_file(io_ctx *c)
 /* --keep: record the length the file must have in an extended attribute,
  * so `pario-engine verify` can tell truncation from extension without
  * --size (docs/result-schema.md).  A file system without user xattrs just
- * means verify needs --size.  Striped parts are not pattern files alone. */
+ * means verify needs --size.  A striped file's parts each carry the whole
+ * file's length under a name of their own (user.pario.striped_size): a
+ * part alone is no pattern file, and the sum of the parts cannot tell a
+ * part cut short from a whole file (tester 14). */
 static void record_length(io_ctx *c)
 {
-    if (!c->owns_file || c->nparts != 1 || owned_file_check(c->write_parts[0], &c->mine[0]) != 0)
+    if (!c->owns_file)
         return;
+    const char *name = c->nparts == 1 ? "user.pario.size" : "user.pario.striped_size";
     char text[32];
     int n = snprintf(text, sizeof text, "%llu", (unsigned long long)c->write_geom.file_bytes);
-    lsetxattr(c->write_parts[0], "user.pario.size", text, (size_t)n, 0);
+    for (int t = 0; t < c->nparts; t++)
+        if (owned_file_check(c->write_parts[t], &c->mine[t]) == 0)
+            lsetxattr(c->write_parts[t], name, text, (size_t)n, 0);
 }
 
 /* All ranks agree whether a step failed; the lowest failing rank prints

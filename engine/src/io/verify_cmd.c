@@ -36,7 +36,7 @@ static void verify_usage(void)
            "  --stream N     per-rank files: the rank that wrote it (default 0)\n"
            "  --size SIZE    the length the file must have (default: the length io\n"
            "                 --keep recorded in the file's user.pario.size attribute;\n"
-           "                 a striped file: the sum of its parts)\n"
+           "                 a striped file: in each part's user.pario.striped_size)\n"
            "  --stripe-dirs D1,D2,.. --stripe-unit SIZE\n"
            "                 a striped file (io --stripe-dirs): --file names it, and\n"
            "                 its parts DIR/NAME are reassembled in this order\n");
@@ -218,25 +218,28 @@ int verify_command(int argc, char **argv)
     /* The length the file must have: --size, else what io --keep recorded.
      * A file's own length cannot tell a whole file from a truncated one. */
     uint64_t expect = size;
-    if (!size_given && lf.spec) {
-        expect = length; /* striped: the parts' sizes must fit it (below) */
-    } else if (!size_given) {
+    if (!size_given) {
+        /* a striped file: the whole length every part carries (the first
+         * part that still has it: the others' sizes are checked below) */
+        const char *mark = lf.spec ? "user.pario.striped_size" : "user.pario.size";
         char text[32];
-        ssize_t n = fgetxattr(lf.fds[0], "user.pario.size", text, sizeof text - 1);
+        ssize_t n = -1;
+        for (int t = 0; t < lf.n && n <= 0; t++)
+            n = fgetxattr(lf.fds[t], mark, text, sizeof text - 1);
         char *end;
         if (n <= 0 && lf.h5) /* a copy of an HDF5 file: its dataset states its length */
             snprintf(text, sizeof text, "%llu", (unsigned long long)length);
         else if (n <= 0)
-            fail_usage("--file %s has no recorded length (no user.pario.size attribute, e.g. "
+            fail_usage("--file %s has no recorded length (no %s attribute, e.g. "
                        "copied or on a file system without user xattrs): give --size",
-                       file);
+                       file, mark);
         else
             text[n] = 0;
         errno = 0;
         expect = strtoull(text, &end, 10);
         if (errno || *end || expect == 0)
-            fail_usage("--file %s: its user.pario.size attribute '%s' is not a length: give --size",
-                       file, text);
+            fail_usage("--file %s: its %s attribute '%s' is not a length: give --size", file, mark,
+                       text);
     }
     if (expect % 8)
         fail_usage("--size %llu is not a whole number of 8-byte words: io files always are",
