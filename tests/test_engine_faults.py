@@ -267,7 +267,7 @@ def damaged(kept, how):
 @pytest.mark.parametrize("how,phrase", [
     ("flip", "first wrong byte at offset 300001 "),
     ("truncate", f"is truncated at offset {SIZE - 4096}:"),
-    ("extend", f"is extended: 1 bytes beyond the expected {SIZE}, from offset {SIZE}"),
+    ("extend", f"is extended: 1 byte beyond the expected {SIZE}, from offset {SIZE}"),
     ("hole", f"first wrong byte at offset {5 * BLOCK + 512} "),
     # a moved block differs first inside its leading 8-byte position stamp,
     # whose high bytes the two places may share

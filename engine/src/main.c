@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/check_mode.h"
@@ -57,12 +58,53 @@ static const engine_command commands[] = {
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
+/* A command that runs as one plain process (bonnie, verify) started as
+ * several copies (`mpirun -np 2 pario-engine bonnie`): each would measure
+ * beside the others, print its own table and race for --json.  Refused
+ * by the first copy in one line, the others silent; -1 when it is one. */
+#define ONE_PROCESS "%s runs as one process, but %d copies were started: run it without mpirun, or " \
+                    "with one rank (-np 1)"
+
+static int refuse_copies(const engine_command *c, int rank, int copies)
+{
+    if (c->mpi || copies <= 1)
+        return -1;
+    if (rank == 0)
+        fprintf(stderr, "pario-engine: error: " ONE_PROCESS "\n", c->name, copies);
+    return EXIT_USAGE;
+}
+
+/* This process's rank and the number of copies a launcher started (Open
+ * MPI, MPICH's Hydra, a Slurm step), for a command outside MPI; 0 and 1
+ * when none did. */
+static void launched_copies(int *rank, int *copies)
+{
+    static const char *vars[][2] = {{"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"},
+                                    {"PMI_SIZE", "PMI_RANK"},
+                                    {"SLURM_STEP_NUM_TASKS", "SLURM_PROCID"}};
+    *rank = 0;
+    *copies = 1;
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *size = getenv(vars[i][0]), *me = getenv(vars[i][1]);
+        if (size && atoi(size) > 1) {
+            *copies = atoi(size);
+            *rank = me ? atoi(me) : 0;
+            return;
+        }
+    }
+}
+
 /* The entry point of a checkable command, for `pario-engine check`. */
 static int run_checkable(const char *name, int argc, char **argv)
 {
     for (size_t i = 0; i < NCOMMANDS; i++)
-        if (strcmp(commands[i].name, name) == 0 && commands[i].checkable)
+        if (strcmp(commands[i].name, name) == 0 && commands[i].checkable) {
+            int rank, planned;
+            engine_world(&rank, &planned); /* the plan's rank count */
+            if (!commands[i].mpi && planned > 1)
+                fail_usage(ONE_PROCESS, commands[i].name, planned); /* the check's one line */
             return commands[i].run(argc, argv);
+        }
     return -1;
 }
 
@@ -104,6 +146,11 @@ int main(int argc, char **argv)
         if (strcmp(cmd, c->name) != 0)
             continue;
         if (!c->mpi) {
+            int rank, copies;
+            launched_copies(&rank, &copies);
+            int refused = refuse_copies(c, rank, copies);
+            if (refused >= 0)
+                return refused;
             owned_files_remove_on_signal();
             return c->run(argc - 1, argv + 1);
         }

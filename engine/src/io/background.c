@@ -7,12 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../util/clock.h"
+#include "../util/die_with_parent.h"
 
 #define KNOWN_TASK_WORDS ((8u << 20) / 8)
 #define LOADER_CHUNK (1u << 20)
@@ -117,9 +117,7 @@ int background_start(background *b, const char *dir, MPI_Comm comm, char *why, s
             return e;
         }
         if (pid == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            if (getppid() != parent)
-                _exit(0);
+            die_with_parent(parent);
             raise(SIGSTOP); /* run only during phases */
             loader_main(b->kind, fd);
         }

@@ -320,10 +320,10 @@ int verify_command(int argc, char **argv)
         status = EXIT_RUN_FAILED;
     } else if (status == 0 && length > expect) {
         fprintf(stderr,
-                "pario-engine: verify: %s is extended: %llu bytes beyond the expected %llu, "
+                "pario-engine: verify: %s is extended: %llu byte%s beyond the expected %llu, "
                 "from offset %llu\n",
-                file, (unsigned long long)(length - expect), (unsigned long long)expect,
-                (unsigned long long)expect);
+                file, (unsigned long long)(length - expect), length - expect == 1 ? "" : "s",
+                (unsigned long long)expect, (unsigned long long)expect);
         status = EXIT_RUN_FAILED;
     }
     if (status == 0)

@@ -15,6 +15,9 @@ void check_output_file(const char *opt, const char *path)
 {
     if (!path || !path[0])
         fail_usage("%s needs a file name", opt);
+    if (strcmp(path, "-") == 0) /* fio's and IOR's users read it as standard output */
+        fail_usage("%s -: the result document goes to a file, not standard output (which carries "
+                   "the tables): give a file name, e.g. %s result.json", opt, opt);
     if (strlen(path) >= PATH_MAX - 32)
         fail_usage("%s: the path is longer than this system allows (%d bytes)", opt, PATH_MAX);
     char copy[PATH_MAX];

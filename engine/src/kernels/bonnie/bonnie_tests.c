@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../../util/clock.h"
+#include "../../util/die_with_parent.h"
 #include "../../util/fsinfo.h"
 
 /* The per-character write puts byte (offset mod PUTC_PERIOD): a prime
@@ -371,7 +372,7 @@ static int test_seeks(const bonnie_setup *s, bonnie_measure *m, const char **wha
         return e;
     }
     fflush(NULL);
-    pid_t pids[64];
+    pid_t pids[64], parent = getpid();
     int started = 0, e = 0;
     for (; started < s->seek_procs; started++) {
         pid_t p = fork();
@@ -380,6 +381,7 @@ static int test_seeks(const bonnie_setup *s, bonnie_measure *m, const char **wha
             break;
         }
         if (p == 0) {
+            die_with_parent(parent); /* a SIGKILLed bonnie leaves no seeker reading on */
             close(go[1]);
             seeker(s, board, started, go[0]);
         }
