@@ -16,6 +16,10 @@
  * ENOSPC when the `rest` no longer fits there, else EIO. */
 int disk_short_write_errno(const char *path, uint64_t rest);
 
+/* The bytes an unprivileged writer may still put into the file system
+ * holding `path`; UINT64_MAX when it cannot be asked. */
+uint64_t disk_free_bytes(const char *path);
+
 /* ": free space on DIR or lower OPTION" when err is a full disk (ENOSPC)
  * or quota (EDQUOT), else "" (always terminated). */
 void disk_full_fix(int err, const char *dir, const char *option, char *out, size_t len);

@@ -115,6 +115,10 @@ int mpi_file_close(MPI_File *fh, mpi_why *w, const char *path)
 {
     errno = 0;
     int rc = MPI_File_close(fh);
+    /* closed on every rank, whatever this one's answer: a failed close
+     * (ompio, a disk full at the flush) may leave the handle set, and a
+     * second, collective close on some ranks only would never return */
+    *fh = MPI_FILE_NULL;
     mpi_failed(rc, w, "closing %s", path);
     /* ompio can print a failed write on a rank whose own calls returned
      * success (another rank's count fell short): this rank failed too */

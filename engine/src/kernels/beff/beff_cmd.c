@@ -9,6 +9,8 @@
  * repeat exactly as many calls, over the same bytes, and the read checks
  * what the rewrite put there.  A pattern's time runs from its open to its
  * close (writes end with MPI_File_sync), the maximum over ranks. */
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "../../util/check_mode.h"
+#include "../../util/disk_full.h"
 #include "../../util/fail.h"
 #include "../../util/fsinfo.h"
 #include "../../util/json.h"
@@ -184,6 +187,7 @@ static void run_pattern(beff_run *r, int p, int method, char *buf, mpi_why *w)
     const double t0 = MPI_Wtime();
     open_pattern(r, p, method, &f, w);
     uint64_t base = 0;
+    int failed = 0; /* any rank's failure, agreed by all (the flags' reductions) */
     for (int c = 0; c < r->nchunks; c++) {
         f.l = r->chunks[c];
         f.base = base;
@@ -193,12 +197,32 @@ static void run_pattern(beff_run *r, int p, int method, char *buf, mpi_why *w)
             pat->region(&f, w);
         flags[1] = w->text[0] != 0;
         MPI_Allreduce(MPI_IN_PLACE, &flags[1], 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        if (flags[1])
+        if ((failed = flags[1]))
             break;
         const long planned = method == M_WRITE ? -1 : r->calls[p][c];
+        /* A write timed by -T alone can fill the disk, and ompio's sync and
+         * close hang when one rank's write fails (tester 15): the calls stop
+         * before the free space runs out, as a full disk, on every rank
+         * alike (rank 0 asks, all use its answer). */
+        long room = -1;
+        if (planned < 0) {
+            uint64_t calls = 0;
+            if (r->rank == 0) {
+                const uint64_t free = disk_free_bytes(r->o.dir), slack = 1 << 20;
+                calls = free == UINT64_MAX ? UINT64_MAX
+                        : free > slack ? (free - slack) / 10 * 9 / ((uint64_t)r->nranks * f.l) : 0;
+            }
+            MPI_Bcast(&calls, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+            room = calls > (uint64_t)LONG_MAX ? LONG_MAX : (long)calls;
+        }
         const double tc = MPI_Wtime();
         long i = 0;
         while (!flags[0] && !flags[1] && (planned < 0 || i < planned)) {
+            if (planned < 0 && i >= room) {
+                mpi_why_errno(w, ENOSPC, "writing %s (%llu-byte calls)", f.path, (unsigned long long)f.l);
+                flags[1] = 1;
+                break;
+            }
             if (write) {
                 uint64_t s = stamp_of(method, p, c, r->rank, i);
                 memcpy(buf, &s, 8);
@@ -224,13 +248,20 @@ static void run_pattern(beff_run *r, int p, int method, char *buf, mpi_why *w)
             r->calls[p][c] = i;
         r->bytes[method][p] += (uint64_t)r->nranks * (uint64_t)i * f.l;
         base += beff_region_bytes(pat, &f, i);
-        if (flags[1])
+        if ((failed = flags[1]))
             break;
     }
-    if (f.open) {
-        if (write && !w->text[0])
+    /* MPI_File_sync and MPI_File_close are collective: entered by every
+     * rank or by none, on the failure they agreed, never on this rank's
+     * own.  After a failure the file is left open to the process's exit:
+     * ompio's close hangs when one rank's write failed (tester 15). */
+    if (f.open && !failed) {
+        if (write)
             mpi_failed(MPI_File_sync(f.fh), w, "MPI_File_sync (%s)", pat->name);
-        mpi_file_close(&f.fh, w, f.path);
+        failed = w->text[0] != 0; /* a sync that failed on some ranks: agreed before the close */
+        MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (!failed)
+            mpi_file_close(&f.fh, w, f.path);
     }
     double mine = MPI_Wtime() - t0;
     MPI_Allreduce(&mine, &r->seconds[method][p], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);

@@ -403,8 +403,11 @@ static bool btio_matches(const bt_class *cls, const double xce[5], double *worst
 }
 
 /* Agree on I/O failure across ranks; on failure the lowest failing rank
- * prints one line, the file(s) this run created are closed and removed,
- * and every rank exits 3 together. */
+ * prints one line, the file(s) this run created are removed, and every
+ * rank exits 3 together.  The file is not closed first: a collective
+ * MPI_File_close after a failed write hangs under ompio (the failing
+ * rank's close skips the barrier the others wait in, tester 15), so it
+ * is left open to the process's exit, as the io backend abandons it. */
 static void stop_on_io_error(const bt_options *o, btio_ctx *io, int io_err, MPI_Comm comm)
 {
     int rank, nranks;
@@ -414,8 +417,7 @@ static void stop_on_io_error(const bt_options *o, btio_ctx *io, int io_err, MPI_
     MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
     if (first == nranks)
         return;
-    o->mode->close(io); /* collective for MPI-IO: every rank is here */
-    MPI_Barrier(comm);
+    MPI_Barrier(comm); /* every rank has stopped writing before the file goes */
     btio_remove(io);
     char fix[4200];
     disk_full_fix(io_err, o->dir, "--class", fix, sizeof fix);

@@ -279,6 +279,10 @@ static int mpiio_close(btio_ctx *c)
         e = mpi_failed(c, MPI_File_sync(c->fh), "MPI_File_sync");
         c->sync_seconds = clock_now() - t;
         int ce = mpi_failed(c, MPI_File_close(&c->fh), "MPI_File_close");
+        /* closed on every rank, whatever this one's answer: ompio may leave
+         * a handle whose close failed (a disk full), and stop_on_io_error's
+         * second, collective close on those ranks alone never returned */
+        c->fh = MPI_FILE_NULL;
         e = e ? e : ce;
         e = e ? e : library_spoke(c, "MPI_File_close");
         /* what the library said on a good run is passed on; after a failure
