@@ -168,6 +168,11 @@ FRONT_CASES = [
     (["run", "cfs", "--dir", "/dev/shm", "--launcher-template",
       "mpirun -n {ranks} {engine} {engine_args} {engine_args}"], "{engine_args} appears more than once"),
     (["report", "1", "--out", "report.pdf"], "name the report file *.html"),
+    # a kernel's trials are rounds of the whole plan: 1e8 of them took 24 GB (tester 15)
+    (["run", "nht1", "--quick", "--dir", "/dev/shm", "--dry-run", "--iterations", "100000000"],
+     "--iterations 100000000 is more than 1000 rounds (each runs every point of the plan again): use fewer"),
+    (["run", "sgi750", "--quick", "--dir", "/dev/shm", "--tests", "perf", "--iterations", "1001"],
+     "--iterations 1001 is more than 1000 rounds"),
     (["model", "--print-machine", "--machine", "ipsc860", "--set", "io_node.prefetch=4"],
      "io_node.readahead_at (8) must be at most io_node.prefetch (4): --set io_node.readahead_at=4 too"),
     (["run", "cfs", "--dir", "/dev/shm", "--ranks", "1", "--blocks", "1m", "--size", "64k"], "no runnable point"),

@@ -32,7 +32,7 @@ from .. import schema
 from ..errors import UsageError
 from ..figures import Figure, Param, Quantity, Record
 from . import Kind, Option, SizeSetting, csv_list, positive_int
-from .io import int_list, select_tests, setting, sweep_of
+from .io import int_list, rounds_of, select_tests, setting, sweep_of
 
 GRID = {"S": 12, "W": 24, "A": 64, "B": 102, "C": 162}
 MODES = ("posix", "fortran", "independent", "collective", "serial", "per-rank")
@@ -232,7 +232,7 @@ class BtKind(Kind):
         if options.get("groups") and not any(t.get("grouped") for t in chosen):
             raise UsageError("--groups sizes the grouped-writing test, and none of the chosen tests "
                              "is grouped: add one to --tests (see 'pario presets')")
-        rounds = options.get("iterations") or int(sweep.get("iterations", 3))
+        rounds = rounds_of(options, preset, 3)
         points, skipped = [], []
         for c in class_list:
             interval = (options.get("write_interval") or sweep.get("write_interval")

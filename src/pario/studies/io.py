@@ -203,6 +203,22 @@ def setting(options, preset, key, flag, option_key=None):
     return preset[section].get(key), f"{section}.{key}"
 
 
+# A kernel's trials are rounds: each runs every point of the plan again,
+# so the plan holds rounds x points (1e8 of them took 24 GB, tester 15).
+MAX_ROUNDS = 1000
+
+
+def rounds_of(options, preset, default):
+    """The rounds of a plan whose trials are rounds of points (BT, the
+    SGI 750 kernels): --iterations or the experiment's, at most MAX_ROUNDS."""
+    value, name = setting(options, preset, "iterations", "--iterations")
+    rounds = int(value or default)
+    if rounds > MAX_ROUNDS:
+        raise UsageError(f"{name} {rounds} is more than {MAX_ROUNDS} rounds (each runs every point of the "
+                         "plan again): use fewer")
+    return rounds
+
+
 def powers_of_two(limit):
     out, r = [], 1
     while r <= limit:

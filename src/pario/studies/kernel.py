@@ -17,7 +17,7 @@ from .. import schema
 from ..errors import NoRunnablePoint
 from ..figures import Param, Quantity
 from . import Kind, Option, kinds, positive_int
-from .io import int_list, select_tests, setting, sweep_of
+from .io import int_list, rounds_of, select_tests, setting
 
 COMMON_TEST_KEYS = {"id": schema.ID, "title": schema.STRING, "ranks": schema.POSITIVES,
                     "figure": schema.STRING, "quick": schema.TABLE}
@@ -115,8 +115,7 @@ class KernelKind(Kind):
 
     def plan_tests(self, preset, tests, options):
         quick = bool(options.get("quick"))
-        sweep = sweep_of(preset, quick)
-        trials = options.get("iterations") or int(sweep.get("iterations", 1))
+        trials = rounds_of(options, preset, 1)
         points, skipped = [], []
         for t in tests:
             test = {**t, **(t.get("quick", {}) if quick else {})}
