@@ -22,3 +22,14 @@ def test_a_collective_kernel_on_a_disk_that_fills_fails_in_one_line_at_4_ranks(k
     assert p.returncode == 3 and len(said) == 1, p.stderr
     assert "No space left on device" in said[0] and f"free space on {d} or lower" in said[0], said
     assert os.listdir(d) == []
+
+
+def test_r_io_counts_the_dumps_the_solver_writes():
+    """Item 3: an I_W that does not divide N_S gave R_IO from N_S / I_W
+    (8.57 dumps at I_W 7 where 9 were written; 0.06 at I_W 1000, 16 x low)."""
+    from pario.studies.bt import r_io
+
+    one_dump = 40 * 12 ** 3  # class S: N = 12, 40 bytes a point
+    assert r_io(12, 60, 10, 2.0) == pytest.approx(6 * one_dump / 2.0)  # the report's formula, I_W | N_S
+    assert r_io(12, 60, 7, 1.0) == pytest.approx(9 * one_dump)
+    assert r_io(12, 60, 1000, 0.05) == pytest.approx(one_dump / 0.05)
