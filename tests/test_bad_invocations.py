@@ -173,6 +173,11 @@ FRONT_CASES = [
      "--iterations 100000000 is more than 1000 rounds (each runs every point of the plan again): use fewer"),
     (["run", "sgi750", "--quick", "--dir", "/dev/shm", "--tests", "perf", "--iterations", "1001"],
      "--iterations 1001 is more than 1000 rounds"),
+    # what left the plan empty is said, not only "no runnable point" (tester 15)
+    (["run", "nht1", "--quick", "--dir", "/dev/shm", "--ranks", "16", "--tests", "posix"],
+     "no runnable point of posix (class S has 12 planes: at most 12 ranks)"),
+    (["run", "nht1", "--quick", "--dir", "/dev/shm", "--tests", "posix-grouped", "--groups", "4"],
+     "no runnable point of posix-grouped (write group 4 cannot act at 1 rank(s)"),
     (["model", "--print-machine", "--machine", "ipsc860", "--set", "io_node.prefetch=4"],
      "io_node.readahead_at (8) must be at most io_node.prefetch (4): --set io_node.readahead_at=4 too"),
     (["run", "cfs", "--dir", "/dev/shm", "--ranks", "1", "--blocks", "1m", "--size", "64k"], "no runnable point"),

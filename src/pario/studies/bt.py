@@ -29,7 +29,7 @@
 from dataclasses import dataclass, field, replace
 
 from .. import schema
-from ..errors import UsageError
+from ..errors import NoRunnablePoint, UsageError
 from ..figures import Figure, Param, Quantity, Record
 from . import Kind, Option, SizeSetting, csv_list, positive_int
 from .io import int_list, rounds_of, select_tests, setting, sweep_of
@@ -257,8 +257,14 @@ class BtKind(Kind):
                                 points.append(p)
                             elif trial == 1:
                                 skipped.append((p, f"write group {g} cannot act at {r} rank(s)"))
-        if not points:
-            raise UsageError("the plan has no runnable point: check --ranks, --classes and --groups")
+        # what was asked for and left out is said (class S has 12 planes, a
+        # write group that cannot act), never a bare "no runnable point", nor
+        # a plan of the T_C baseline alone for tests that all fell out
+        if not any(p.test_id != "none" for p in points) and chosen:
+            whys = list(dict.fromkeys(why for _, why in skipped))
+            raise NoRunnablePoint("the plan has no runnable point of " + ", ".join(t["id"] for t in chosen)
+                                  + (f" ({'; '.join(whys)})" if whys else "")
+                                  + ": check --ranks, --classes and --groups", skipped)
         return points, skipped
 
     def records(self, point, result):
