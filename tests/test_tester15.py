@@ -33,3 +33,29 @@ def test_r_io_counts_the_dumps_the_solver_writes():
     assert r_io(12, 60, 10, 2.0) == pytest.approx(6 * one_dump / 2.0)  # the report's formula, I_W | N_S
     assert r_io(12, 60, 7, 1.0) == pytest.approx(9 * one_dump)
     assert r_io(12, 60, 1000, 0.05) == pytest.approx(one_dump / 0.05)
+
+
+def test_the_nht1_tables_zeta_lies_in_its_own_range():
+    """Item 4: zeta from the printed (4-digit) times, its range from the
+    raw ones: -0.029 beside [-0.030, -0.030]."""
+    import random
+    import re
+
+    from pario.figures import Record
+    from pario.studies.bt import KIND
+
+    rng = random.Random(7)
+    preset = {"test": [{"id": "posix", "io": "posix"}]}
+    for _ in range(200):
+        tc = [rng.uniform(0.04, 0.06) for _ in range(rng.choice((1, 1, 3)))]  # one run each: low = high
+        tt = [x * rng.uniform(0.95, 1.02) for x in tc]
+
+        def record(io, t):
+            return Record({"test": "posix" if io != "none" else "none", "class": "S", "N": 12, "steps": 60,
+                           "ranks": 1, "io": io, "method": io, "group": 0, "interval": 10}, {"t_t": [t]})
+        records = [record("none", t) for t in tc] + [record("posix", t) for t in tt]
+        (table,) = KIND.tables(preset, records, {})
+        row = next(l for l in table.splitlines() if l.strip().startswith("12 "))
+        zeta, low, high = (float(x) for x in re.search(r"(-?\d\.\d{3})\s+\[(-?\d\.\d{3}), (-?\d\.\d{3})\]",
+                                                        row).groups())
+        assert low <= zeta <= high, row
