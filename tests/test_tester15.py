@@ -59,3 +59,30 @@ def test_the_nht1_tables_zeta_lies_in_its_own_range():
         zeta, low, high = (float(x) for x in re.search(r"(-?\d\.\d{3})\s+\[(-?\d\.\d{3}), (-?\d\.\d{3})\]",
                                                         row).groups())
         assert low <= zeta <= high, row
+
+
+def test_show_and_the_report_say_a_kernels_data_was_checked(tmp_path, shm_dir):
+    """Item 7: only nht1 said its runs were verified; BTIO, Laplace,
+    FLASH-IO, b_eff_io and perf check their data too, and said nothing."""
+    import sys
+
+    from conftest import ROOT
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    db = tmp_path / "r.sqlite"
+
+    def pario(*args):
+        return subprocess.run([sys.executable, "-m", "pario", *map(str, args), "--db", db], capture_output=True,
+                              text=True, cwd=ROOT, env=env, timeout=300)
+
+    r = pario("run", "perf", "--quick", "--dir", shm_dir, "--ranks", "1", "--out", tmp_path / "p")
+    assert r.returncode == 0, r.stderr
+    line = "verified: every point's data checked, and it matched"
+    assert line in r.stdout, r.stdout
+    assert pario("report", "1", "--out", tmp_path / "r.html").returncode == 0
+    assert "every point&#x27;s data checked, and it matched" in (tmp_path / "r.html").read_text() or \
+        "every point's data checked, and it matched" in (tmp_path / "r.html").read_text()
+    # an io run without --verify checks nothing, and says nothing
+    r = pario("run", "cfs", "--dir", shm_dir, "--tests", "partitioned", "--ranks", "1", "--blocks", "64k",
+              "--size", "1m", "--iterations", "1", "--out", tmp_path / "q")
+    assert r.returncode == 0 and "verified:" not in r.stdout, r.stdout

@@ -456,6 +456,10 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True, refused=N
     print(f"\nrun {run_id}: preset {run['preset']}{titled}, {run['status']}, "
           f"started {run['started_utc']}, dir {run['dir']}", file=out)
     print("points: " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "none"), file=out)
+    checked = verification_text([json.loads(p["result_json"]) for p in store.points(run_id)
+                                 if p["status"] == "ok" and p["result_json"]])
+    if checked:
+        print(f"verified: {checked}", file=out)
     for table in kind.tables(experiment.data, records, options):
         print(table, file=out)
     if probe.run:
@@ -513,6 +517,21 @@ def _write_plots(drawn, folders, target, run_id, store, option, fix):
             with contextlib.suppress(OSError):
                 os.rmdir(folder)
         raise
+
+
+def verification_text(docs):
+    """What a run's stored results say of checking their own data (the
+    kernels always do: BT's norms, Laplace's grid, FLASH-IO's and
+    b_eff_io's reads; io with --verify), for show and the report alike;
+    "" when no point checked anything.  A point whose check failed is not
+    stored as a success, so every checked one passed."""
+    checked = [d for d in docs if (d.get("verification") or {}).get("performed")
+               or (d.get("verification") or {}).get("requested")]
+    if not checked:
+        return ""
+    passed = sum(1 for d in checked if d["verification"].get("ok"))
+    return (f"every point's data checked, and it matched ({passed} of {len(docs)})" if len(checked) == len(docs)
+            else f"{len(checked)} of {len(docs)} points checked their data; {passed} matched")
 
 
 def failure_line(p):

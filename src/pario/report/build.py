@@ -18,7 +18,7 @@ from ..explain import explain_run
 from ..model.command import predicted_label
 from ..figures import quantity_text, table_rows
 from ..plot import Palette, draw_figure
-from ..runner import failure_line, run_views
+from ..runner import failure_line, run_views, verification_text
 from ..studies.probe import probe_tables
 from ..units import format_size, format_value
 from ..version import describe as describe_version
@@ -66,6 +66,7 @@ def provenance_rows(run, docs):
         ("pario", f"{run.get('pario_version') or '-'}; engine {doc.get('tool', {}).get('version', '-')}"),
         ("options", json.dumps({k: v for k, v in json.loads(run["options_json"] or "{}").items()
                                 if v not in (None, False)}, sort_keys=True)),
+        ("verified", verification_text([d for *_, d in docs])),
     ]
     # a fact the documents do not hold (a predicted run has no CPU, kernel
     # or mount) is left out, never shown as "?" or "None"
