@@ -46,7 +46,7 @@ def test_laplace_converges_and_its_checkpoint_equals_the_serial_solve(launcher, 
     f.write_bytes(bytes(data))
     v = subprocess.run([engine, "verify-laplace", str(f), "--grid", "200", "--iterations", "40"],
                        capture_output=True, text=True, timeout=120)
-    assert v.returncode == 3 and "in 1 values (first in row 150" in v.stderr
+    assert v.returncode == 3 and "in 1 value (first in row 150" in v.stderr
 
 
 def test_collective_buffering_decides_which_ranks_write(launcher, engine, shm_dir, tmp_path):

@@ -378,7 +378,7 @@ static void save_json(const bt_options *o, const bt_outcome *r)
     char memory[400], shared[400];
     snprintf(memory, sizeof memory, "target %s is %s: T_T measures writes into memory, not storage",
              o->dir, r->fs.type);
-    snprintf(shared, sizeof shared, "%d ranks share %d cores on one node: T_C and T_T measure "
+    snprintf(shared, sizeof shared, "%d ranks share %d cores on one node: the times measure "
              "ranks taking turns on cores, not the machine's speed", r->node_ranks, r->node_cores);
     const char *warnings[] = {
         o->io && o->tc <= 0 ? "no --tc given: zeta needs T_C from the same run with --io none" : NULL,

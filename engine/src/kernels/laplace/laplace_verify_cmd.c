@@ -81,8 +81,8 @@ int verify_laplace_command(int argc, char **argv)
     free(row);
     laplace_block_free(&b);
     if (differing)
-        fail_exit(EXIT_RUN_FAILED, 1, "%s differs from the serial solve in %lld values (first in row %d, "
-                  "largest difference %.3e)", path, differing, first_bad, worst);
+        fail_exit(EXIT_RUN_FAILED, 1, "%s differs from the serial solve in %lld value%s (first in row %d, "
+                  "largest difference %.3e)", path, differing, differing == 1 ? "" : "s", first_bad, worst);
     printf("verify-laplace: %s equals the serial solve after %d sweeps on %d×%d (residual %.6e)\n",
            path, iterations, grid, grid, residual);
     return 0;
