@@ -61,17 +61,16 @@ static const engine_command commands[] = {
 /* A command that runs as one plain process (bonnie, verify) started as
  * several copies (`mpirun -np 2 pario-engine bonnie`): each would measure
  * beside the others, print its own table and race for --json.  Refused
- * by the first copy in one line, the others silent; -1 when it is one. */
-#define ONE_PROCESS "%s runs as one process, but %d copies were started: run it without mpirun, or " \
-                    "with one rank (-np 1)"
-
-static int refuse_copies(const engine_command *c, int rank, int copies)
+ * by the first copy in one line (under `check`, the check's line), the
+ * others exiting silent; nothing when it is one. */
+static void refuse_copies(const engine_command *c, int rank, int copies)
 {
     if (c->mpi || copies <= 1)
-        return -1;
-    if (rank == 0)
-        fprintf(stderr, "pario-engine: error: " ONE_PROCESS "\n", c->name, copies);
-    return EXIT_USAGE;
+        return;
+    if (rank != 0)
+        exit(EXIT_USAGE);
+    fail_usage("%s runs as one process, but %d copies were started: run it without mpirun, or with "
+               "one rank (-np 1)", c->name, copies);
 }
 
 /* This process's rank and the number of copies a launcher started (Open
@@ -101,8 +100,7 @@ static int run_checkable(const char *name, int argc, char **argv)
         if (strcmp(commands[i].name, name) == 0 && commands[i].checkable) {
             int rank, planned;
             engine_world(&rank, &planned); /* the plan's rank count */
-            if (!commands[i].mpi && planned > 1)
-                fail_usage(ONE_PROCESS, commands[i].name, planned); /* the check's one line */
+            refuse_copies(&commands[i], rank, planned);
             return commands[i].run(argc, argv);
         }
     return -1;
@@ -148,9 +146,7 @@ int main(int argc, char **argv)
         if (!c->mpi) {
             int rank, copies;
             launched_copies(&rank, &copies);
-            int refused = refuse_copies(c, rank, copies);
-            if (refused >= 0)
-                return refused;
+            refuse_copies(c, rank, copies);
             owned_files_remove_on_signal();
             return c->run(argc - 1, argv + 1);
         }

@@ -300,15 +300,13 @@ def _judging_lines(got, whole):
                  f"(Benjamini-Hochberg), and the bests differ by more than {NOISE_FLOOR:.0%}")
     few = [c for c in got if c.verdict == FEW]
     if few:
-        # how many trials the fewer side of each has: "31 point(s) (27 with 2 trials on a side, 4 with 1)"
-        sides = Counter(min(len(c.a.rates), len(c.b.rates)) for c in few)
-        counts = [(n, k) for k, n in sorted(sides.items(), key=lambda kv: (-kv[1], kv[0]))]
-        if len(counts) == 1:
-            what = f"{len(few)} point(s) with {counts[0][1]} trial{'s' * (counts[0][1] != 1)} on a side"
-        else:
-            what = f"{len(few)} point(s) (" + ", ".join(
-                f"{n} with {k}{' trial' + 's' * (k != 1) + ' on a side' if i == 0 else ''}"
-                for i, (n, k) in enumerate(counts)) + ")"
+        # the trials of each point's fewer side, the commonest first:
+        # "31 point(s) (27 with 2 trials on a side, 4 with 1)"
+        (trials, _), *others = Counter(min(len(c.a.rates), len(c.b.rates)) for c in few).most_common()
+        on_a_side = f"{trials} trial{'s' * (trials != 1)} on a side"
+        what = (f"{len(few)} point(s) with {on_a_side}" if not others else
+                f"{len(few)} point(s) ({len(few) - sum(n for _, n in others)} with {on_a_side}, "
+                + ", ".join(f"{n} with {k}" for k, n in others) + ")")
         lines.append(f"{FEW}: {what} cannot be called even when every trial of B lies beyond every trial of A; "
                      f"--iterations {trials_needed(len(got))} lets one point of {len(got)} be called "
                      "on its own")

@@ -191,12 +191,12 @@ def sweep_of(preset, quick):
     return sweep
 
 
-def setting(options, preset, key, flag, option_key=None):
+def setting(options, preset, key, flag):
     """(value, name) of a plan's setting: the command line's option, named
     by its flag (--ranks), else the experiment's [quick] or [sweep] value,
     named by its key (quick.ranks), so a bad value is told where the user
     wrote it (plan_points adds the file's name)."""
-    given = options.get(option_key or key)
+    given = options.get(key)
     if given is not None:
         return given, flag
     section = "quick" if options.get("quick") and key in preset.get("quick", {}) else "sweep"

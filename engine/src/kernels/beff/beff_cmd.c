@@ -10,7 +10,6 @@
  * what the rewrite put there.  A pattern's time runs from its open to its
  * close (writes end with MPI_File_sync), the maximum over ranks. */
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,6 +182,19 @@ static void run_pattern(beff_run *r, int p, int method, char *buf, mpi_why *w)
     const beff_pattern *pat = &beff_patterns[p];
     beff_file f = {.rank = r->rank, .nranks = r->nranks};
     const bool write = method != M_READ;
+    /* A write timed by -T alone can fill the disk, and ompio's sync and
+     * close hang when one rank's write fails (tester 15): the first write
+     * stops its calls before the free space runs out, as a full disk, on
+     * every rank alike.  Rank 0 asks the file system once, before the
+     * clock; every rank counts its calls against that answer. */
+    uint64_t room = UINT64_MAX; /* bytes this pattern's first write may still put there */
+    if (method == M_WRITE) {
+        if (r->rank == 0) {
+            const uint64_t free = disk_free_bytes(r->o.dir), slack = 1 << 20;
+            room = free == UINT64_MAX ? free : free > slack ? (free - slack) / 10 * 9 : 0;
+        }
+        MPI_Bcast(&room, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
     open_pattern(r, p, method, &f, w);
@@ -200,25 +212,11 @@ static void run_pattern(beff_run *r, int p, int method, char *buf, mpi_why *w)
         if ((failed = flags[1]))
             break;
         const long planned = method == M_WRITE ? -1 : r->calls[p][c];
-        /* A write timed by -T alone can fill the disk, and ompio's sync and
-         * close hang when one rank's write fails (tester 15): the calls stop
-         * before the free space runs out, as a full disk, on every rank
-         * alike (rank 0 asks, all use its answer). */
-        long room = -1;
-        if (planned < 0) {
-            uint64_t calls = 0;
-            if (r->rank == 0) {
-                const uint64_t free = disk_free_bytes(r->o.dir), slack = 1 << 20;
-                calls = free == UINT64_MAX ? UINT64_MAX
-                        : free > slack ? (free - slack) / 10 * 9 / ((uint64_t)r->nranks * f.l) : 0;
-            }
-            MPI_Bcast(&calls, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-            room = calls > (uint64_t)LONG_MAX ? LONG_MAX : (long)calls;
-        }
+        const uint64_t call_bytes = (uint64_t)r->nranks * f.l, fit = room / call_bytes; /* calls that fit */
         const double tc = MPI_Wtime();
         long i = 0;
         while (!flags[0] && !flags[1] && (planned < 0 || i < planned)) {
-            if (planned < 0 && i >= room) {
+            if ((uint64_t)i >= fit) {
                 mpi_why_errno(w, ENOSPC, "writing %s (%llu-byte calls)", f.path, (unsigned long long)f.l);
                 flags[1] = 1;
                 break;
@@ -246,7 +244,8 @@ static void run_pattern(beff_run *r, int p, int method, char *buf, mpi_why *w)
         r->chunk_s[method][p][c] = loop;
         if (method == M_WRITE)
             r->calls[p][c] = i;
-        r->bytes[method][p] += (uint64_t)r->nranks * (uint64_t)i * f.l;
+        r->bytes[method][p] += (uint64_t)i * call_bytes;
+        room -= room == UINT64_MAX ? 0 : (uint64_t)i * call_bytes; /* i <= fit: never below 0 */
         base += beff_region_bytes(pat, &f, i);
         if ((failed = flags[1]))
             break;
