@@ -257,6 +257,13 @@ def test_kernels_print_no_zero_for_what_they_did_not_have(engine, launcher, shm_
         int(nbytes) / 1048576 / float(seconds), rel=2e-3)
 
 
+def written_checkpoint(directory):
+    try:
+        return any(f.stat().st_size > 0 for f in directory.iterdir())
+    except FileNotFoundError:  # listed, then gone: not ours to wait for
+        return False
+
+
 def test_laplace_says_its_checkpoint_is_left_behind_on_a_file_system_turned_read_only(
         engine, launcher, mounted):
     argv = launcher.command(1, [engine, "laplace", "--dir", str(mounted), "--grid", "64",
@@ -264,9 +271,12 @@ def test_laplace_says_its_checkpoint_is_left_behind_on_a_file_system_turned_read
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env=launcher.environment())
     try:
-        # as soon as the first checkpoint exists, the file system turns read-only
-        # (a remount is refused while the checkpoint is open for writing: retry)
-        while p.poll() is None and (not any(mounted.iterdir()) or subprocess.run(
+        # as soon as the first checkpoint is written, the file system turns
+        # read-only (a remount is refused while the checkpoint is open for
+        # writing: retry).  Not as soon as the file exists: between its
+        # creation and MPI's open, read-only is a --dir the run could not
+        # start in (test_a_file_created_before_mpi_cannot_open_it_is_removed)
+        while p.poll() is None and (not written_checkpoint(mounted) or subprocess.run(
                 ["mount", "-o", "remount,ro", str(mounted)], capture_output=True).returncode != 0):
             pass
         out, err = p.communicate(timeout=120)
@@ -282,3 +292,24 @@ def test_laplace_says_its_checkpoint_is_left_behind_on_a_file_system_turned_read
     line = lines[0]
     assert f"{left[0]} is left behind (Read-only file system): remove it when the file system is " \
            "writable again" in line
+
+
+@pytest.mark.parametrize("kernel", [["laplace", "--grid", "64", "--iterations", "4"],
+                                    ["perf", "--size", "4096"],
+                                    ["beff", "-T", "1", "--max-chunk", "64k"]])
+def test_a_file_created_before_mpi_cannot_open_it_is_removed(engine, launcher, shm_dir, kernel):
+    """Rank 0 creates each shared file itself, then MPI opens it: when the
+    open fails (the file system turned read-only in between; here, a
+    library left without its file-system driver), the run never started,
+    so the line asks for another --dir and the file rank 0 made is gone
+    (CI once found a laplace checkpoint left behind without a word)."""
+    if launcher.flavour != "openmpi":
+        pytest.skip("OMPI_MCA_fs is Open MPI's")
+    env = {**launcher.environment(), "OMPI_MCA_fs": "^ufs"}
+    p = subprocess.run(launcher.command(2, [engine, *kernel, "--dir", str(shm_dir)]), capture_output=True,
+                       text=True, env=env, timeout=120)
+    lines = [line for line in p.stderr.splitlines() if line.startswith("pario-engine")]
+    assert p.returncode == 2 and len(lines) == 1, p.stderr
+    assert lines[0].startswith(f"pario-engine: error: opening {shm_dir}/pario-{kernel[0]}.") \
+        and lines[0].endswith(": check --dir"), lines
+    assert list(shm_dir.iterdir()) == []

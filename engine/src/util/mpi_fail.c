@@ -84,6 +84,18 @@ void mpi_fail_left_behind(const char *path, int e)
              strerror(e), e == EROFS ? "the file system is writable again" : "that is fixed");
 }
 
+const char *mpi_fail_left_behind_agree(MPI_Comm comm)
+{
+    /* the failing rank's line also names what a cleanup on another rank left */
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    int mine = left_behind[0] ? rank : INT_MAX, from;
+    MPI_Allreduce(&mine, &from, 1, MPI_INT, MPI_MIN, comm);
+    if (from != INT_MAX)
+        MPI_Bcast(left_behind, sizeof left_behind, MPI_CHAR, from, comm);
+    return left_behind;
+}
+
 void mpi_stop_if_failed(const mpi_why *w, MPI_Comm comm, void (*cleanup)(void *), void *arg)
 {
     int first = mpi_first_failure(w, comm), rank;
@@ -92,11 +104,7 @@ void mpi_stop_if_failed(const mpi_why *w, MPI_Comm comm, void (*cleanup)(void *)
     MPI_Comm_rank(comm, &rank);
     if (cleanup)
         cleanup(arg);
-    /* the failing rank's line also names what a cleanup on another rank left */
-    int mine = left_behind[0] ? rank : INT_MAX, from;
-    MPI_Allreduce(&mine, &from, 1, MPI_INT, MPI_MIN, comm);
-    if (from != INT_MAX)
-        MPI_Bcast(left_behind, sizeof left_behind, MPI_CHAR, from, comm);
+    mpi_fail_left_behind_agree(comm);
     char fix[4200];
     disk_full_fix(w->err, w->dir, w->shrink, fix, sizeof fix);
     fail_exit(EXIT_RUN_FAILED, rank == first, "rank %d: %s%s%s", rank, w->text, fix, left_behind);

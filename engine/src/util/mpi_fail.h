@@ -62,4 +62,9 @@ void mpi_stop_if_failed(const mpi_why *w, MPI_Comm comm, void (*cleanup)(void *)
  * line then says it is left behind, whichever rank failed first. */
 void mpi_fail_left_behind(const char *path, int e);
 
+/* Collective, after the cleanups: "; PATH is left behind (...): remove it
+ * when ..." as the lowest rank whose cleanup left a file recorded it, on
+ * every rank, or "" when nothing was left. */
+const char *mpi_fail_left_behind_agree(MPI_Comm comm);
+
 #endif

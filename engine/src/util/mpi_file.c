@@ -62,7 +62,8 @@ int mpi_file_create(MPI_Comm comm, const char *path, MPI_Info info, MPI_File *fh
     return rc;
 }
 
-bool mpi_file_create_agree(const mpi_why *w, bool created, MPI_Comm comm)
+bool mpi_file_create_agree(const mpi_why *w, bool created, MPI_Comm comm, const char *path,
+                           owned_file *who)
 {
     int made = created, any;
     MPI_Allreduce(&made, &any, 1, MPI_INT, MPI_MAX, comm);
@@ -70,8 +71,16 @@ bool mpi_file_create_agree(const mpi_why *w, bool created, MPI_Comm comm)
     if (first >= 0 && !any) {
         int rank;
         MPI_Comm_rank(comm, &rank);
+        /* Rank 0 may have created the file before MPI failed to open it
+         * (the file system turned read-only in between, a library without
+         * a driver for it): the file is this run's, so it goes, or the
+         * line says it is left behind.  Only its creator knows it (who). */
+        const int e = remove_if_ours(path, who);
+        if (e && e != ENOENT)
+            mpi_fail_left_behind(path, e);
+        const char *left = mpi_fail_left_behind_agree(comm);
         /* a taken name's line carries its fix; anything else is the directory's */
-        fail_exit(EXIT_USAGE, rank == first, "%s%s", w->text, w->err == EEXIST ? "" : ": check --dir");
+        fail_exit(EXIT_USAGE, rank == first, "%s%s%s", w->text, w->err == EEXIST ? "" : ": check --dir", left);
     }
     return any;
 }

@@ -32,12 +32,14 @@ void mpi_file_unique_path(MPI_Comm comm, const char *dir, const char *name, cons
 int mpi_file_create(MPI_Comm comm, const char *path, MPI_Info info, MPI_File *fh, owned_file *who,
                     mpi_why *w);
 
-/* Collective, right after mpi_file_create: when no rank created the file,
- * nothing of the run's exists yet, so the lowest failing rank prints why
- * and all exit 2 (bad input: a taken --name in run_files.h's words, else
- * a --dir to check).  Otherwise returns whether the file was created (a
- * later failure is the run's: mpi_stop_if_failed). */
-bool mpi_file_create_agree(const mpi_why *w, bool created, MPI_Comm comm);
+/* Collective, right after mpi_file_create: when no rank opened the file,
+ * the run has not started: a file rank 0 created before the open failed
+ * is removed (path, who), the lowest failing rank prints why (and what
+ * could not be removed) and all exit 2 (bad input: a taken --name in
+ * run_files.h's words, else a --dir to check).  Otherwise returns whether
+ * the file was opened (a later failure is the run's: mpi_stop_if_failed). */
+bool mpi_file_create_agree(const mpi_why *w, bool created, MPI_Comm comm, const char *path,
+                           owned_file *who);
 
 /* Collective open of a file this run created (amode without CREATE): only
  * while every rank finds the file it noted under the name, before and after

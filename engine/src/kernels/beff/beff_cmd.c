@@ -167,7 +167,7 @@ static int open_pattern(beff_run *r, int p, int method, beff_file *f, mpi_why *w
     if (method == M_WRITE) {
         rc = mpi_file_create(comm, path, MPI_INFO_NULL, &f->fh, &r->who[p], w);
         if (p == 0) /* the run's first file (scatter: every rank's): a failure is bad input */
-            mpi_file_create_agree(w, rc == MPI_SUCCESS, MPI_COMM_WORLD);
+            mpi_file_create_agree(w, rc == MPI_SUCCESS, MPI_COMM_WORLD, path, &r->who[p]);
     } else {
         rc = mpi_file_reopen(comm, path, method == M_READ ? MPI_MODE_RDONLY : MPI_MODE_RDWR, MPI_INFO_NULL,
                              &f->fh, &r->who[p], w);

@@ -293,7 +293,7 @@ int laplace_command(int argc, char **argv)
         s.created = true;
         mpi_file_close(&fh, &w, s.path);
     }
-    s.created = mpi_file_create_agree(&w, s.created, MPI_COMM_WORLD);
+    s.created = mpi_file_create_agree(&w, s.created, MPI_COMM_WORLD, s.path, &s.who);
     mpi_stop_if_failed(&w, MPI_COMM_WORLD, remove_ours, &s);
 
     const int ncp_max = o.iterations / o.every + 1;

@@ -227,7 +227,7 @@ int perf_command(int argc, char **argv)
         s.created = true;
         mpi_file_close(&fh, &w, s.path);
     }
-    s.created = mpi_file_create_agree(&w, s.created, MPI_COMM_WORLD); /* rank 0 alone removes it */
+    s.created = mpi_file_create_agree(&w, s.created, MPI_COMM_WORLD, s.path, &s.who); /* rank 0 alone removes it */
     mpi_stop_if_failed(&w, MPI_COMM_WORLD, remove_ours, &s);
 
     perf_pass pass[2];
