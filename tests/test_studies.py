@@ -148,7 +148,7 @@ def test_an_old_database_is_migrated_in_place_and_still_shows(shm_dir, tmp_path)
     assert r.returncode == 0, r.stderr
     con = sqlite3.connect(db)  # back to the first schema: what older pario wrote
     for table, col in (("runs", "kind"), ("runs", "experiment_toml"), ("runs", "experiment_origin"),
-                       ("points", "params_json")):
+                       ("runs", "planned_points"), ("points", "params_json")):
         con.execute(f"ALTER TABLE {table} DROP COLUMN {col}")
     con.execute("PRAGMA user_version = 0")
     con.commit()
@@ -157,9 +157,10 @@ def test_an_old_database_is_migrated_in_place_and_still_shows(shm_dir, tmp_path)
     assert shown.returncode == 0, shown.stderr
     assert "Figure 6. Partitioned Write (1 MiB file)" in shown.stdout
     con = sqlite3.connect(db)
-    assert con.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert con.execute("PRAGMA user_version").fetchone()[0] == 3
     cols = {row[1] for row in con.execute("PRAGMA table_info(runs)")}
-    assert {"kind", "experiment_toml"} <= cols
+    assert {"kind", "experiment_toml", "planned_points"} <= cols
+    assert "points: 1 ok\n" in shown.stdout  # an older run's plan size is unknown: nothing said of it
 
 
 # --- options belong to kinds ---------------------------------------------------

@@ -87,7 +87,7 @@ def test_kernel_documents_carry_the_same_provenance_as_io(kernel, engine, launch
     assert len(opts) == len(set(opts)) and "rw" in opts
     run = {"id": 1, "status": "complete", "started_utc": "x", "preset": "sgi750", "argv": "[]",
            "dir": str(shm_dir), "options_json": "{}"}
-    rows = dict(provenance_rows(run, [(1, {}, doc)]))
+    rows = dict(provenance_rows(run, [(1, {}, doc)], "1 ok"))
     assert rows["file system"].startswith("tmpfs (tmpfs") and "?" not in rows["file system"]
     assert "MPI standard 3." in rows["MPI"] and not rows["MPI"].startswith("-")
 
@@ -207,7 +207,7 @@ def test_provenance_of_a_predicted_run_and_of_mpich_has_no_placeholders(two_runs
                      "standard": "4.0", "ranks": 2, "hosts": []}}
     run = {"id": 3, "status": "complete", "started_utc": "x", "preset": "cfs", "argv": "[]",
            "dir": "/d", "options_json": "{}"}
-    rows = dict(provenance_rows(run, [(1, {}, mpich)]))
+    rows = dict(provenance_rows(run, [(1, {}, mpich)], "1 ok"))
     assert rows["MPI"] == "MPICH Version:      4.0.2 (MPI standard 4.0)"
 
 
@@ -236,7 +236,7 @@ def test_show_of_a_run_stopped_before_its_first_point_says_none(shm_dir, tmp_pat
               "--launcher-template", f"{script} {{ranks}} {{engine}} {{engine_args}}", db=db)
     assert r.returncode == 130, r.stdout + r.stderr
     show = pario("show", "1", db=db).stdout
-    assert "\npoints: none\n" in show, show
+    assert "\npoints: 1 not run\n" in show, show  # stored nothing, planned one
 
 
 def test_kernels_print_no_zero_for_what_they_did_not_have(engine, launcher, shm_dir):

@@ -12,6 +12,7 @@ test_front_end_faults)."""
 
 import hashlib
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -279,6 +280,14 @@ def test_sigterm_stops_model_as_it_stops_run(tmp_path):
     assert said == ["run 1 stopped by SIGTERM: marked incomplete; finished points are kept"], err
     (run,) = _runs(db)
     assert run[:2] == (1, "incomplete") and run[2] >= 1
+    # the points the stop left unrun are counted wherever the run's points are
+    planned = int(re.search(r"run 1: (\d+) points", out).group(1))
+    said = f"{run[2]} ok, {planned - run[2]} not run"
+    assert planned > run[2] and said in pario("list", db=db).stdout
+    assert f"points: {said}\n" in pario("show", "1", db=db).stdout
+    report = tmp_path / "r.html"
+    assert pario("report", "1", "--out", report, db=db).returncode == 0
+    assert f'<td class="text">points</td><td class="text">{said}</td>' in report.read_text()
 
 
 def test_a_ctrl_c_while_python_imports_pario_is_one_line(tmp_path):

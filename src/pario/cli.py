@@ -185,8 +185,7 @@ def cmd_list(args):
 
     rows = []
     for r in runs:
-        counts = store.counts(r["id"])
-        pts = ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "none"
+        pts = store.points_text(r)
         try:
             given = options_text(json.loads(r["options_json"] or "{}")) or "-"
         except (ValueError, AttributeError):

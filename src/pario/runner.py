@@ -141,7 +141,7 @@ def run_experiment(args, out=None):
             run_id = store.start_run(preset["name"], preset.get("title", ""), directory, sys.argv,
                                      options, launcher.kind, describe_version(), kind=kind.name,
                                      experiment_toml=experiment.text,
-                                     experiment_origin=experiment.origin)
+                                     experiment_origin=experiment.origin, planned=len(points))
             print(f"run {run_id}: {len(points)} point{'s' * (len(points) != 1)} of preset {preset['name']} into {directory}; "
                   f"results in {store.path}", file=out)
             out.flush()
@@ -455,7 +455,7 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True, refused=N
     titled = f" ({run['title']})" if run["title"] else ""  # an experiment file may have none
     print(f"\nrun {run_id}: preset {run['preset']}{titled}, {run['status']}, "
           f"started {run['started_utc']}, dir {run['dir']}", file=out)
-    print("points: " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "none"), file=out)
+    print(f"points: {store.points_text(run)}", file=out)
     checked = verification_text([json.loads(p["result_json"]) for p in store.points(run_id)
                                  if p["status"] == "ok" and p["result_json"]])
     if checked:

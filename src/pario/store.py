@@ -92,13 +92,14 @@ CREATE INDEX IF NOT EXISTS points_by_run ON points(run_id);
 CREATE INDEX IF NOT EXISTS phases_by_point ON phases(point_id);
 """
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # Columns added since the first schema (version 0/1), by table: an older
 # database gets them on open; their rows keep NULL (show falls back to the
 # shipped preset of the run's name).
 _ADDED_COLUMNS = {
-    "runs": [("kind", "TEXT"), ("experiment_toml", "TEXT"), ("experiment_origin", "TEXT")],
+    "runs": [("kind", "TEXT"), ("experiment_toml", "TEXT"), ("experiment_origin", "TEXT"),
+             ("planned_points", "INTEGER")],  # version 3: how many points the plan held
     "points": [("params_json", "TEXT")],
 }
 
@@ -525,16 +526,18 @@ class Store:
 
     # --- writing -----------------------------------------------------------
     def start_run(self, preset, title, directory, argv, options, launcher, version,
-                  kind=None, experiment_toml=None, experiment_origin=None):
+                  kind=None, experiment_toml=None, experiment_origin=None, planned=None):
+        """A new run, 'running', of `planned` points (how many of them never
+        ran is then known if it stops early: points_text)."""
         self._pinned = file_identity(self.path)  # the file this run's points go to (db_moved)
         with self.db:
             cur = self.db.execute(
                 "INSERT INTO runs(preset, title, started_utc, status, pid, host, dir, argv,"
-                " options_json, launcher, pario_version, kind, experiment_toml, experiment_origin)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " options_json, launcher, pario_version, kind, experiment_toml, experiment_origin,"
+                " planned_points) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (preset, title, utc_now(), "running", os.getpid(), socket.gethostname(),
                  str(directory), json.dumps(argv), json.dumps(options), launcher, version,
-                 kind, experiment_toml, experiment_origin))
+                 kind, experiment_toml, experiment_origin, planned))
         self._run = cur.lastrowid  # from here a failing database stops a run (DatabaseFailed)
         return self._run
 
@@ -704,6 +707,18 @@ class Store:
         rows = self.db.execute("SELECT status, count(*) FROM points WHERE run_id=? GROUP BY status",
                                (run_id,)).fetchall()
         return {r[0]: r[1] for r in rows}
+
+    def points_text(self, run):
+        """'2 failed, 5 ok, 3 not run': a run's points as `list`, `show` and
+        the report say them.  The planned points a stopped run never reached
+        are 'not run' ('to run' while it runs); a run stored before pario
+        kept its plan's size (schema 2) says only what it stored."""
+        counts = self.counts(run["id"])
+        parts = [f"{n} {s}" for s, n in sorted(counts.items())]
+        left = (run.get("planned_points") or 0) - sum(counts.values())
+        if left > 0 and run["status"] != "complete":
+            parts.append(f"{left} {'to run' if run['status'] == 'running' else 'not run'}")
+        return ", ".join(parts) or "none"
 
     @staticmethod
     def _with_live_status(row):

@@ -228,7 +228,8 @@ def run_model(args, out=None):
     try:
         run_id = store.start_run(preset["name"], preset.get("title", ""), label, sys.argv, options,
                                  "model", __version__, kind=kind.name,
-                                 experiment_toml=experiment.text, experiment_origin=experiment.origin)
+                                 experiment_toml=experiment.text, experiment_origin=experiment.origin,
+                                 planned=len(points))
         print(f"run {run_id}: {len(points)} point{'s' * (len(points) != 1)} of preset {preset['name']} {label}; "
               f"results in {store.path}", file=out)
         out.flush()

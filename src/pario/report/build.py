@@ -40,14 +40,16 @@ def _approx(n):
     return f"{n} B"
 
 
-def provenance_rows(run, docs):
-    """(what, value) rows: where and how the run was made."""
+def provenance_rows(run, docs, points):
+    """(what, value) rows: where and how the run was made (`points`: what
+    its points came to, Store.points_text)."""
     # the point with the most ranks shows the most of the placement
     doc = max((d for *_, d in docs), key=lambda d: d.get("mpi", {}).get("ranks", 0), default={})
     sysinfo, t, mpi = doc.get("system", {}), doc.get("target", {}), doc.get("mpi", {})
     hosts = mpi.get("hosts", [])
     rows = [
         ("run", f"{run['id']} ({run['status']}), {run['started_utc']} to {run.get('finished_utc') or '-'}"),
+        ("points", points),
         ("experiment", f"{run['preset']}: {run.get('title') or ''} (kind {run.get('kind') or 'io'}, "
                        f"from {run.get('experiment_origin') or run['preset']})"),
         ("command line", "pario " + shlex.join(json.loads(run["argv"] or "[]")[1:])),
@@ -123,7 +125,8 @@ def _run_section(page, store, run_id, counter, wanted_point):
     if predicted:
         page.add(H.paragraph(f"Every figure and table of run {run_id} is a prediction "
                              f"({predicted}), not a measurement."))
-    page.add(H.table(["", "value"], provenance_rows(run, docs), number=_own_table(counter),
+    page.add(H.table(["", "value"], provenance_rows(run, docs, store.points_text(run)),
+                     number=_own_table(counter),
                      caption=f"Provenance of run {run_id}", text_columns=(0, 1), cls="provenance"))
     if kind.name == "probe":
         for caption, head, rows, notes in probe_tables(records):
