@@ -107,6 +107,8 @@ def test_epio_records_reassemble_to_the_shared_file(launcher, engine, shm_dir):
     bad = subprocess.run([engine, "verify-bt", base, "--class", "S", "--ranks", "4",
                           "--decomposition", "slabs", "--quiet"], capture_output=True, text=True)
     assert bad.returncode == 3 and "record" in bad.stderr and len(bad.stderr.splitlines()) == 1
+    assert bad.stderr.rstrip().endswith(": give the --ranks, --decomposition, --class and --write-interval "
+                                        "bt ran with"), bad.stderr
 
 
 @pytest.mark.parametrize("ranks,args,phrase", [

@@ -492,8 +492,10 @@ static int read_exact(int fd, void *buf, size_t len)
     return 0;
 }
 
-/* Open a dump file read-only (never through a symlink) and check its size. */
-static int open_sized(const char *path, uint64_t want, const char *what, char *why, size_t why_len)
+/* Open a dump file read-only (never through a symlink) and check its size;
+ * a size that does not fit says what does (fix: the options that decide it). */
+static int open_sized(const char *path, uint64_t want, const char *what, const char *fix, char *why,
+                      size_t why_len)
 {
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
@@ -507,8 +509,8 @@ static int open_sized(const char *path, uint64_t want, const char *what, char *w
         return -1;
     }
     if ((uint64_t)st.st_size != want) {
-        snprintf(why, why_len, "%s has %lld bytes, expected %llu (%s)", path, (long long)st.st_size,
-                 (unsigned long long)want, what);
+        snprintf(why, why_len, "%s has %lld bytes, expected %llu (%s): %s", path, (long long)st.st_size,
+                 (unsigned long long)want, what, fix);
         close(fd);
         return -1;
     }
@@ -589,7 +591,8 @@ int btio_read_check(const char *path, int n, int dumps, double xce_mean[5], doub
 {
     char what[128];
     snprintf(what, sizeof what, "%d dumps of a %d^3 grid", dumps, n);
-    int fd = open_sized(path, 40ULL * n * n * n * (uint64_t)dumps, what, why, why_len);
+    int fd = open_sized(path, 40ULL * n * n * n * (uint64_t)dumps, what,
+                        "give the --class and --write-interval bt ran with", why, why_len);
     if (fd < 0)
         return -1;
     dump_source src = {.n = n, .dumps = dumps, .fds = &fd, .path = path};
@@ -628,7 +631,11 @@ int btio_read_check_per_rank(const char *base, int n, bt_layout layout, int nran
         snprintf(path, sizeof path, "%s.%04d", base, r);
         snprintf(what, sizeof what, "%d dumps of rank %d's %d cell record(s), %s on %d ranks", dumps,
                  r, nc, bt_layout_name(layout), nranks);
-        if ((src.fds[r] = open_sized(path, bytes * (uint64_t)dumps, what, why, why_len)) < 0)
+        /* files cut otherwise (bt's default decomposition is multipartition
+         * at a square rank count) have other sizes */
+        if ((src.fds[r] = open_sized(path, bytes * (uint64_t)dumps, what,
+                                     "give the --ranks, --decomposition, --class and --write-interval "
+                                     "bt ran with", why, why_len)) < 0)
             status = -1;
     }
     if (!status && !(src.record = malloc(largest))) {
