@@ -70,10 +70,17 @@ def test_all_ran_some_failed_and_all_failed_export_the_same_columns(study, ranks
     assert "memory_backed" in heads["ran"] or "device_request_bytes" in heads["ran"]
 
 
-def test_a_failed_io_point_is_a_row_per_phase_it_planned(shm_dir, tmp_path):
+# what the plan decides and the engine's result repeats: a failed point's
+# row says it as the result would have (IoKind.planned_params)
+PLANNED_AS_RESULT = ("group_unit", "prealloc", "fsync", "evict", "direct", "stripe_targets",
+                     "stripe_unit_bytes", "background", "background_kind", "aggregators", "group")
+
+
+@pytest.mark.parametrize("flags", [[], ["--no-fsync", "--cached", "--direct"], ["--prealloc"]])
+def test_a_failed_io_point_is_a_row_per_phase_it_planned(flags, shm_dir, tmp_path):
     db = tmp_path / "mixed.sqlite"
-    r = pario("run", *CFS, "--ranks", "1,2", "--dir", shm_dir, *launcher(tmp_path, "2"), "--out", tmp_path / "p",
-              db=db)
+    r = pario("run", *CFS, *flags, "--ranks", "1,2", "--dir", shm_dir, *launcher(tmp_path, "2"),
+              "--out", tmp_path / "p", db=db)
     assert r.returncode == 3, r.stderr
     _, rows, as_json = exported(db)
     failed = [x for x in rows if x["status"] == "failed"]
@@ -84,6 +91,10 @@ def test_a_failed_io_point_is_a_row_per_phase_it_planned(shm_dir, tmp_path):
                                                                    ("write", "0"), ("write", "1")]
     assert all(float(x["rate_MiB_per_s"]) > 0 and x["measured"] == x["phase"] for x in ran)
     assert [x["rate_MiB_per_s"] for x in as_json if x["status"] == "failed"] == [None, None]
+    for x in failed:
+        like = next(y for y in ran if y["phase"] == x["phase"])
+        assert {k: x[k] for k in PLANNED_AS_RESULT} == {k: like[k] for k in PLANNED_AS_RESULT}, flags
+    assert {x["fsync"] for x in ran} == {str("--no-fsync" not in flags)}
 
 
 def test_every_kind_declares_the_columns_of_its_export():

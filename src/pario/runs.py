@@ -107,7 +107,8 @@ def iteration_rows(store, run_id):
     for p in store.points(run_id):
         if p["status"] != "ok":
             plan = json.loads(p["params_json"]) if p["params_json"] else {}
-            for planned in planned_records({"test": p["test_id"], "ranks": p["ranks"], **plan}):
+            plan = {"test": p["test_id"], "ranks": p["ranks"], **plan}
+            for planned in planned_records(kind.planned_params(plan)):
                 # the plan's names no record carries (phases, iterations) are not columns
                 params = {k: v for k, v in planned.params.items()
                           if k not in kind.not_identity or k in kind.params}

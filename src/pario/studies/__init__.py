@@ -270,6 +270,13 @@ class Kind:
     def records(self, point, result):
         return []
 
+    def planned_params(self, plan):
+        """A plan's parameters under the names and values its records
+        would carry: how `pario export` fills a failed point's row, which
+        has no result to read them from.  As planned, unless the kind's
+        records read a parameter otherwise."""
+        return plan
+
     def finish(self, records):
         return records
 

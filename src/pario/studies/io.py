@@ -603,6 +603,19 @@ class IoKind(Kind):
                       f"rank(s) (G >= ranks): those points run ungrouped; give --ranks above {g} to "
                       "see grouping" for (test, g), rs in idle.items()]
 
+    def planned_params(self, plan):
+        """What the engine's result would say of the point's flags (its
+        io_options: fsync by default where a phase writes, the rest only
+        when given, one group turn per call), and no stripe unit or load
+        where there is none, as a result's records say it."""
+        flags = [*plan.get("extra", []), *plan.get("options", [])]
+        unit = flags[flags.index("--group-unit") + 1] if "--group-unit" in flags[:-1] else "call"
+        fsync = "--no-fsync" not in flags and ("--fsync" in flags or "write" in plan.get("phases", []))
+        return {**plan, "group_unit": unit, "prealloc": "--prealloc" in flags, "fsync": fsync,
+                "evict": "--evict" in flags, "direct": "--direct" in flags,
+                "stripe_unit": plan.get("stripe_unit") if plan.get("stripe_targets") else None,
+                "background_kind": plan.get("background_kind") or None}
+
     def records(self, point, result):
         from ..model.machine import result_caches  # the model imports this module
 

@@ -63,6 +63,11 @@ class SuiteKind(Kind):
     def point_kind(self, point):
         return _study(point.study)
 
+    def planned_params(self, plan):
+        """As the point's study reads its plan (a plan stored before plans
+        named their study: as planned)."""
+        return _study(plan["study"]).planned_params(plan) if plan.get("study") in STUDIES else plan
+
     def check(self, preset, path):
         for i, t in enumerate(preset["test"], 1):
             study = _study(t["study"])
