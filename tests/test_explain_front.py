@@ -262,6 +262,18 @@ def test_export_every_trial(runs):
     # the same export again: pario wrote that file, so it may write it again (item 25k)
     j = pario("export", "2", "--json", "--out", runs["tmp"] / "x.json", db=runs["db"])
     assert j.returncode == 0, j.stderr
+    # no run named: the latest, as show and plot take it
+    latest = pario("export", "--csv", db=runs["db"])
+    assert latest.returncode == 0 and latest.stdout == pario("export", "4", "--csv", db=runs["db"]).stdout
+    assert {row["run"] for row in csv.DictReader(io.StringIO(latest.stdout))} == {"4"}
+
+
+def test_every_run_argument_and_db_option_says_what_it_is():
+    for command in ("list", "show", "plot", "compare", "export", "report", "run", "model"):
+        text = pario(command, "--help", db="unused").stdout
+        assert "results database holding" in text and "$PARIO_DB" in text, command
+    assert "the run to export: its id in 'pario list' (default: the latest)" in pario(
+        "export", "--help", db="unused").stdout
 
 
 EXPECT = """JSON.stringify({
@@ -332,6 +344,7 @@ def _runs_in(db):
     (["export", "2"], "one of the arguments --csv --json is required"),
     (["export", "2", "--csv", "--json"], "not allowed with argument"),
     (["export", "99", "--csv"], "run 99 is not in"),
+    (["export", "0", "--csv"], "'0' must be more than 0"),
     (["report", "99", "--out", "OUT/r.html"], "run 99 is not in"),
     (["report", "2", "--out", "OUT/r.txt"], "*.html"),
     (["report", "2", "--out", "OUT/no-such-dir/r.html"], "does not exist"),

@@ -9,7 +9,7 @@ from . import __version__
 from .checks import check_out, check_timeout
 from .errors import UsageError
 from .presets import load_experiment, preset_names
-from .store import Store, default_db_path, resolve_db
+from .store import Store, add_db_option, resolve_db
 from .studies import add_kind_options, kind_of, kinds
 
 
@@ -60,13 +60,18 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"pario: error: {one_line(message)}: see '{self.prog} --help'\n")
 
 
+def _add_run_id(parser, what):
+    parser.add_argument("run", nargs="?", type=_positive_int,
+                        help=f"the run to {what}: its id in 'pario list' (default: the latest)")
+
+
 def _add_run_options(run):
     """The options of `pario run` and of every kind's shortcut (`pario probe`)."""
     run.add_argument("--dir", required=True, help="a directory on the file system to test")
     run.add_argument("--quick", action="store_true", help="smaller sizes and rank counts: minutes on a laptop")
     run.add_argument("--ranks", type=_csv, help="rank counts, e.g. 1,2,4,8")
     run.add_argument("--tests", type=_csv, help="only these tests of the preset")
-    run.add_argument("--db", default=None, help=f"results database (default {default_db_path()})")
+    add_db_option(run, "the runs (created if missing)")
     run.add_argument("--out", help="directory for the PNG plots (default: plots/DBFILE-runN beside the database)")
     run.add_argument("--timeout", type=_timeout, default=900.0,
                      help="seconds one point may take before its ranks are killed (default 900)")
@@ -93,15 +98,15 @@ def build_parser():
     add_kind_options(run)
 
     lst = sub.add_parser("list", help="list stored runs")
-    lst.add_argument("--db", default=None)
+    add_db_option(lst, "the runs")
 
     show = sub.add_parser("show", help="tables of one run (default: the latest)")
-    show.add_argument("run", nargs="?", type=_positive_int)
-    show.add_argument("--db", default=None)
+    _add_run_id(show, "show")
+    add_db_option(show, "the run")
 
     plot = sub.add_parser("plot", help="write the PNG figures of one run")
-    plot.add_argument("run", nargs="?", type=_positive_int)
-    plot.add_argument("--db", default=None)
+    _add_run_id(plot, "draw")
+    add_db_option(plot, "the run")
     plot.add_argument("--out", help="directory for the PNG files")
 
     sub.add_parser("presets", help="list the experiments pario knows")
@@ -120,11 +125,10 @@ def build_parser():
     cmp_.add_argument("--fail-below", type=_positive(float, "a ratio such as 0.9"), metavar="R",
                       help="exit 1 when a point called slower, or the whole run's median ratio with 95 %%, "
                            "lies below R x run A (e.g. 0.9)")
-    cmp_.add_argument("--db", default=None, help=f"results database holding both runs "
-                                                 f"(default {default_db_path()})")
+    add_db_option(cmp_, "both runs")
 
     exp = sub.add_parser("export", help="every trial of every point of a run, one row each")
-    exp.add_argument("run", type=_positive_int)
+    _add_run_id(exp, "export")
     fmt = exp.add_mutually_exclusive_group(required=True)
     fmt.add_argument("--csv", dest="format", action="store_const", const="csv",
                      help="comma-separated values, a header row then one row per trial")
@@ -132,15 +136,15 @@ def build_parser():
                      help="a JSON array of one object per trial")
     exp.add_argument("--out", help="the file to write (default: standard output): a new file, or one "
                                    "an earlier 'pario export --out' wrote and nobody changed since")
-    exp.add_argument("--db", default=None, help=f"results database holding the run "
-                                                f"(default {default_db_path()})")
+    add_db_option(exp, "the run")
 
     rep = sub.add_parser("report", help="one self-contained HTML file of one or more runs")
-    rep.add_argument("runs", nargs="+", type=_positive_int, metavar="RUN")
+    rep.add_argument("runs", nargs="+", type=_positive_int, metavar="RUN",
+                     help="the runs to put in the report, by their ids in 'pario list'")
     rep.add_argument("--out", required=True, help="the new .html file to write")
     rep.add_argument("--point", type=_positive_int,
                      help="the point whose per-rank timeline to draw (ids: 'pario export RUN --csv')")
-    rep.add_argument("--db", default=None)
+    add_db_option(rep, "the runs")
     for kind in kinds().values():
         if kind.command:  # its own usage and help; runs as 'pario run <command>'
             short = sub.add_parser(
@@ -466,8 +470,8 @@ def _main(argv=None):
         if args.command == "export":
             from .export import export_command
 
-            return export_command(_store(args, readonly=not args.out), args.run,
-                                  args.format, args.out)
+            store = _store(args, readonly=not args.out)
+            return export_command(store, args.run or store.latest_run_id(), args.format, args.out)
         if args.command == "report":
             from .export import write_new_file
             from .report.build import build_report

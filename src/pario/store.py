@@ -126,8 +126,18 @@ def default_db_path():
     """$PARIO_DB, else the user's data directory."""
     if os.environ.get("PARIO_DB"):
         return Path(os.environ["PARIO_DB"])
+    return _users_db_path()
+
+
+def _users_db_path():
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
     return Path(base) / "pario" / "results.sqlite"
+
+
+def add_db_option(parser, holding):
+    """--db, as every subcommand that reads or stores runs takes it."""
+    parser.add_argument("--db", default=None, help=f"results database holding {holding} "
+                                                   f"(default: $PARIO_DB, else {_users_db_path()})")
 
 
 def utc_now():

@@ -20,7 +20,7 @@ from ..errors import NoRunnablePoint, UsageError
 from ..presets import load_experiment
 from ..progress import Progress
 from ..stopping import end_early, restore_signals, stop_on_signals
-from ..store import Store, default_db_path, resolve_db
+from ..store import Store, add_db_option, resolve_db
 from ..units import format_size
 from ..studies import add_kind_options, kind_of, plan_points, refuse_foreign_options, skip_lines
 from .machine import machine_by_spec, machine_names
@@ -70,7 +70,7 @@ def add_parser(sub, csv, positive_int):
     p.add_argument("--quick", action="store_true", help="the preset's quick sweep")
     p.add_argument("--ranks", type=csv, help="rank counts, e.g. 1,16,128,1024")
     p.add_argument("--tests", type=csv, help="only these tests of the preset")
-    p.add_argument("--db", default=None, help=f"results database (default {default_db_path()})")
+    add_db_option(p, "the runs (created if missing)")
     p.add_argument("--out", help="directory for the PNG plots")
     # 'pario run --dir' by habit: refused by name (run_model), not taken as
     # an abbreviation of --direct
