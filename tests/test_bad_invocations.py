@@ -167,6 +167,14 @@ FRONT_CASES = [
      "'x}' has a brace"),
     (["run", "cfs", "--dir", "/dev/shm", "--launcher-template",
       "mpirun -n {ranks} {engine} {engine_args} {engine_args}"], "{engine_args} appears more than once"),
+    # a launcher of the other MPI starts each rank as a world of its own (tester 16)
+    (["run", "cfs", "--dir", "/dev/shm", "--launcher-template", "mpiexec.hydra -n {ranks} {engine} {engine_args}"],
+     "--launcher-template starts MPICH's ranks (mpiexec.hydra), but the engine is built with Open MPI: "
+     "give --mpi mpich"),
+    (["run", "cfs", "--dir", "/dev/shm", "--mpi", "mpich", "--launcher-template",
+      "mpirun.openmpi -n {ranks} {engine} {engine_args}"], "give --mpi openmpi, or a template of MPICH's"),
+    (["probe", "--dir", "/dev/shm", "--launcher-template", "mpiexec.mpich -n {ranks} {engine}"],
+     "starts MPICH's ranks (mpiexec.mpich)"),
     (["report", "1", "--out", "report.pdf"], "name the report file *.html"),
     # a kernel's trials are rounds of the whole plan: 1e8 of them took 24 GB (tester 15)
     (["run", "nht1", "--quick", "--dir", "/dev/shm", "--dry-run", "--iterations", "100000000"],

@@ -68,7 +68,10 @@ class Launcher:
 
     def environment(self):
         env = dict(os.environ)
-        if self.flavour == "openmpi" and os.geteuid() == 0:
+        # a launcher of unknown library (a wrapper that does not answer
+        # --version) may be Open MPI's: its refusal to run as root would
+        # be the point's only line.  MPICH ignores these names.
+        if self.flavour != "mpich" and os.geteuid() == 0:
             env["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
             env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
         return env
@@ -82,7 +85,10 @@ class Launcher:
             if max_ranks > self.allocation.cpus:
                 lines.append(f"launcher: points with more than {self.allocation.cpus} ranks (the "
                              "allocation's CPUs) get -O (--overcommit)")
-        if self.flavour == "openmpi" and os.geteuid() == 0:
+        # a launcher of unknown library (a wrapper that does not answer
+        # --version) may be Open MPI's: its refusal to run as root would
+        # be the point's only line.  MPICH ignores these names.
+        if self.flavour != "mpich" and os.geteuid() == 0:
             lines.append("launcher: running as root, so OMPI_ALLOW_RUN_AS_ROOT=1 and "
                          "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 are set for Open MPI")
         if self.flavour == "openmpi" and max_ranks > cores() and self.kind in ("mpirun", "mpiexec"):
@@ -380,7 +386,13 @@ def choose_launcher(template=None, kind=None, mpi=""):
             raise UsageError(f"--launcher-template: program '{words[0]}' is not found or not "
                              "executable: give a launcher on PATH or its full path")
         # a user's program may not know --version: ask briefly, never block the run
-        return Launcher("template", [], flavour=_flavour(program, timeout=2), template=words)
+        flavour = _flavour(program, timeout=2)
+        if flavour and mpi and flavour != mpi:  # each rank would start alone: N one-rank worlds
+            mine, other = FLAVOURS[mpi], FLAVOURS[flavour]
+            raise UsageError(f"--launcher-template starts {other.title}'s ranks ({words[0]}), but the "
+                             f"engine is built with {mine.title}: give --mpi {flavour}, or a template "
+                             f"of {mine.title}'s launcher ({mine.launchers[0]})")
+        return Launcher("template", [], flavour=flavour, template=words)
     if kind not in (None, "auto", "mpirun", "mpiexec", "srun"):
         raise UsageError(f"--launcher '{kind}' is unknown: use auto, mpirun, mpiexec or srun")
     if kind == "srun" or (kind in (None, "auto") and os.environ.get("SLURM_JOB_ID")):
