@@ -143,3 +143,35 @@ def test_a_perf_plan_that_does_not_fit_is_refused_before_anything_runs(small_tmp
     assert "has 8 MiB free but perf ranks=2" in lines[0] and "needs 32 MiB" in lines[0], lines[0]
     assert "(2 of 4 points do not fit)" in lines[0], lines[0]
     assert "run 1" not in r.stdout and not db.exists() and os.listdir(full) == []
+
+
+def test_a_database_whose_file_system_stops_answering_is_not_called_removed(tmp_path, monkeypatch):
+    """Tester 16, item 3: --db on a GlusterFS volume stopped mid-run read
+    'was removed during run 1: run 1 is lost'; once the volume was back,
+    the run was there, whole.  A name that cannot be looked at (ENOTCONN)
+    is said as that, and nothing is copied anywhere."""
+    import errno
+
+    from pario.db_moved import DatabaseMoved, moved_error
+
+    db = tmp_path / "r.sqlite"
+    con = sqlite3.connect(db)
+    pinned = (os.stat(db).st_dev, os.stat(db).st_ino)
+    real_stat = os.stat
+
+    def unanswered(path, *args, **kwargs):
+        if str(path) == str(db):
+            raise OSError(errno.ENOTCONN, os.strerror(errno.ENOTCONN), str(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", unanswered)
+    error = moved_error(con, db, "--db", pinned, 1, lambda copy: None)
+    monkeypatch.undo()
+    assert not isinstance(error, DatabaseMoved) and error.exit_code == 5
+    assert str(error) == (f"--db {db} stopped answering during run 1 (Transport endpoint is not connected): "
+                          "the points stored so far stay in it; see them with 'pario show 1' once its file "
+                          "system answers again")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.sqlite"]  # nothing saved beside it
+    # a name that is gone is still 'removed'
+    db.unlink()
+    assert "was removed during run 1" in str(moved_error(con, db, "--db", pinned, 1, lambda copy: None))

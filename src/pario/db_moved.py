@@ -45,6 +45,19 @@ def file_identity(path):
     return (st.st_dev, st.st_ino)
 
 
+def _unreachable(path):
+    """Why the name cannot be looked at now, when it is not that it is
+    gone (a network file system that stopped answering: ENOTCONN, EIO),
+    else ''."""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return ""
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return ""
+
+
 def what_happened(pinned, path):
     """'removed' or 'replaced by another file' when `path` no longer names
     the file of identity `pinned`, else ''."""
@@ -81,10 +94,17 @@ def save_beside(db, path, run_id, mark):
 def moved_error(db, path, label, pinned, run_id, mark_incomplete):
     """DatabaseMoved if `path` no longer names the file pinned when the run
     started, after saving `db` beside the name (its run marked incomplete
-    there); None while the name still holds it."""
+    there); DatabaseFailed if the name cannot be looked at (its file system
+    stopped answering: nothing to save, nothing lost); None while the name
+    still holds it."""
     happened = what_happened(pinned, path)
     if not happened:
         return None
+    why = _unreachable(path)
+    if why:  # nothing moved: the file is there, out of reach, and its points with it
+        return DatabaseFailed(f"{label} {path} stopped answering during run {run_id} ({why}): the points "
+                              f"stored so far stay in it; see them with 'pario show {run_id}' once its "
+                              "file system answers again")
     try:
         saved = save_beside(db, path, run_id, mark_incomplete)
         where = (f"the database with run {run_id}'s points so far (marked incomplete) is saved "
