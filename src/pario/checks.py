@@ -1,6 +1,7 @@
 """Checks of the paths a run will use, made before anything is stored or
 started, so a bad one costs one line and no half-made run."""
 
+import errno
 import math
 import os
 import re
@@ -36,6 +37,19 @@ def path_text(option, text):
     return text
 
 
+# errno values of a directory that is there but out of reach: a network
+# mount that stopped answering (the engine's fail_dir_fix says the same)
+_MOUNT_TROUBLE = {errno.ENOTCONN, errno.EIO, errno.ESTALE, errno.EHOSTDOWN, errno.ETIMEDOUT}
+
+
+def directory_fix(exc):
+    """The fix for a directory an OSError refused: a mount to check when
+    its file system stopped answering, else another directory."""
+    if exc.errno in _MOUNT_TROUBLE:
+        return "check the file system mounted there, or choose another directory"
+    return "choose another directory"
+
+
 def check_dir(text):
     """--dir: an existing, writable directory; returned resolved."""
     d = Path(path_text("--dir", text))
@@ -49,7 +63,7 @@ def check_dir(text):
             raise UsageError(f"--dir {d} is not writable: choose a directory you can write")
         return d.resolve()
     except OSError as exc:
-        raise UsageError(f"--dir {d}: {exc.strerror}: choose another directory") from None
+        raise UsageError(f"--dir {d}: {exc.strerror}: {directory_fix(exc)}") from None
 
 
 def check_out(text):
@@ -70,7 +84,7 @@ def check_out(text):
                              "another path (pario creates only the last name of --out)")
         _try_writing(probe, "--out", d)
     except OSError as exc:
-        raise UsageError(f"--out {d}: {exc.strerror}: choose another directory") from None
+        raise UsageError(f"--out {d}: {exc.strerror}: {directory_fix(exc)}") from None
     return d
 
 

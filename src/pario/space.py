@@ -13,6 +13,7 @@ run whose every point would be refused by it."""
 import os
 from pathlib import Path
 
+from .checks import directory_fix
 from .dir_fs import dir_fs
 from .errors import UsageError
 from .studies import space_fix
@@ -69,7 +70,7 @@ def check_space(points, directory, kind):
             groups = per_file_system(needs)
             misses = [(need - _free_bytes(_existing(d)), d, need, n) for d, need, n in groups.values()]
         except OSError as exc:  # the directory checks ran first: only a race gets here
-            raise UsageError(f"--dir {directory}: {exc.strerror}: choose another directory") from None
+            raise UsageError(f"--dir {directory}: {exc.strerror}: {directory_fix(exc)}") from None
         misses = [m for m in misses if m[0] > 0]
         if misses:
             short += 1

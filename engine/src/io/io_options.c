@@ -315,8 +315,7 @@ static void check_dir(const io_options *o)
     if (check_mode())
         return; /* the machine's part: checked when the run starts */
     if (stat(o->dir, &st) != 0)
-        fail_usage("--dir %s: %s: create it first or choose an existing directory", o->dir,
-                   strerror(errno));
+        fail_usage("--dir %s: %s: %s", o->dir, strerror(errno), fail_dir_fix(errno));
     if (!S_ISDIR(st.st_mode))
         fail_usage("--dir %s is not a directory: give a directory", o->dir);
     if (writes_into_dir(o) && access(o->dir, W_OK | X_OK) != 0)

@@ -3,6 +3,7 @@
 #include "check_mode.h"
 #include "library_lines.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <mpi.h>
 #include <signal.h>
@@ -172,6 +173,15 @@ void fail_exit(int code, int print_here, const char *fmt, ...)
     finish(code);
 }
 
+const char *fail_dir_fix(int e)
+{
+    if (e == ENOENT || e == ENOTDIR)
+        return "create it first or choose an existing directory";
+    if (e == ENOTCONN || e == EIO || e == ESTALE || e == EHOSTDOWN || e == ETIMEDOUT)
+        return "check the file system mounted there, or choose another directory";
+    return "choose another directory";
+}
+
 void fail_unless_target_dir(const char *dir, const char *what)
 {
     struct stat st;
@@ -179,7 +189,10 @@ void fail_unless_target_dir(const char *dir, const char *what)
         fail_usage("--dir is required: %s", what);
     if (check_mode())
         return; /* the machine's part: checked when the run starts */
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+    const int e = stat(dir, &st) != 0 ? errno : 0;
+    if (e && e != ENOENT && e != ENOTDIR) /* there, but out of reach */
+        fail_usage("--dir %s: %s: %s", dir, strerror(e), fail_dir_fix(e));
+    if (e || !S_ISDIR(st.st_mode))
         fail_usage("--dir %s is not an existing directory: create it first", dir);
     if (access(dir, W_OK | X_OK) != 0)
         fail_usage("--dir %s is not writable: choose a writable directory", dir);

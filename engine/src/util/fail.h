@@ -21,6 +21,11 @@ void fail_skip_finalize(void);
 /* Print "pario-engine: error: <message>" (rank 0 only) and exit 2. */
 _Noreturn void fail_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The fix for a --dir that stat refused with errno e: a missing one is
+ * created, an unreachable one (a network mount that stopped answering:
+ * ENOTCONN, EIO) is a mount to check, not a directory to create. */
+const char *fail_dir_fix(int e);
+
 /* The kernels' --dir rule, one wording everywhere: given, an existing
  * directory, writable; else fail_usage.  `what` ends "--dir is required: ". */
 void fail_unless_target_dir(const char *dir, const char *what);

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,11 +206,30 @@ int owned_file_note_path(const char *path, owned_file *who)
     return 0;
 }
 
+/* Whether the directory holding path is now on another device than dev:
+ * the file system the file was made on is no longer mounted there. */
+static bool directory_moved_off(const char *path, dev_t dev)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = 0;
+    else
+        *slash = 0;
+    struct stat st;
+    return stat(dir, &st) == 0 && st.st_dev != dev;
+}
+
 int owned_file_check(const char *path, const owned_file *who)
 {
     struct stat st;
-    if (lstat(path, &st) != 0)
-        return errno;
+    if (lstat(path, &st) != 0) {
+        const int e = errno;
+        return e == ENOENT && who->known && directory_moved_off(path, who->dev) ? EXDEV : e;
+    }
     if (!who->known || !S_ISREG(st.st_mode) || st.st_dev != who->dev || st.st_ino != who->ino)
         return ESTALE;
     return 0;
@@ -256,5 +276,13 @@ const char *owned_file_reason(int e)
                "other writers out of --dir";
     if (e == ENOENT)
         return "was removed during the run by someone else: keep other writers out of --dir";
-    return strerror(e);
+    if (e == EXDEV)
+        return "is on a file system that was unmounted from its directory during the run: it is left "
+               "there; remove it once that file system is mounted again";
+    /* a network mount that stopped answering (ENOTCONN, EIO): one line,
+     * "NAME cannot be looked at (...)", with the fix */
+    static _Thread_local char text[256];
+    snprintf(text, sizeof text, "cannot be looked at (%s): check the file system mounted at --dir",
+             strerror(e));
+    return text;
 }

@@ -43,7 +43,9 @@ int owned_file_note_opened(const char *path, owned_file *who);
 int owned_file_note_path(const char *path, owned_file *who);
 
 /* 0 when path (not following a symlink) is the file noted in who; ESTALE
- * when the name now names something else, ENOENT when it is gone. */
+ * when the name now names something else, ENOENT when it is gone, EXDEV
+ * when it is gone because its directory is now on another device (the
+ * file system it was made on was unmounted: the file is still on it). */
 int owned_file_check(const char *path, const owned_file *who);
 
 /* Unlink path only if it still names the file noted in who.  Returns 0
@@ -55,7 +57,9 @@ int remove_if_ours(const char *path, owned_file *who);
 /* What a failed check (ESTALE, ELOOP from the calls above) means, in the
  * words of every command's one line: "NAME was replaced during the run by
  * a symlink pario did not create: left alone; keep other writers out of
- * --dir"; ENOENT: removed by someone else.  Other errors: strerror. */
+ * --dir"; ENOENT: removed by someone else; EXDEV: left on a file system
+ * unmounted during the run.  Other errors (a mount that stopped
+ * answering): "cannot be looked at (strerror): check the file system". */
 const char *owned_file_reason(int e);
 
 /* open(path, O_WRONLY|O_NOFOLLOW|O_CLOEXEC) of an existing file that must be

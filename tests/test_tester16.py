@@ -1,0 +1,90 @@
+"""Tester 16's items on file systems that go away during a run, through
+the real engine and pario: a --dir unmounted mid-run (the file is left on
+the file system that went, and said so, not "removed by someone else");
+a mount that stopped answering (ENOTCONN from a GlusterFS client that
+died) is a mount to check, not a directory to create."""
+
+import os
+import signal
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, wait_for
+
+
+def pario(*args, db):
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PARIO_DB": str(db)}
+    return subprocess.run([sys.executable, "-m", "pario", *map(str, args)], capture_output=True, text=True,
+                          env=env, timeout=300)
+
+
+def engine_lines(stderr):
+    return [line for line in stderr.splitlines() if line.startswith("pario-engine")]
+
+
+def test_a_dir_unmounted_mid_run_names_the_file_left_on_it(engine, launcher, small_tmpfs):
+    mounted = small_tmpfs("300m")
+    argv = launcher.command(2, [engine, "io", "--dir", str(mounted), "--layout", "partitioned", "--size", "128m",
+                                "--block", "64k", "--iterations", "1000"])
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=launcher.environment())
+    try:
+        assert wait_for(lambda: any(mounted.iterdir()), 60), "no file made"
+        subprocess.run(["umount", "-l", str(mounted)], check=True)
+        out, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    lines = engine_lines(err)
+    assert p.returncode == 3 and len(lines) == 1, err
+    assert lines[0].endswith("is on a file system that was unmounted from its directory during the run: it "
+                             "is left there; remove it once that file system is mounted again"), lines
+    assert f" {mounted}/pario-io." in lines[0] and "removed during the run by someone else" not in err
+
+
+@pytest.fixture
+def dead_mount(gluster_volumes, tmp_path):
+    """A FUSE mount of the distributed volume whose client was killed:
+    every look at it answers ENOTCONN, as a network mount that stopped
+    answering does."""
+    point = Path("/var/tmp") / f"pario-dead-{uuid.uuid4().hex[:10]}"
+    point.mkdir()
+    pid_file = tmp_path / "client.pid"
+    subprocess.run(["glusterfs", "--volfile-server=127.0.0.1", f"--volfile-id={gluster_volumes.volume('dist')}",
+                    f"--pid-file={pid_file}", "-l", str(tmp_path / "client.log"), str(point)], check=True)
+    try:
+        assert wait_for(lambda: os.path.ismount(point) and pid_file.exists(), 30), "no mount"
+        os.kill(int(pid_file.read_text().split()[0]), signal.SIGKILL)
+        assert wait_for(lambda: _unreachable(point), 10)
+        yield point
+    finally:
+        subprocess.run(["umount", "-l", str(point)], capture_output=True)
+        point.rmdir()
+
+
+def _unreachable(path):
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.strerror == "Transport endpoint is not connected"
+    return False
+
+
+def test_a_mount_that_stopped_answering_is_a_mount_to_check(dead_mount, engine, launcher, tmp_path):
+    fix = "Transport endpoint is not connected: check the file system mounted there, or choose another directory"
+    for argv in ([engine, "io", "--dir", str(dead_mount), "--size", "1m"],
+                 [engine, "io", "--dir", str(dead_mount / "sub"), "--size", "1m"],
+                 [engine, "laplace", "--dir", str(dead_mount)]):
+        p = subprocess.run(launcher.command(1, argv), capture_output=True, text=True, env=launcher.environment(),
+                           timeout=60)
+        lines = engine_lines(p.stderr)
+        assert p.returncode == 2 and len(lines) == 1 and lines[0].endswith(fix), p.stderr
+    db = tmp_path / "r.sqlite"
+    r = pario("run", "cfs", "--quick", "--dir", dead_mount, db=db)
+    assert r.returncode == 2 and r.stderr == f"pario: error: --dir {dead_mount}: {fix}\n", r.stderr
+    assert not db.exists()
