@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -104,6 +104,38 @@ def test_a_point_past_its_timeout_has_its_step_cancelled(slurm_cluster, tmp_path
     leftover = subprocess.run(["pgrep", "-f", f"pario-engine io --dir {shm_dir}"], capture_output=True)
     assert leftover.returncode != 0
     assert os.listdir(shm_dir) == []
+
+
+def test_an_allocation_that_ends_mid_run_stops_the_run(slurm_cluster, tmp_path, shm_dir):
+    """Tester 16, item 2: the job cancelled during a point, pario went on
+    launching the next points into it (each failing with 'Expired or
+    invalid job') and stored the run as complete."""
+    db = tmp_path / "r.sqlite"
+    name = f"pario-cut-{os.getpid()}"
+    argv = ["salloc", "-n", "2", "-O", "-J", name,
+            *pario_argv("run", "cfs", "--dir", shm_dir, "--ranks", "2,1", "--blocks", "4k", "--size", "256m",
+                        "--tests", "interleaved,partitioned", "--iterations", "20")]
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=env_for(slurm_cluster, db))
+    try:
+        assert wait_for(lambda: any(shm_dir.iterdir()), 120), "the first point never started"
+        subprocess.run(["scancel", "-n", name], env=slurm_cluster.env, check=True, timeout=30)
+        out, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    said = [line for line in err.splitlines() if line.startswith("pario: error:")]
+    assert p.returncode == 3 and len(said) == 1, (p.returncode, out, err)
+    assert re.fullmatch(r"pario: error: Slurm job \d+ ended \([a-z]+\) during run 1: the run stops, marked "
+                        r"incomplete, its points so far kept \(see 'pario show 1'\); start it again in a live "
+                        r"allocation", said[0]), said
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT status FROM runs").fetchall() == [("incomplete",)]
+    assert con.execute("SELECT status FROM points").fetchall() == [("failed",)]
+    listed = subprocess.run(pario_argv("list"), capture_output=True, text=True, env=env_for(slurm_cluster, db))
+    assert "1 failed, 3 not run" in listed.stdout, listed.stdout
+    assert wait_for(lambda: not os.listdir(shm_dir), 30), os.listdir(shm_dir)
 
 
 def test_stale_job_id_with_a_live_controller_is_refused(slurm_cluster, tmp_path, shm_dir):

@@ -25,10 +25,10 @@ def pario_run(args, env_changes, tmp_path, drop=("SLURM_JOB_ID", "SLURM_JOBID"))
     return p, time.monotonic() - started
 
 
-def assert_refused(p, seconds, phrase, tmp_path):
+def assert_refused(p, seconds, phrase, tmp_path, said_by="--launcher srun"):
     lines = p.stderr.strip().splitlines()
     assert p.returncode == 2, p.stderr
-    assert len(lines) == 1 and lines[0].startswith("pario: error: --launcher srun: "), lines
+    assert len(lines) == 1 and lines[0].startswith(f"pario: error: {said_by}: "), lines
     assert phrase in lines[0], lines[0]
     assert seconds < 10, seconds  # generous for a loaded machine; srun alone waits minutes
     assert not (tmp_path / "r.sqlite").exists()  # nothing stored
@@ -58,7 +58,10 @@ def test_srun_outside_a_job_is_refused(tmp_path):
 def test_stale_job_id_with_controller_down_is_refused(tmp_path, launcher):
     conf = dead_controller_conf(tmp_path, free_port())  # nothing listens there
     p, seconds = pario_run(launcher, {"SLURM_JOB_ID": "77", "SLURM_CONF": str(conf)}, tmp_path)
-    assert_refused(p, seconds, "Slurm controller is down", tmp_path)
+    # an option the user never gave is not named (tester 16, item 10): the variable that chose srun is
+    said_by = "--launcher srun" if launcher else "SLURM_JOB_ID=77 (pario launches with srun in a Slurm job)"
+    assert_refused(p, seconds, "Slurm controller is down", tmp_path, said_by)
+    assert ("unset SLURM_JOB_ID, or give --launcher mpirun" in p.stderr) == (not launcher), p.stderr
 
 
 @needs_slurm_client

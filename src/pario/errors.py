@@ -12,3 +12,10 @@ class NoRunnablePoint(UsageError):
     def __init__(self, message, skipped=()):
         super().__init__(message)
         self.skipped = list(skipped)
+
+
+class RunCutShort(UsageError):
+    """What a run needs went away during it (its Slurm allocation ended):
+    the run stops, marked incomplete, its points so far kept; exit 3, as
+    for failed points (one is stored: the one that found out)."""
+    exit_code = 3

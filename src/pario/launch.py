@@ -76,6 +76,11 @@ class Launcher:
             env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
         return env
 
+    def gone(self):
+        """'' while the ranks can still be started; else why not (the Slurm
+        allocation the launcher runs in ended)."""
+        return self.allocation.ended() if self.allocation else ""
+
     def explain(self, max_ranks):
         """Lines saying what this launcher will do on the user's behalf."""
         library = f" for {FLAVOURS[self.flavour].title}" if self.flavour in FLAVOURS else ""
@@ -396,7 +401,7 @@ def choose_launcher(template=None, kind=None, mpi=""):
     if kind not in (None, "auto", "mpirun", "mpiexec", "srun"):
         raise UsageError(f"--launcher '{kind}' is unknown: use auto, mpirun, mpiexec or srun")
     if kind == "srun" or (kind in (None, "auto") and os.environ.get("SLURM_JOB_ID")):
-        alloc = slurm.allocation()  # refuses in seconds, not minutes, outside a live job
+        alloc = slurm.allocation(asked=kind == "srun")  # refuses in seconds, not minutes, outside a live job
         srun = [shutil.which("srun")]
         if not os.environ.get("SLURM_MPI_TYPE"):
             srun.append(f"--mpi={FLAVOURS[mpi or 'openmpi'].srun_mpi}")

@@ -15,7 +15,7 @@ from .checks import check_dir, check_out, check_timeout, run_tag
 from .engine import engine_mpi, engine_path
 from .engine_check import check_plan
 from .dir_fs import dir_fs, moved_away
-from .errors import NoRunnablePoint, UsageError
+from .errors import NoRunnablePoint, RunCutShort, UsageError
 from .explain import explain_run
 from .figures import Param, Record, build, filled_title, split_varying, why_left_out
 from .launch import choose_launcher, signal_report
@@ -197,6 +197,11 @@ def run_experiment(args, out=None):
                     store.add_point(run_id, p, "failed", command, outcome.seconds, error=error)
                     progress.note(f"point failed: {p.label()}: {error}")
                     progress.finish("failed")
+                    gone = launcher.gone()  # every later point would fail alike
+                    if gone:
+                        raise RunCutShort(f"{gone} during run {run_id}: the run stops, marked incomplete, "
+                                          f"its points so far kept (see 'pario show {run_id}'); start it "
+                                          "again in a live allocation")
                     continue
                 result = json.loads(json_path.read_text())
                 # The engine's warnings about what the plan chose on purpose

@@ -30,6 +30,22 @@ class Allocation:
         return (f"Slurm job {self.job_id}: {self.tasks} task(s), {self.cpus} CPU(s) "
                 f"on {self.nodes} node(s)")
 
+    def ended(self):
+        """'' while the job still runs; else what happened to it ("Slurm
+        job 16 ended (completed)", "the Slurm controller is down"): asked
+        after a point failed, so a run does not go on launching points
+        into an allocation that is gone (each would fail alike)."""
+        state = _ask(["squeue", "-h", "-j", self.job_id, "-o", "%T"])
+        if state is not None and state.returncode == 0 and state.stdout.strip() == "RUNNING":
+            return ""
+        ping = _ask(["scontrol", "ping"])
+        if ping is None or " is UP" not in ping.stdout:
+            return ("the Slurm controller " + ("did not answer within %g s" % ASK_SECONDS if ping is None
+                                               else "is down"))
+        if state is None:
+            return ""  # the controller answers now: the job's state is unknown, not gone
+        return f"Slurm job {self.job_id} ended ({state.stdout.strip().lower() or 'gone from the queue'})"
+
 
 def _ask(argv):
     """Run a Slurm client command with the short timeout; None if it hung."""
@@ -59,30 +75,34 @@ def _int_env(env, name, default):
     return int(v) if v.isdigit() else default
 
 
-def allocation(env=None):
+def allocation(env=None, asked=True):
     """The live Slurm allocation pario runs in, or a UsageError saying why
-    srun cannot be used here.  Costs at most two short controller calls."""
+    srun cannot be used here.  Costs at most two short controller calls.
+    `asked`: the user gave --launcher srun; else pario chose srun because
+    SLURM_JOB_ID is set, and the line names that instead."""
     env = os.environ if env is None else env
     job = env.get("SLURM_JOB_ID") or env.get("SLURM_JOBID")
     if not job:
         raise UsageError("--launcher srun: not inside a Slurm job (SLURM_JOB_ID is unset): "
                          "run pario inside salloc or an sbatch script, or use --launcher mpirun")
+    said_by = "--launcher srun" if asked else f"SLURM_JOB_ID={job} (pario launches with srun in a Slurm job)"
+    other = "use --launcher mpirun" if asked else "unset SLURM_JOB_ID, or give --launcher mpirun"
     for tool in ("srun", "scontrol", "squeue"):
         if not shutil.which(tool, path=env.get("PATH")):
-            raise UsageError(f"--launcher srun: {tool} is not on PATH: install Slurm's client "
-                             "(slurm-client) or use --launcher mpirun")
+            raise UsageError(f"{said_by}: {tool} is not on PATH: install Slurm's client "
+                             f"(slurm-client) or {other}")
     ping = _ask(["scontrol", "ping"])
     if ping is not None and "configuration" in ping.stderr and " is " not in ping.stdout:
-        raise UsageError(f"--launcher srun: Slurm has no configuration here (SLURM_JOB_ID={job} is "
-                         "set, but no slurm.conf): set SLURM_CONF or use --launcher mpirun")
+        raise UsageError(f"{said_by}: Slurm has no configuration here (no slurm.conf): set SLURM_CONF "
+                         f"or {other}")
     if ping is None or " is UP" not in ping.stdout:
         said = "did not answer within %g s" % ASK_SECONDS if ping is None else "is down"
-        raise UsageError(f"--launcher srun: the Slurm controller {said} (SLURM_JOB_ID={job} "
-                         "is set): start slurmctld, fix SLURM_CONF, or use --launcher mpirun")
+        raise UsageError(f"{said_by}: the Slurm controller {said}: start slurmctld, fix SLURM_CONF, "
+                         f"or {other}")
     state = _ask(["squeue", "-h", "-j", job, "-o", "%T"])
     if state is None or state.stdout.strip() != "RUNNING":
         said = (state.stdout.strip() or "unknown to the controller") if state else "not answered"
-        raise UsageError(f"--launcher srun: Slurm job {job} is {said.lower()}, not a live "
+        raise UsageError(f"{said_by}: Slurm job {job} is {said.lower()}, not a live "
                          "allocation (a stale SLURM_JOB_ID?): run pario inside salloc or sbatch, "
                          "or unset SLURM_JOB_ID")
     nodes = _int_env(env, "SLURM_JOB_NUM_NODES", _int_env(env, "SLURM_NNODES", 1))
