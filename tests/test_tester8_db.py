@@ -17,6 +17,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -288,6 +289,26 @@ def test_sigterm_stops_model_as_it_stops_run(tmp_path):
     report = tmp_path / "r.html"
     assert pario("report", "1", "--out", report, db=db).returncode == 0
     assert f'<td class="text">points</td><td class="text">{said}</td>' in report.read_text()
+
+
+def test_sigterm_during_the_first_predicted_point_is_one_line_and_stores_nothing(tmp_path):
+    """Tester 17, item 3: the first point (~10 s at 4096 ranks) was
+    predicted before pario took SIGTERM: exit 143, no word, and the plan
+    lines it had printed were lost."""
+    db = tmp_path / "r.sqlite"
+    proc = pario_background("model", "cfs", "--machine", "ipsc860", "--quick", "--tests", "partitioned",
+                            "--ranks", "4096", "--blocks", "1m", "--size", "4g", "--set", "stripe.unit=16k",
+                            "--set", "io_node.cache_block=16k", "--db", db, db=db)
+    try:
+        time.sleep(4)  # planned in about 1 s; the first point takes 10
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, (proc.returncode, out, err)
+    assert err.strip() == "pario: stopped by SIGTERM before the run was stored", err
+    assert not db.exists()
 
 
 def test_a_ctrl_c_while_python_imports_pario_is_one_line(tmp_path):

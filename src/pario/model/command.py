@@ -216,15 +216,21 @@ def run_model(args, out=None):
     # a latency of 1e308 s) predicts 0.0 MiB/s "nan% busy": refused before
     # anything is stored, from its first point; a later point that still
     # does is stored as failed, never as a prediction of zero.
-    first = predict_point(points[0], machine)
-    why = unphysical(first)
-    if why:
-        raise UsageError(f"the model of {machine.name}{_sets(machine)} predicts {why} for "
-                         f"{points[0].label()}: its times overflow; give --set values in a physical range")
-    out.flush()  # an output that cannot be written refuses here, before anything is stored
+    # The first point can take a minute (1024 ranks): a signal then stops
+    # it in one line, as at any later point, nothing stored yet.
+    old = stop_on_signals()
+    try:
+        first = predict_point(points[0], machine)
+        why = unphysical(first)
+        if why:
+            raise UsageError(f"the model of {machine.name}{_sets(machine)} predicts {why} for "
+                             f"{points[0].label()}: its times overflow; give --set values in a physical range")
+        out.flush()  # an output that cannot be written refuses here, before anything is stored
+    except BaseException as exc:
+        restore_signals(old)
+        return end_early(None, None, exc)
     store = store or Store(db, label=db_label)
     run_id = None
-    old = stop_on_signals()
     try:
         run_id = store.start_run(preset["name"], preset.get("title", ""), label, sys.argv, options,
                                  "model", __version__, kind=kind.name,
