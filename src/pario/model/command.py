@@ -27,7 +27,7 @@ from .machine import machine_by_spec, machine_names
 from .params import describe_parameters
 from .predict import predict_point
 from .probed import unmeasured_ranks
-from .scope import check_pieces, check_sets, refusals
+from .scope import check_pieces, check_sets, refusals, unfollowed_sets
 
 PREDICTED = "predicted: model of "
 
@@ -205,7 +205,9 @@ def run_model(args, out=None):
     check_pieces(points, machine)
     check_sets(points, machine, experiment.origin)  # a what-if that changes nothing is no run
     # a one-rank probe's machine predicting points of more ranks says so
-    machine.warnings = machine.warnings + unmeasured_ranks(machine, points, store)
+    # and a --set of a one-stream rate that its points of several ranks do not use
+    machine.warnings = (machine.warnings + unmeasured_ranks(machine, points, store)
+                        + unfollowed_sets(machine, points))
     for line in machine.warnings:  # stored with every point too: show and report say it again
         print(f"plan: warning: {line}", file=out)
     for line in getattr(kind, "plan_notes", lambda *a: [])(preset, points, options):

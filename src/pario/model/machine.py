@@ -8,6 +8,7 @@ from) and one table per part of the machine (`[network]`, `[io_node]`,
 every override beside the machine's name."""
 
 import json
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -269,6 +270,9 @@ def machine_by_spec(spec, overrides=(), store=None, trials=None):
     return load_machine(spec, overrides)
 
 
+_WITH_SET = " with --set "
+
+
 def machine_toml(machine):
     """The machine as a TOML file `pario model --machine FILE.toml` reads:
     the name its own file gave it (a round trip adds nothing to it), the
@@ -277,10 +281,14 @@ def machine_toml(machine):
     def q(text):
         return json.dumps(str(text))  # a TOML basic string is JSON's string syntax
 
-    name, title = machine.file_name or machine.name, machine.title
-    by_hand = ", ".join(f"{k}={v}" for k, v in machine.overrides.items())
+    # A file printed from a printed file says every --set once, the latest
+    # value of each (its sources keep them), never "with --set A with --set B".
+    name = (machine.file_name or machine.name).split(_WITH_SET)[0]
+    title = re.sub(r", with .* set by hand \(--set\)$", "", machine.title)
+    by_hand = ", ".join(machine.sources[k][len("--set "):] for k in PARAMS
+                        if machine.sources[k].startswith("--set "))
     if by_hand:  # no longer the machine its name and title describe: say how it differs
-        name, title = f"{name} with --set {by_hand}", f"{title}, with {by_hand} set by hand (--set)"
+        name, title = f"{name}{_WITH_SET}{by_hand}", f"{title}, with {by_hand} set by hand (--set)"
     lines = [f"# {title}", f"name = {q(name)}", f"title = {q(title)}", f"source = {q(machine.source)}"]
     lines[1:1] = [f"# warning: {w}" for w in machine.warnings]
     section = None

@@ -440,8 +440,18 @@ def needs_text(needs):
     return " and ".join(alts[0] if len(alts) == 1 else "(" + " or ".join(alts) + ")" for alts in needs)
 
 
+def _meaning(p):
+    return p.meaning + (f" ({' or '.join(p.choices)})" if p.choices else "")
+
+
 def describe_parameters():
-    """Lines for `pario model --parameters` and docs/model.md."""
-    return [f"{p.name:<28} {p.unit or '-':<9} {p.meaning}"
+    """Lines for `pario model --parameters`."""
+    return [f"{p.name:<28} {p.unit or '-':<9} {_meaning(p)}"
             + (f" [acts only with {needs_text(p.needs)} set]" if p.needs else "")
             for p in PARAMS.values()]
+
+
+def parameter_table_rows():
+    """The rows of docs/model.md's parameter table, the same words (a
+    test holds the document to them)."""
+    return [f"| `{p.name}` | {p.unit or '-'} | {_meaning(p)} |" for p in PARAMS.values()]

@@ -266,6 +266,34 @@ def check_needs(machine):
                          f"where {what}, or drop it")
 
 
+# The one-stream rates a --set may change, and the rates of several ranks
+# at once that a machine (a probe's) may hold beside them: a point of two
+# or more ranks uses those, whatever the one-stream rate says.
+_SEVERAL_RANKS_RATES = {
+    "disk.write_rate": ("disk.shared_write_rate", "disk.files_write_rate"),
+    "disk.rate": ("disk.shared_read_rate", "disk.four_read_rate", "disk.interleaved_read_rate",
+                  "disk.interleaved_typical_read_rate", "disk.four_interleaved_read_rate",
+                  "disk.same_read_rate"),
+}
+
+
+def unfollowed_sets(machine, points):
+    """Warnings for a --set of a one-stream rate on a machine whose points
+    of several ranks use rates of their own (a probe measured them): the
+    what-if changes the one-rank points only (tester 17: a disk set to
+    100 MB/s still wrote at 2.8 GB/s with two writers)."""
+    if not any(p.ranks > 1 for p in points):
+        return []
+    out = []
+    for key, text in machine.overrides.items():
+        own = [f"{k} ({machine.written[k]})" for k in _SEVERAL_RANKS_RATES.get(key, ())
+               if machine[k] and k not in machine.overrides]
+        if own:
+            out.append(f"--set {key}={text} acts on points of one rank: those of two or more use "
+                       f"{', '.join(own)}, left as they are; --set them too, or to 0 to follow {key}")
+    return out
+
+
 def check_sets(points, machine, origin):
     """Refuses (one line) a --set of a key that acts on none of the plan's
     points, naming why and what does act: a key whose parameter needs

@@ -1,0 +1,67 @@
+"""Tester 17's items on `pario model`, through the real command line: a
+--set of a one-stream rate on a machine whose points of several ranks use
+rates of their own says so (item 1); a machine printed from a printed
+machine names each --set once, with its latest value (item 8)."""
+
+import os
+import subprocess
+import sys
+
+from conftest import ROOT
+
+
+def pario(*args, db):
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PARIO_DB": str(db)}
+    return subprocess.run([sys.executable, "-m", "pario", *map(str, args)], capture_output=True, text=True,
+                          env=env, timeout=300)
+
+
+def printed(tmp_path, name, *sets, machine="ipsc860"):
+    r = pario("model", "--machine", machine, "--print-machine", *[a for s in sets for a in ("--set", s)],
+              db=tmp_path / "unused.sqlite")
+    assert r.returncode == 0, r.stderr
+    path = tmp_path / name
+    path.write_text(r.stdout)
+    return path
+
+
+def test_a_set_one_stream_rate_says_which_points_it_leaves(tmp_path):
+    two = printed(tmp_path, "two.toml", "disk.shared_write_rate=20MB/s")
+    db = tmp_path / "r.sqlite"
+    plan = ["model", "cfs", "--quick", "--machine", two, "--tests", "partitioned", "--blocks", "1m"]
+    r = pario(*plan, "--ranks", "1,2", "--set", "disk.write_rate=1MB/s", db=db)
+    assert r.returncode == 0, r.stderr
+    warning = ("plan: warning: --set disk.write_rate=1MB/s acts on points of one rank: those of two or more use "
+               "disk.shared_write_rate (20MB/s), left as they are; --set them too, or to 0 to follow "
+               "disk.write_rate")
+    assert warning in r.stdout.splitlines(), r.stdout
+    # stored with the points: show says it again
+    assert warning.removeprefix("plan: warning: ") in pario("show", db=db).stdout
+    # and none where it has nothing to say: one-rank points only, or both rates set
+    for extra in (["--ranks", "1", "--set", "disk.write_rate=1MB/s"],
+                  ["--ranks", "1,2", "--set", "disk.write_rate=1MB/s", "--set", "disk.shared_write_rate=0"]):
+        r = pario(*plan, *extra, db=db)
+        assert r.returncode == 0 and "acts on points of one rank" not in r.stdout, (extra, r.stdout, r.stderr)
+
+
+def test_a_machine_printed_again_names_each_set_once(tmp_path):
+    first = printed(tmp_path, "first.toml", "disk.rate=2MB/s")
+    again = printed(tmp_path, "again.toml", "disk.rate=3MB/s", machine=first)
+    text = again.read_text()
+    assert 'name = "ipsc860 with --set disk.rate=3MB/s"' in text, text
+    assert text.count("with --set") == 1 and "2MB/s" not in text
+    assert ", with disk.rate=3MB/s set by hand (--set)\"" in text
+    both = printed(tmp_path, "both.toml", "io_node.cache=5MB", machine=first)
+    assert 'name = "ipsc860 with --set io_node.cache=5MB, disk.rate=2MB/s"' in both.read_text()
+
+
+def test_the_documented_parameter_table_is_the_models():
+    """Item 8: docs/model.md says `--parameters` prints its table, and the
+    table lacked three parameters and had older words for two."""
+    from pario.model.params import parameter_table_rows
+
+    text = (ROOT / "docs" / "model.md").read_text()
+    lines = text.splitlines()
+    start = lines.index("| parameter | unit | meaning |") + 2
+    end = next(i for i in range(start, len(lines)) if not lines[i].startswith("|"))
+    assert lines[start:end] == parameter_table_rows()
