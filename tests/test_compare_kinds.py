@@ -171,7 +171,7 @@ def test_every_suite_kind_compares_with_rows_named_by_what_they_measured(runs, c
     tt = [x["t_t_s"] for x in rows_of if x["study"] == "btio"]
     assert float(rows["btio T_T"][1]) * scale == pytest.approx(min(tt), rel=1e-3)
     # export names each row's measure as compare does
-    assert {x["measured"] for x in rows_of if x["study"] == "perf"} == {
+    assert {x["quantity"] for x in rows_of if x["study"] == "perf"} == {
         "write", "write+sync", "read", "read after sync"}
 
 

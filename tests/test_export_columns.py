@@ -89,7 +89,7 @@ def test_a_failed_io_point_is_a_row_per_phase_it_planned(flags, shm_dir, tmp_pat
     ran = [x for x in rows if x["status"] == "ok"]
     assert sorted({(x["phase"], x["iteration"]) for x in ran}) == [("read", "0"), ("read", "1"),
                                                                    ("write", "0"), ("write", "1")]
-    assert all(float(x["rate_MiB_per_s"]) > 0 and x["measured"] == x["phase"] for x in ran)
+    assert all(float(x["rate_MiB_per_s"]) > 0 and x["quantity"] == x["phase"] for x in ran)
     assert [x["rate_MiB_per_s"] for x in as_json if x["status"] == "failed"] == [None, None]
     for x in failed:
         like = next(y for y in ran if y["phase"] == x["phase"])

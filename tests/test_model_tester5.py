@@ -215,8 +215,10 @@ def test_export_of_a_prediction_has_no_measured_column(tmp_path):
     e = pario("export", "1", "--csv", db=db)
     assert e.returncode == 0, e.stderr
     rows = list(csv.DictReader(io.StringIO(e.stdout)))
-    assert rows and "measured" not in rows[0]
-    assert {row["predicted"] for row in rows} == {"read", "write"}
+    # what a row holds is in the column a measured run's export has (tester 17, item 6)
+    assert rows and "measured" not in rows[0] and "predicted" not in rows[0]
+    assert {row["quantity"] for row in rows} == {"read", "write"}
+    assert {row["source"] for row in rows} == {"predicted: model of ipsc860"}
 
 
 def test_the_host_page_cache_is_a_size_not_a_switch():

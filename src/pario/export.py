@@ -18,7 +18,7 @@ def export_text(store, run_id, fmt):
     kind, rows = iteration_rows(store, run_id)
     if not rows:
         raise UsageError(f"run {run_id} has no successful point to export: see 'pario show {run_id}'")
-    columns = export_columns(kind, rows, rows[0]["source"])
+    columns = export_columns(kind, rows)
     if fmt == "json":  # every row with every column (null where it has none), as the CSV
         return json.dumps([{c: r.get(c) for c in columns} for r in rows], indent=1) + "\n"
     buf = io.StringIO()

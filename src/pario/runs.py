@@ -95,8 +95,9 @@ def value_column(name, unit):
 def iteration_rows(store, run_id):
     """One dict per trial of every record of a run: the run and point ids,
     whether it was measured or predicted (`source`), the point's `status`,
-    the record's parameters, what it measured (`measured`, the kind's name
-    for it), the trial's index and each value, its unit in the column's
+    the record's parameters, what the row holds (`quantity`, the kind's
+    name for it: `write`, `read`; one column name in a measured and a
+    predicted run, so their exports join), the trial's index and each value, its unit in the column's
     name (or, for a value whose unit differs from record to record, in a
     `unit` column).  A failed point is a row per record it would have
     given (each phase planned), with its error and no value, so the
@@ -122,8 +123,8 @@ def iteration_rows(store, run_id):
         params = _param_columns({**r.record.params, **{k: v for k, v in ident.items()
                                                         if k not in r.record.params}}, mine.params)
         what = mine.measure_name(r.record)
-        if what:  # what a predicted run's row holds was predicted, not measured
-            params["measured" if source == "measured" else "predicted"] = what
+        if what:  # measured or predicted: `source` says which
+            params["quantity"] = what
         units = {m.key: m.quantity.unit for m in mine.measures(r.record)}
         n = max((len(v) for v in r.record.values.values() if v), default=0)
         for i in range(n):
@@ -140,18 +141,17 @@ def iteration_rows(store, run_id):
     return kind, sorted(rows, key=lambda row: row["point"])  # stable: trials stay in order
 
 
-def export_columns(kind, rows, source="measured"):
+def export_columns(kind, rows):
     """The columns of a run's export, the same for every run of a kind
     whatever its points' fate (all measured, some failed, all failed), so
     exports join: the fixed head, every parameter the kind declares, any
     other a record carries, what it measured, the trial, and every
     quantity the kind declares, each with its unit."""
-    what_column = "measured" if source == "measured" else "predicted"
     head = ["run", "point", "source", "status", "error",
             *(param_column(k, kind.params) for k in (*kind.params, *kind.facts))]
     values = [q if v.per_record else value_column(q, v.unit) for q, v in kind.quantities.items()]
     if any(v.per_record for v in kind.quantities.values()):
         values.insert(0, "unit")   # the unit of a value each record names (the probe's components)
-    tail = [what_column, "iteration", *values]
+    tail = ["quantity", "iteration", *values]
     seen = [k for k in dict.fromkeys(k for r in rows for k in r) if k not in head and k not in tail]
     return list(dict.fromkeys(head + seen + tail))
