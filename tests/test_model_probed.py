@@ -1164,19 +1164,30 @@ def test_a_printed_probe_machine_predicts_as_probe_run_does_at_its_trials(runs, 
 
 def test_compare_says_when_the_prediction_took_the_best_of_other_trials(runs, tmp_path):
     """Tester 7, item 10: run 2 is the best of 2 trials a point, run 3 a
-    prediction of 1 (the model's default): compare held a typical trial
-    against a best of two without a word.  A prediction at the run's
-    --iterations gets no such line."""
+    prediction for the preset's 3 (the probe's rows as the best of 3:
+    probed.as_best_of): compare held them against each other without a
+    word.  A prediction at the run's --iterations gets no such line; it
+    said 'the best of 1' of every prediction, and told a prediction that
+    stood for the measured run's trials to predict them (tester 17, item 4)."""
     db = _copy_db(runs, tmp_path)
     r = pario("compare", "2", "3", db=db)
     assert r.returncode == 0, r.stderr
     text = " ".join(r.stdout.split())
-    assert ("warning: run 2 took the best of 2 trials a point, run 3 predicted the best of 1: predict "
+    assert ("warning: run 2 took the best of 2 trials a point, run 3 predicted the best of 3: predict "
             "with --iterations 2 for figures alike") in text, r.stdout
     m = pario("model", "cfs", *PLAN, "--machine", "probe:1", "--iterations", "2", db=db)
     assert m.returncode == 0, m.stderr
     latest = sqlite3.connect(db).execute("SELECT max(id) FROM runs").fetchone()[0]
     r = pario("compare", "2", str(latest), db=db)
+    assert r.returncode == 0 and "trials a point" not in r.stdout, r.stdout
+    # a printed machine keeps the trials its rows stand for, and so does its prediction
+    printed = pario("model", "cfs", *PLAN, "--machine", "probe:1", "--iterations", "2", "--print-machine", db=db)
+    assert "\nbest_of = 2\n" in printed.stdout, printed.stdout
+    kept = tmp_path / "kept.toml"
+    kept.write_text(printed.stdout)
+    m = pario("model", "cfs", *PLAN, "--machine", kept, db=db)
+    assert m.returncode == 0, m.stderr
+    r = pario("compare", "2", str(latest + 1), db=db)
     assert r.returncode == 0 and "trials a point" not in r.stdout, r.stdout
 
 

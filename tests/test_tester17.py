@@ -65,3 +65,15 @@ def test_the_documented_parameter_table_is_the_models():
     start = lines.index("| parameter | unit | meaning |") + 2
     end = next(i for i in range(start, len(lines)) if not lines[i].startswith("|"))
     assert lines[start:end] == parameter_table_rows()
+
+
+def test_a_machine_file_s_best_of_is_a_whole_number_of_trials(tmp_path):
+    text = (ROOT / "src" / "pario" / "model" / "machines" / "ipsc860.toml").read_text()
+    for bad in ('"3"', "-1", "1001", "true", "2.5"):
+        path = tmp_path / "m.toml"
+        path.write_text(f"best_of = {bad}\n{text}")
+        r = pario("model", "cfs", "--quick", "--machine", path, db=tmp_path / "r.sqlite")
+        assert r.returncode == 2 and r.stderr == (
+            f"pario: error: machine {path}: best_of must be a whole number of trials from 0 to 1000 (0: one "
+            "deterministic trial), as --print-machine writes it\n"), (bad, r.stderr)
+        assert not (tmp_path / "r.sqlite").exists()

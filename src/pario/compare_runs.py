@@ -142,8 +142,13 @@ def prediction_table(store, run_a, run_b):
 
 
 def _trials(store, run_id):
-    """The trials a point of a run took the best of (its --iterations)."""
-    return {json.loads(p["result_json"]).get("params", {}).get("iterations")
+    """The trials a point of a run took the best of (its --iterations), or
+    a predicted point stands for (its machine's best_of: a probe's rows
+    taken as the best of the measured run's trials, one predicted trial)."""
+    def best_of(doc):
+        return (doc.get("model") or {}).get("machine", {}).get("best_of") or doc.get("params", {}).get("iterations")
+
+    return {best_of(json.loads(p["result_json"]))
             for p in store.points(run_id) if p["status"] == "ok" and p["result_json"]} - {None}
 
 

@@ -56,6 +56,11 @@ class Machine:
     # machine, whose values hold for any number): a one-rank probe measured
     # nothing two ranks do to each other (probed.unmeasured_ranks).
     measured_ranks: int = 0
+    # The trials whose best each value stands for (a probe's rows taken as
+    # the best of a measured run's --iterations: probed.as_best_of); 0: a
+    # description, whose predictions are one deterministic trial.  compare
+    # holds a prediction against a measurement of that many trials.
+    best_of: int = 0
 
     def __getitem__(self, key):
         return self.values[key]
@@ -65,7 +70,8 @@ class Machine:
         return {"name": self.name, "title": self.title,
                 "parameters": {k: {"value": self.values[k], "source": self.sources[k]}
                                for k in PARAMS},
-                "overrides": dict(self.overrides), "warnings": list(self.warnings)}
+                "overrides": dict(self.overrides), "warnings": list(self.warnings),
+                "best_of": self.best_of}
 
 
 # Where a write without fsync stops and what a read may find, by kind, as
@@ -93,10 +99,14 @@ def result_caches(doc):
     return caches_of({k: v.get("value") for k, v in params.items()}) if params else None
 
 
+# A machine file's top-level keys besides its [part] tables.
+_LABELS = ("name", "title", "source", "best_of")
+
+
 def _flatten(data, path):
     out = {}
     for section, table in data.items():
-        if section in ("name", "title", "source"):
+        if section in _LABELS:
             continue
         if not isinstance(table, dict):
             raise UsageError(f"machine {path}: '{section}' must be a table such as [io_node]")
@@ -194,6 +204,10 @@ def load_machine(name, overrides=()):
     for key in ("name", "title", "source"):
         if key in data:
             _check_label(path, key, data[key], empty=key == "source")
+    best_of = data.get("best_of", 0)
+    if not isinstance(best_of, int) or isinstance(best_of, bool) or not 0 <= best_of <= 1000:
+        raise UsageError(f"machine {path}: best_of must be a whole number of trials from 0 to 1000 "
+                         "(0: one deterministic trial), as --print-machine writes it")
     entries = _flatten(data, path)
     unknown = sorted(set(entries) - set(PARAMS))
     if unknown:
@@ -215,7 +229,7 @@ def load_machine(name, overrides=()):
     name = str(data["name"]) if shipped else f"{data['name']} (from {path})"
     machine = Machine(name=name, title=str(data.get("title", data["name"])),
                       values=values, sources=sources, file_name=str(data["name"]),
-                      source=str(data.get("source", "")))
+                      source=str(data.get("source", "")), best_of=best_of)
     check_relations(values, f"machine {path}")
     machine.written = {k: e["value"] for k, e in entries.items()}
     apply_overrides(machine, overrides)
@@ -290,6 +304,8 @@ def machine_toml(machine):
     if by_hand:  # no longer the machine its name and title describe: say how it differs
         name, title = f"{name}{_WITH_SET}{by_hand}", f"{title}, with {by_hand} set by hand (--set)"
     lines = [f"# {title}", f"name = {q(name)}", f"title = {q(title)}", f"source = {q(machine.source)}"]
+    if machine.best_of:  # a probe's rows as the best of that many trials
+        lines.append(f"best_of = {machine.best_of}")
     lines[1:1] = [f"# warning: {w}" for w in machine.warnings]
     section = None
     for key in PARAMS:

@@ -1153,7 +1153,7 @@ def _measured_machine(store, run_id, overrides, trials):
     machine = Machine(name=f"{PREFIX}{run_id}", title=f"this host as {where} measured it{best_of}",
                       values=values, sources=dict(src), host_page_cache=True,
                       file_name=f"{PREFIX}{run_id}", source=f"pario {where}",
-                      warnings=warnings, measured_ranks=int(main["mpi"]["ranks"]),
+                      warnings=warnings, measured_ranks=int(main["mpi"]["ranks"]), best_of=trials or 0,
                       storage=(f"memory ({t.get('fs_type')} storage)" if memory_storage else ""))
     machine.written = {k: v[k] for k in PARAMS}
     check_relations(values, f"machine {PREFIX}{run_id}")
