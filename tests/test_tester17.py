@@ -97,3 +97,38 @@ def test_a_timeline_of_thousands_of_ranks_draws_the_ones_that_tell():
     assert len(timeline_svg(it, "t")) < 400_000
     few = timeline_figure({"ranks": ranks[:64]}, "t")
     assert len(few.axes[0].get_yticklabels()) == 64 and few.axes[0].get_title() == "t"
+
+
+def test_a_reader_that_leaves_after_the_first_lines_does_not_cost_the_plots(tmp_path):
+    """Item 5: `pario model ... | head -3` stored the run, complete, exited
+    141 without a word and wrote none of its plots: the first print after
+    head left ended the command."""
+    import pytest
+
+    from pario.runner import output_of_stored_run, show_stored_run
+    from pario.store import Store
+
+    db = tmp_path / "r.sqlite"
+    r = pario("model", "cfs", "--quick", "--machine", "ipsc860", "--tests", "partitioned", "--ranks", "1,2",
+              "--blocks", "1m", "--out", tmp_path / "first", db=db)
+    assert r.returncode == 0, r.stderr
+
+    class HeadLeaves:
+        """Takes 3 lines, then its reader is gone."""
+        lines = 0
+
+        def write(self, text):
+            if self.lines >= 3:
+                raise BrokenPipeError(32, "Broken pipe")
+            self.lines += text.count("\n")
+            return len(text)
+
+        def flush(self):
+            pass
+
+    plots = tmp_path / "plots"
+    store = Store(db)
+    with pytest.raises(BrokenPipeError):  # the CLI's silent exit 141
+        with output_of_stored_run(1, 4, HeadLeaves()) as shown:
+            assert show_stored_run(store, 1, shown, plots)
+    assert sorted(p.name for p in plots.iterdir()) == sorted(p.name for p in (tmp_path / "first").iterdir())

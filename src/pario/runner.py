@@ -225,10 +225,10 @@ def run_experiment(args, out=None):
         scratch_dir.cleanup()
         restore_signals(old)
     store.finish_run(run_id)
-    with output_of_stored_run(run_id, EXIT_POINTS_FAILED if failures else EXIT_PLOTS_NOT_WRITTEN):
-        plotted = show_stored_run(store, run_id, out, args.out)
+    with output_of_stored_run(run_id, EXIT_POINTS_FAILED if failures else EXIT_PLOTS_NOT_WRITTEN, out) as shown:
+        plotted = show_stored_run(store, run_id, shown, args.out)
         if failures:
-            print(f"{failures} point(s) failed: see 'pario show {run_id}'", file=out)
+            print(f"{failures} point(s) failed: see 'pario show {run_id}'", file=shown)
     store.close()
     if failures:
         return EXIT_POINTS_FAILED
@@ -241,21 +241,51 @@ class StoredButUnshown(UsageError):
     points, else 4), never 2, which says nothing was stored."""
 
 
+class _ReaderMayLeave:
+    """A stream whose reader may leave (`pario run ... | head -3`): what is
+    printed after that goes nowhere, so the plots after the tables are
+    still written; `left` says it happened."""
+
+    def __init__(self, stream):
+        self._stream, self.left = stream, False
+
+    def write(self, text):
+        if not self.left:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self.left = True
+        return len(text)
+
+    def flush(self):
+        if not self.left:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self.left = True
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
 @contextlib.contextmanager
-def output_of_stored_run(run_id, exit_code):
+def output_of_stored_run(run_id, exit_code, out):
     """Around what `run`, `model` and `probe` print after storing a run
-    (its tables, the failed points' line): standard output that cannot be
-    written then (a disk filled up) is one line naming the stored run, not
-    "nothing stored".  A reader that left (`| head -1`) stays silent."""
+    (its tables, the failed points' line), printed to the stream it yields
+    (`out`, watched): standard output that cannot be written then (a disk
+    filled up) is one line naming the stored run, not "nothing stored".  A
+    reader that left (`| head -1`) stays silent, and the run's plots are
+    written all the same (BrokenPipeError after the block: exit 141)."""
+    shown = _ReaderMayLeave(out)
     try:
-        yield
-    except BrokenPipeError:
-        raise
+        yield shown
     except OSError as exc:
         error = StoredButUnshown(f"cannot write to standard output ({exc.strerror or exc}): run {run_id} "
                                  f"is stored, complete: see it with 'pario show {run_id}' where there is room")
         error.exit_code = exit_code
         raise error from exc
+    if shown.left:
+        raise BrokenPipeError("the reader of standard output left")
 
 
 def show_stored_run(store, run_id, out, plots_dir):

@@ -263,8 +263,8 @@ def run_model(args, out=None):
     store.finish_run(run_id)
     from ..runner import EXIT_PLOTS_NOT_WRITTEN, output_of_stored_run, show_stored_run
 
-    with output_of_stored_run(run_id, EXIT_PLOTS_NOT_WRITTEN):
-        plotted = show_stored_run(store, run_id, out, args.out)
+    with output_of_stored_run(run_id, EXIT_PLOTS_NOT_WRITTEN, out) as shown:
+        plotted = show_stored_run(store, run_id, shown, args.out)
     store.close()
     return 0 if plotted else EXIT_PLOTS_NOT_WRITTEN
 
