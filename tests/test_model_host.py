@@ -302,4 +302,4 @@ def test_writers_of_a_file_each_take_the_files_rate():
     assert phase(predict_point(point("interleaved", ("write",), ranks=2, files="per-rank"), older))[0] \
         == pytest.approx(8 / 50)
     assert refused_line("disk.files_write_rate=-1MB/s") == \
-        "disk.files_write_rate = '-1MB/s' is not a valid rate: use 2.8MB/s"
+        "disk.files_write_rate = '-1MB/s' is not a valid rate (no rate is negative): use 2.8MB/s"

@@ -46,7 +46,7 @@ def test_set_overrides_are_parsed_validated_and_recorded():
     ("disk.overhead=3MB/s", "is not a valid time"),
     ("stripe.count=2.5", "is not a valid count"),
     ("agent.mode=fast", "use one of munix, masync"),
-    ("stripe.count=11", "stripe.count must be between 1 and"),
+    ("stripe.count=11", "stripe.count (11) must be between 1 and"),
     ("io_node.cache_block=8k", "must equal stripe.unit"),
     ("disk.rate=0", "disk.rate must be more than 0"),
     ("network.latency=1e400s", "is not a valid time"),

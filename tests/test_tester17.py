@@ -132,3 +132,29 @@ def test_a_reader_that_leaves_after_the_first_lines_does_not_cost_the_plots(tmp_
         with output_of_stored_run(1, 4, HeadLeaves()) as shown:
             assert show_stored_run(store, 1, shown, plots)
     assert sorted(p.name for p in plots.iterdir()) == sorted(p.name for p in (tmp_path / "first").iterdir())
+
+
+def test_bad_values_say_what_is_wrong_with_them(tmp_path):
+    """Item 8: a negative rate was told only an example, a TOML boolean
+    was echoed as Python's 'True', and a stripe count past the disks gave
+    neither the numbers nor the fix."""
+    db = tmp_path / "r.sqlite"
+    cases = [
+        (["--set", "disk.rate=-1.148MB/s"], "disk.rate = '-1.148MB/s' is not a valid rate (no rate is negative): "
+                                            "use 2.8MB/s"),
+        (["--set", "io_node.count=-2"], "io_node.count = '-2' is not a valid count (no count is negative)"),
+        (["--set", "stripe.count=11"], "--set: stripe.count (11) must be between 1 and io_node.count x "
+                                       "io_node.disks (10 x 1 = 10): --set stripe.count=10, or more I/O nodes "
+                                       "or disks"),
+    ]
+    boolean = tmp_path / "b.toml"
+    boolean.write_text((ROOT / "src" / "pario" / "model" / "machines" / "ipsc860.toml").read_text().replace(
+        'value = "1.148MB/s"', "value = true", 1))
+    cases.append((["--machine", boolean], f"machine {boolean}: "))
+    for args, said in cases:
+        machine = [] if "--machine" in args else ["--machine", "ipsc860"]
+        r = pario("model", "cfs", "--quick", *machine, *args, db=db)
+        assert r.returncode == 2 and r.stderr.startswith(f"pario: error: {said}"), (args, r.stderr)
+        assert "'True'" not in r.stderr and len(r.stderr.splitlines()) == 1
+    assert "= 'true' is not a valid rate (a TOML true or false is no quantity)" in r.stderr
+    assert not db.exists()

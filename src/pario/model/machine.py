@@ -127,8 +127,12 @@ def check_relations(values, where):
         problems.append("io_node.count must be at least 1")
     if v["io_node.disks"] < 1:
         problems.append("io_node.disks must be at least 1")
-    if not 1 <= v["stripe.count"] <= v["io_node.count"] * v["io_node.disks"]:
-        problems.append("stripe.count must be between 1 and io_node.count x io_node.disks")
+    disks = v["io_node.count"] * v["io_node.disks"]
+    if disks >= 1 and not 1 <= v["stripe.count"] <= disks:
+        problems.append(f"stripe.count ({v['stripe.count']:g}) must be between 1 and io_node.count x "
+                        f"io_node.disks ({v['io_node.count']:g} x {v['io_node.disks']:g} = {disks:g}): "
+                        f"--set stripe.count={max(1, min(v['stripe.count'], disks)):g}, or more I/O nodes "
+                        "or disks")
     if v["stripe.unit"] <= 0:
         problems.append("stripe.unit must be more than 0")
     for rate in ("disk.rate", "disk.write_rate"):

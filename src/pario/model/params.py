@@ -366,7 +366,14 @@ MIN_RATE = 1024.0
 
 def _bad(name, text, kind, choices=()):
     want = f"one of {', '.join(choices)}" if kind == "choice" else _EXAMPLES[kind]
-    return UsageError(f"{name} = '{text}' is not a valid {kind}: use {want}")
+    # a TOML boolean is shown as the file wrote it, not as Python spells it
+    shown = ("true" if text else "false") if isinstance(text, bool) else text
+    why = ""
+    if kind != "choice" and not isinstance(text, bool) and str(text).strip().startswith("-"):
+        why = f" (no {kind} is negative)"
+    elif isinstance(text, bool):
+        why = " (a TOML true or false is no quantity)"
+    return UsageError(f"{name} = '{shown}' is not a valid {kind}{why}: use {want}")
 
 
 def parse_value(name, text):
