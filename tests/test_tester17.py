@@ -158,3 +158,19 @@ def test_bad_values_say_what_is_wrong_with_them(tmp_path):
         assert "'True'" not in r.stderr and len(r.stderr.splitlines()) == 1
     assert "= 'true' is not a valid rate (a TOML true or false is no quantity)" in r.stderr
     assert not db.exists()
+
+
+def test_two_predictions_differ_in_their_machine_not_an_mpi_library(tmp_path):
+    """Item 8: compare said 'the runs differ in MPI library: run 2 model of
+    ipsc860; run 1 model of asci-red', and so of a prediction from a probe
+    and one from that probe's printed file."""
+    db = tmp_path / "r.sqlite"
+    plan = ["model", "cfs", "--quick", "--tests", "partitioned", "--ranks", "2", "--blocks", "1m"]
+    kept = printed(tmp_path, "kept.toml")
+    for machine in ("asci-red", "ipsc860", kept):
+        assert pario(*plan, "--machine", machine, db=db).returncode == 0
+    other = " ".join(pario("compare", "1", "2", db=db).stdout.split())
+    assert "warning: the runs differ in modelled machine: run 1 asci-red; run 2 ipsc860" in other, other
+    assert "MPI library" not in other
+    same = " ".join(pario("compare", "2", "3", db=db).stdout.split())
+    assert "differ in" not in same, same

@@ -17,6 +17,7 @@ ratio, whether it lies within the model's tolerance, and the resource the
 model says bounded the point; every heading says which side is predicted."""
 
 import json
+import re
 import sys
 import textwrap
 from collections import Counter
@@ -247,11 +248,19 @@ def _noise(c, predicted):
 def _setting(store, run_id):
     """What a run ran on, beyond its points' parameters: {fact: values}
     over its successful results (file system, MPI library)."""
-    facts = {"file system": set(), "MPI library": set(), "caches": set()}
+    facts = {"file system": set(), "MPI library": set(), "caches": set(), "modelled machine": set()}
     for p in store.points(run_id):
         if p["status"] != "ok" or not p["result_json"]:
             continue
         doc = json.loads(p["result_json"])
+        if doc.get("predicted"):
+            # a prediction's "MPI library" is its model: named as the machine,
+            # the same whether read from its file or its probe (its "(from
+            # PATH)" says where, not what)
+            name = ((doc.get("model") or {}).get("machine") or {}).get("name", "")
+            facts["modelled machine"].add(re.sub(r" \(from .*\)$", "", name))
+            facts["caches"].add(CACHE_NAMES[result_caches(doc) or "page"])
+            continue
         target, mpi = doc.get("target") or {}, doc.get("mpi") or {}
         if target.get("fs_type"):
             facts["file system"].add(target["fs_type"] + (" (in memory)" if target.get("memory_backed") else ""))
