@@ -174,3 +174,16 @@ def test_two_predictions_differ_in_their_machine_not_an_mpi_library(tmp_path):
     assert "MPI library" not in other
     same = " ".join(pario("compare", "2", "3", db=db).stdout.split())
     assert "differ in" not in same, same
+
+
+def test_a_predicted_run_s_report_calls_its_rates_predicted(tmp_path):
+    """Item 8: the report said a predicted run's rates were the 'best of
+    the trials as the CFS report reports them'."""
+    db = tmp_path / "r.sqlite"
+    assert pario("model", "cfs", "--quick", "--tests", "partitioned", "--ranks", "2", "--blocks", "1m",
+                 "--machine", "ipsc860", db=db).returncode == 0
+    out = tmp_path / "r.html"
+    assert pario("report", "1", "--out", out, db=db).returncode == 0
+    html = out.read_text()
+    assert "Rates of run 1 are MiB/s (2^20 bytes per second), predicted by the model." in html
+    assert "best of the trials" not in html

@@ -232,6 +232,8 @@ def _units_sentence(run_id, explained):
     data = [e.data for e in explained]
     if not any("MiB/s" in (d.unit or "") for d in data):
         return ""
+    if any(d.predicted for d in data):  # one modelled trial per point, no best of anything
+        return f"Rates of run {run_id} are MiB/s (2^20 bytes per second), predicted by the model."
     text = (f"Rates of run {run_id} are MiB/s (2^20 bytes per second), best of the trials as the CFS "
             "report reports them")
     if any(d.shows_ranges for d in data):
