@@ -237,6 +237,9 @@ def test_show_of_a_run_stopped_before_its_first_point_says_none(shm_dir, tmp_pat
     assert r.returncode == 130, r.stdout + r.stderr
     show = pario("show", "1", db=db).stdout
     assert "\npoints: 1 not run\n" in show, show  # stored nothing, planned one
+    plot = pario("plot", "1", "--out", tmp_path / "plots", db=db)
+    assert plot.returncode == 2 and plot.stderr.strip().endswith(
+        "run 1 has no successful points to plot (incomplete: 1 not run): see 'pario show 1' for why"), plot.stderr
 
 
 def test_kernels_print_no_zero_for_what_they_did_not_have(engine, launcher, shm_dir):

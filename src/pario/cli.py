@@ -215,7 +215,9 @@ def cmd_show(args, with_plots=False):
                          f"'pario show {run_id}' prints its tables")
     shown = show_run(store, run_id, plots_dir=getattr(args, "out", None), with_plots=with_plots)
     if with_plots and not shown:
-        raise UsageError(f"run {run_id} has no successful points to plot: see 'pario show {run_id}' for why")
+        run = store.run(run_id)
+        raise UsageError(f"run {run_id} has no successful points to plot ({run['status']}: "
+                         f"{store.points_text(run)}): see 'pario show {run_id}' for why")
     store.warn_unrecorded()
     return 0
 
