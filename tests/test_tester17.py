@@ -187,3 +187,29 @@ def test_a_predicted_run_s_report_calls_its_rates_predicted(tmp_path):
     html = out.read_text()
     assert "Rates of run 1 are MiB/s (2^20 bytes per second), predicted by the model." in html
     assert "best of the trials" not in html
+
+
+def test_a_set_that_changes_nothing_is_refused(tmp_path):
+    """Item 2: a token's cost on a plan with no group acting, interleaved
+    readers' rates on a plan of none, and a machine's own value were each
+    stored as a what-if that predicted exactly the machine without it."""
+    db = tmp_path / "r.sqlite"
+    plan = ["model", "cfs", "--quick", "--tests", "partitioned", "--ranks", "2", "--blocks", "1m"]
+    cases = [
+        ("ipsc860", "network.token_latency=1ms", "does not act on cfs: it is the token's hand-over between "
+                                                  "grouped ranks"),
+        ("ipsc860", "disk.interleaved_read_rate=1MB/s", "does not act on cfs: it is the rate of two or more "
+                                                        "ranks reading one file in interleaved blocks"),
+        ("ipsc860", "disk.rate=1.148MB/s", "is machine ipsc860's own value (1.148MB/s): it changes nothing"),
+        ("ipsc860", "io_node.cache=1e3k", "is machine ipsc860's own value (1000k)"),
+        ("asci-red", "agent.mode=munix", "is machine asci-red's own value (munix)"),
+    ]
+    for machine, item, said in cases:
+        r = pario(*plan, "--machine", machine, "--set", item, db=db)
+        assert r.returncode == 2 and r.stderr.startswith(f"pario: error: --set {item} {said}"), (item, r.stderr)
+        assert len(r.stderr.splitlines()) == 1
+    assert not db.exists()
+    # where they act, they are taken
+    for extra in (["--tests", "interleaved", "--set", "disk.interleaved_read_rate=1MB/s"],):
+        r = pario("model", "cfs", "--quick", "--ranks", "2", "--blocks", "1m", "--machine", "ipsc860", *extra, db=db)
+        assert r.returncode == 0, r.stderr

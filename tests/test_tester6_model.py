@@ -36,9 +36,13 @@ def test_agent_mode_acts_where_a_test_takes_the_machines_mode(tmp_path):
     db = tmp_path / "m.sqlite"
     plan = ["cfs", "--quick", "--tests", "partitioned", "--ranks", "4", "--blocks", "64k", "--size", "4m",
             "--machine", "asci-red"]
-    for mode in ("masync", "munix"):
-        r = pario("model", *plan, "--set", f"agent.mode={mode}", db=db)
+    for mode in ("masync", "munix"):  # munix is the machine's own mode: no --set for it
+        r = pario("model", *plan, *(["--set", f"agent.mode={mode}"] if mode == "masync" else []), db=db)
         assert r.returncode == 0, r.stderr
+    same = pario("model", *plan, "--set", "agent.mode=munix", db=db)
+    assert same.returncode == 2 and same.stderr == (
+        "pario: error: --set agent.mode=munix is machine asci-red's own value (munix): it changes nothing; "
+        "drop it, or give another value\n"), same.stderr
     assert _runs(db) == 2
     rates = []
     for run_id in (1, 2):

@@ -61,6 +61,9 @@ class Machine:
     # description, whose predictions are one deterministic trial.  compare
     # holds a prediction against a measurement of that many trials.
     best_of: int = 0
+    # --set keys given the value the machine had ({key: as its file wrote
+    # it}): a prediction labelled with them would be the machine's own
+    unchanged: dict = field(default_factory=dict)
 
     def __getitem__(self, key):
         return self.values[key]
@@ -253,7 +256,10 @@ def apply_overrides(machine, overrides):
             raise UsageError(f"--set {key}={text}: --set takes one value, not a list; run "
                              f"'pario model' once per value (--set {key}={text.split(',')[0].strip()}, "
                              "...)")
-        machine.values[key] = parse_value(key, text)
+        value = parse_value(key, text)
+        if value == machine.values[key]:  # a what-if that changes nothing: scope.check_sets refuses it
+            machine.unchanged[key] = machine.written[key]
+        machine.values[key] = value
         machine.sources[key] = f"--set {key}={text}"
         # as a machine file writes it: a count as a number, the rest as typed
         machine.written[key] = machine.values[key] if PARAMS[key].kind == "count" else text

@@ -203,6 +203,16 @@ _FILES_WRITE = (lambda p, m: p.files == "per-rank" and p.layout != "broadcast" a
                 "it is the rate of two or more ranks writing a file each, and no point writes a file "
                 "per rank with two ranks or more")
 
+_TOKEN = (lambda p, m: bool(p.group) and p.group < p.ranks,
+          "it is the token's hand-over between grouped ranks, and no point is grouped with fewer "
+          "ranks in a group than it has (a test's group = G below its ranks)")
+_INTERLEAVED_READ = (lambda p, m: p.layout == "interleaved" and "read" in p.phases and p.ranks > 1,
+                     "it is the rate of two or more ranks reading one file in interleaved blocks, and "
+                     "no point reads interleaved with two ranks or more")
+_FOUR_INTERLEAVED_READ = (lambda p, m: p.layout == "interleaved" and "read" in p.phases and p.ranks >= 4,
+                          "it is the rate of four or more ranks reading one file in interleaved blocks, "
+                          "and no point reads interleaved with four ranks or more")
+
 # --set keys that act only at some points: a what-if that acts on no point
 # of the plan would be stored as a run labelled with it and predicting the
 # same as without it, so it is refused (check_sets).  Each entry says where
@@ -239,6 +249,16 @@ SET_SCOPE = {
                            "it is atomic mode's byte-range lock, and no test is --atomic"),
     "disk.files_write_rate": _FILES_WRITE,
     "disk.files_write_overhead": _FILES_WRITE,
+    # tester 17: a token's cost or interleaved readers' rates on a plan of
+    # none, stored as a what-if equal in every point
+    "network.token_latency": _TOKEN,
+    "network.token_latency_crowded": _TOKEN,
+    "disk.interleaved_read_rate": _INTERLEAVED_READ,
+    "disk.interleaved_read_overhead": _INTERLEAVED_READ,
+    "disk.interleaved_typical_read_rate": _INTERLEAVED_READ,
+    "disk.interleaved_typical_read_overhead": _INTERLEAVED_READ,
+    "disk.four_interleaved_read_rate": _FOUR_INTERLEAVED_READ,
+    "disk.four_interleaved_read_overhead": _FOUR_INTERLEAVED_READ,
 }
 
 
@@ -306,6 +326,9 @@ def check_sets(points, machine, origin):
         acts, why = SET_SCOPE.get(key, (None, ""))
         if acts and points and not any(acts(p, machine) for p in points):
             raise UsageError(f"--set {key}={text} does not act on {origin}: {why}; drop it")
+        if key in machine.unchanged:  # tester 17: stored as a what-if equal to the machine
+            raise UsageError(f"--set {key}={text} is machine {machine.name}'s own value "
+                             f"({machine.unchanged[key]}): it changes nothing; drop it, or give another value")
 
 
 # The most stripe-unit pieces of one point's files the model simulates in a
