@@ -116,6 +116,18 @@ BAD = [
     ("nothing listens", ["--api", "s3", "--s3-endpoint", "127.0.0.1:1", "--s3-bucket", BUCKET],
      "127.0.0.1:1 did not answer (FailedToConnect, Connection refused): check --s3-endpoint"),
     ("https to plain http", ["EP", "--s3-https"], "did not answer HTTPS"),
+    # an address that cannot be one (tester 16, item 8)
+    ("a url", ["--api", "s3", "--s3-endpoint", "http://127.0.0.1:9000", "--s3-bucket", BUCKET],
+     "--s3-endpoint 'http://127.0.0.1:9000' takes HOST[:PORT], without a scheme: give --s3-endpoint "
+     "127.0.0.1:9000"),
+    ("an https url", ["--api", "s3", "--s3-endpoint", "https://h:9000", "--s3-bucket", BUCKET],
+     "give --s3-endpoint h:9000 --s3-https"),
+    ("a path", ["--api", "s3", "--s3-endpoint", "h:9000/b", "--s3-bucket", BUCKET], "without a path"),
+    ("no port", ["--api", "s3", "--s3-endpoint", "127.0.0.1:99999", "--s3-bucket", BUCKET],
+     "'99999' is not a port: give HOST:PORT with a port from 1 to 65535"),
+    ("an unknown host", ["--api", "s3", "--s3-endpoint", "nosuchhost.invalid:9000", "--s3-bucket", BUCKET],
+     "nosuchhost.invalid:9000 did not answer (NameLookupError: its host name does not resolve): check "
+     "--s3-endpoint"),
 ]
 
 

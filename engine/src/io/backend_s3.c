@@ -59,11 +59,33 @@ static void s3_config_set(void *cfg, int id, const char *opt, const char *arg)
         c->https = true;
 }
 
+/* HOST[:PORT], as libs3 takes it: a URL's scheme or path, or a port that
+ * is none, would reach the store as a host name that never answers. */
+static void check_endpoint(const char *e)
+{
+    const char *scheme = strstr(e, "://");
+    if (scheme)
+        fail_usage("--s3-endpoint '%s' takes HOST[:PORT], without a scheme: give --s3-endpoint %s%s", e,
+                   scheme + 3, strncmp(e, "https", 5) == 0 ? " --s3-https" : "");
+    if (strchr(e, '/'))
+        fail_usage("--s3-endpoint '%s' takes HOST[:PORT], without a path: give the store's address alone", e);
+    const char *colon = strrchr(e, ':');
+    if (colon) {
+        char *end;
+        errno = 0;
+        long port = strtol(colon + 1, &end, 10);
+        if (colon == e || !colon[1] || *end || errno || port < 1 || port > 65535)
+            fail_usage("--s3-endpoint '%s': '%s' is not a port: give HOST:PORT with a port from 1 to 65535",
+                       e, colon + 1);
+    }
+}
+
 static void s3_config_check(const void *cfg, const backend_run_facts *run)
 {
     const s3_config *c = cfg;
     if (!c->endpoint[0] || !c->bucket[0])
         fail_usage("--api s3 needs --s3-endpoint HOST[:PORT] and --s3-bucket NAME: give both");
+    check_endpoint(c->endpoint);
     if (S3_validate_bucket_name(c->bucket, S3UriStylePath) != S3StatusOK)
         fail_usage("--s3-bucket '%s' is not a valid bucket name: use 3 to 255 letters, digits, "
                    "'.', '-' or '_'", c->bucket);
@@ -214,8 +236,11 @@ static const char *s3_why(int e, const void *cfg)
         snprintf(text, sizeof text, "%s refused the credentials (%s): check AWS_ACCESS_KEY_ID and "
                  "AWS_SECRET_ACCESS_KEY", c->endpoint, name);
         break;
+    case S3StatusNameLookupError: /* errno is another call's then */
+        snprintf(text, sizeof text, "%s did not answer (NameLookupError: its host name does not "
+                 "resolve): check --s3-endpoint", c->endpoint);
+        break;
     case S3StatusFailedToConnect:
-    case S3StatusNameLookupError:
     case S3StatusConnectionFailed:
         snprintf(text, sizeof text, "%s did not answer (%s, %s): check --s3-endpoint and that the "
                  "store is running", c->endpoint, name, strerror(e));
