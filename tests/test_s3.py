@@ -149,3 +149,31 @@ def test_missing_credentials_are_refused(s3_server, engine, shm_dir):
     p = subprocess.run([engine, "io", "--dir", str(shm_dir), *s3_args(s3_server), "--block", "64k",
                         "--size", "1m"], capture_output=True, text=True, env=env, timeout=60)
     assert p.returncode == 2 and "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY" in p.stderr
+
+
+def test_a_signal_says_which_objects_it_leaves(s3_server, engine, shm_dir):
+    """Tester 16, item 7: SIGTERM mid-run exited 143 without a word and left
+    its objects in the bucket: a signal handler cannot delete objects (that
+    takes requests), so it names them, in one line, for the user to remove."""
+    import signal
+    import time
+
+    name = "stopped"
+    p = subprocess.Popen([engine, "io", "--dir", str(shm_dir), *s3_args(s3_server), "--block", "4k",
+                          "--size", "64m", "--iterations", "1", "--name", name], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env={**os.environ, **CREDENTIALS})
+    try:
+        deadline = time.monotonic() + 60
+        while not s3_server.keys(prefix_of(shm_dir, name)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    left = s3_server.keys(prefix_of(shm_dir, name))
+    s3_server.remove(prefix_of(shm_dir, name))  # the bucket as the other tests expect it
+    assert p.returncode == 128 + signal.SIGTERM and left, err
+    assert err == (f"pario-engine: stopped by a signal: the objects under s3://{BUCKET}/{prefix_of(shm_dir, name)} "
+                   f"at {s3_server.endpoint} are left behind: remove them with the store's own client\n"), err

@@ -92,6 +92,12 @@ class S3Server:
         pages = self._client().get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=prefix)
         return [o["Key"] for page in pages for o in page.get("Contents", [])]
 
+    def remove(self, prefix):
+        """Delete every key under `prefix` (what a test left on purpose)."""
+        client = self._client()
+        for key in self.keys(prefix):
+            client.delete_object(Bucket=BUCKET, Key=key)
+
     def get(self, key):
         return self._client().get_object(Bucket=BUCKET, Key=key)["Body"].read()
 

@@ -286,6 +286,11 @@ static int s3_open(const backend_open_args *a, void **handle)
     h->ctx = context_of(c);
     h->config = a->config;
     prefix_of(a->path, h->prefix, sizeof h->prefix);
+    if (a->create) { /* what a Ctrl-C leaves: a handler cannot delete objects */
+        char what[PATH_MAX + 600];
+        snprintf(what, sizeof what, "the objects under s3://%s/%s at %s", c->bucket, h->prefix, c->endpoint);
+        owned_elsewhere_note(what);
+    }
     *handle = h;
     return 0;
 }
@@ -389,6 +394,8 @@ static int s3_remove(const char *path, const void *cfg)
     free(keys);
     if (!e && n < 0)
         e = -n;
+    if (!e)
+        owned_elsewhere_clear();
     return e ? e : (removed ? 0 : ENOENT);
 }
 

@@ -22,6 +22,7 @@
 #include "../util/fail.h"
 #include "../util/check_mode.h"
 #include "../util/fsinfo.h"
+#include "../util/mpi_fail.h"
 #include "../util/pattern.h"
 #include "../util/run_files.h"
 #include "../util/safe_file.h"
@@ -121,7 +122,9 @@ static int data_remove(io_ctx *c, int t)
     return remove_if_ours(c->write_parts[t], &c->mine[t]);
 }
 
-/* say: the run succeeded, so no error line has named a replaced file yet. */
+/* say: the run succeeded, so no error line has named a replaced file yet.
+ * Otherwise (a failed run) a file or an object store's objects that could
+ * not be removed are noted for the error line (mpi_fail_left_behind). */
 static void remove_own_files(io_ctx *c, bool say)
 {
     if (c->o->keep)
@@ -132,6 +135,9 @@ static void remove_own_files(io_ctx *c, bool say)
         if (say && (e == ESTALE || e == ELOOP))
             fprintf(stderr, "pario-engine: warning: rank %d: %s %s\n", c->rank, c->write_parts[t],
                     owned_file_reason(e));
+        /* not ours any more, or already said (the line's own EXDEV) */
+        else if (!say && e && e != ENOENT && e != ESTALE && e != ELOOP && e != EXDEV)
+            mpi_fail_left_behind(c->write_parts[t], e);
     }
     MPI_Barrier(c->comm);
 }
@@ -188,16 +194,12 @@ static void agree_or_fail(io_ctx *c)
     MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->comm);
     if (first == c->nranks)
         return;
-    if (c->rank == first) {
-        char fix[PATH_MAX + 64]; /* the disk filled after the free-space check */
-        disk_full_fix(c->err, c->o->stripe.ntargets ? "the --stripe-dirs" : c->o->dir, "--size", fix,
-                      sizeof fix);
-        fprintf(stderr, "pario-engine: error: rank %d: %s%s\n", c->rank, c->err_msg, fix);
-    }
-    fflush(stderr);
     background_stop(&c->bg);
-    remove_own_files(c, false);
-    fail_exit(EXIT_RUN_FAILED, 0, "%s", "");
+    remove_own_files(c, false); /* first: the line says what could not be removed */
+    const char *left = mpi_fail_left_behind_agree(c->comm);
+    char fix[PATH_MAX + 64]; /* the disk filled after the free-space check */
+    disk_full_fix(c->err, c->o->stripe.ntargets ? "the --stripe-dirs" : c->o->dir, "--size", fix, sizeof fix);
+    fail_exit(EXIT_RUN_FAILED, c->rank == first, "rank %d: %s%s%s", c->rank, c->err_msg, fix, left);
 }
 
 /* Refuse to touch a file that exists before the run: pario only ever

@@ -46,6 +46,24 @@ static void made_forget(const owned_file *who)
             made[i].live = 0;
 }
 
+/* What this process made that no signal handler can remove (an object
+ * store's objects: removing them takes requests), as the line it writes. */
+static char elsewhere[1200];
+static volatile sig_atomic_t elsewhere_len;
+
+void owned_elsewhere_note(const char *what)
+{
+    elsewhere_len = 0; /* the handler never reads a half-written line */
+    int n = snprintf(elsewhere, sizeof elsewhere, "pario-engine: stopped by a signal: %s %s left behind: "
+                     "remove them with the store's own client\n", what, "are");
+    elsewhere_len = n > 0 && (size_t)n < sizeof elsewhere ? n : 0;
+}
+
+void owned_elsewhere_clear(void)
+{
+    elsewhere_len = 0;
+}
+
 /* SIGINT/SIGTERM (Ctrl-C, mpirun passing on its own, a timeout): remove
  * the files this process created, each only while its name still holds
  * that very file, say so in one line and exit non-zero.  Only
@@ -80,6 +98,9 @@ static void remove_made_and_exit(int sig)
         if (write(STDERR_FILENO, line, n) < 0) {
             /* nothing more to do */
         }
+    }
+    if (elsewhere_len && write(STDERR_FILENO, elsewhere, (size_t)elsewhere_len) < 0) {
+        /* nothing more to do */
     }
     _exit(128 + sig);
 }
