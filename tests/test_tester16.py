@@ -88,3 +88,20 @@ def test_a_mount_that_stopped_answering_is_a_mount_to_check(dead_mount, engine, 
     r = pario("run", "cfs", "--quick", "--dir", dead_mount, db=db)
     assert r.returncode == 2 and r.stderr == f"pario: error: --dir {dead_mount}: {fix}\n", r.stderr
     assert not db.exists()
+
+
+def test_plot_beside_a_database_on_a_read_only_mount_refuses_before_its_tables(small_tmpfs, shm_dir, tmp_path):
+    """Item 11: the tables were printed, then 'cannot make the directory
+    (Read-only file system): remove it or give --out DIR' of a folder
+    that did not exist."""
+    mounted = small_tmpfs("16m")
+    db = mounted / "r.sqlite"
+    r = pario("run", "cfs", "--dir", shm_dir, "--tests", "partitioned", "--ranks", "1", "--blocks", "64k",
+              "--size", "1m", "--iterations", "1", "--out", tmp_path / "plots", db=db)
+    assert r.returncode == 0, r.stderr
+    subprocess.run(["mount", "-o", "remount,ro", str(mounted)], check=True)
+    p = pario("plot", "1", db=db)
+    assert p.returncode == 2 and p.stdout == "", p.stdout
+    assert p.stderr == (f"pario: error: {mounted}/plots: cannot make the directory (Read-only file system): "
+                        "give --out DIR\n"), p.stderr
+    assert pario("plot", "1", "--out", tmp_path / "again", db=db).returncode == 0  # elsewhere, it draws

@@ -22,7 +22,7 @@ from .launch import choose_launcher, signal_report
 from .version import describe as describe_version
 from .model.command import bound_lines, predicted_label
 from .plot import Palette, check_figure_paths, plot_figure
-from .safefile import check_directory, make_directory
+from .safefile import check_directory, check_makeable, make_directory
 from .presets import load_experiment, parse_experiment, preset_figures, Experiment
 from .progress import Progress
 from .rundirs import NOTE, RunDirs
@@ -481,6 +481,7 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True, refused=N
         try:
             for folder in folders:
                 check_directory(folder, option, fix)
+                check_makeable(folder, option)
             check_figure_paths(drawn, target, run_id, store)
         except UsageError as exc:
             if refused is None:

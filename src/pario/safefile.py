@@ -156,6 +156,26 @@ def check_directory(path, option="", fix="remove it or choose another place"):
         raise UsageError(f"{_shown(path, option)} exists and is not a directory: {fix}")
 
 
+def _another_place(option):
+    return f"give another {option}" if option else "give --out DIR"
+
+
+def check_makeable(path, option=""):
+    """Before anything is printed: a directory to be made at `path` can be
+    made there (its parent takes a file of pario's own, made and removed:
+    access() says yes to root on a read-only mount)."""
+    parent = Path(path).absolute().parent
+    if os.path.lexists(path) or not parent.is_dir():
+        return
+    try:
+        fd, name = tempfile.mkstemp(prefix=".pario-probe-", dir=parent)
+    except OSError as exc:
+        raise UsageError(f"{_shown(path, option)}: cannot make the directory ({exc.strerror}): "
+                         f"{_another_place(option)}") from None
+    os.close(fd)
+    os.unlink(name)
+
+
 def make_directory(path, option="", fix="remove it or choose another place"):
     """The directory `path` (its parent must exist): made new with mkdir,
     or the real directory already there; a symlink or anything else at the
@@ -165,9 +185,9 @@ def make_directory(path, option="", fix="remove it or choose another place"):
         return Path(path)
     except FileExistsError:
         pass
-    except OSError as exc:
+    except OSError as exc:  # nothing at the name to remove: another place is the fix
         raise UsageError(f"{_shown(path, option)}: cannot make the directory ({exc.strerror}): "
-                         f"{fix}") from None
+                         f"{_another_place(option)}") from None
     check_directory(path, option, fix)
     return Path(path)
 
