@@ -105,3 +105,25 @@ def test_plot_beside_a_database_on_a_read_only_mount_refuses_before_its_tables(s
     assert p.stderr == (f"pario: error: {mounted}/plots: cannot make the directory (Read-only file system): "
                         "give --out DIR\n"), p.stderr
     assert pario("plot", "1", "--out", tmp_path / "again", db=db).returncode == 0  # elsewhere, it draws
+
+
+def test_a_launcher_refusal_is_named_by_its_cause_not_its_last_line(shm_dir, tmp_path):
+    """Item 6: Open MPI's refusal to run as root reached the stored point as
+    its last line, 'We reiterate our advice against doing so - please
+    proceed at your own risk.'"""
+    if os.geteuid() != 0:
+        pytest.skip("Open MPI refuses root only to root")
+    wrapper = tmp_path / "drops-the-variables.sh"
+    wrapper.write_text("#!/bin/sh\nexec env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM "
+                       "mpirun \"$@\"\n")
+    wrapper.chmod(0o755)
+    db = tmp_path / "r.sqlite"
+    r = pario("run", "cfs", "--dir", shm_dir, "--tests", "partitioned", "--ranks", "1", "--blocks", "64k",
+              "--size", "1m", "--iterations", "1", "--out", tmp_path / "plots",
+              "--launcher-template", f"{wrapper} -np {{ranks}} {{engine}} {{engine_args}}", db=db)
+    assert r.returncode == 3, r.stderr
+    said = ("Open MPI's launcher refused to run as root (OMPI_ALLOW_RUN_AS_ROOT=1 and "
+            "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1, which pario sets, did not reach it): keep both in the launch's "
+            "environment, or run pario as another user")
+    assert f"point failed: partitioned ranks=1 block=64 KiB: {said}" in r.stdout + r.stderr, r.stdout
+    assert "reiterate" not in r.stdout + r.stderr

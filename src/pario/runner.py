@@ -47,10 +47,28 @@ EXIT_PLOTS_NOT_WRITTEN = 4
 CRASH_WORDS = " crashed with signal "
 
 
+# A launcher's refusals whose cause is a paragraph before its last line
+# (which alone said "proceed at your own risk" or "Exited with exit code
+# 1", tester 16): the words that give each away, and its one line.
+LAUNCHER_REFUSALS = (
+    ("mpirun has detected an attempt to run as root",
+     "Open MPI's launcher refused to run as root (OMPI_ALLOW_RUN_AS_ROOT=1 and "
+     "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1, which pario sets, did not reach it): keep both in the "
+     "launch's environment, or run pario as another user"),
+    ("but OMPI was not built with SLURM's PMI support",
+     "Open MPI's ranks were started by srun without PMIx: give srun --mpi=pmix in the template "
+     "(pario's own srun launcher does)"),
+    ("but OMPI was not built with SLURM support",
+     "Open MPI's ranks were started by srun without PMIx: give srun --mpi=pmix in the template "
+     "(pario's own srun launcher does)"),
+)
+
+
 def _engine_error(outcome):
     """The engine's own error line (a crashed rank's first: the others'
     lines are what its crash did to them), else the launcher's report of a
-    rank ended by a signal, else the tail of what the launcher said."""
+    rank ended by a signal, else a launcher's refusal it knows
+    (LAUNCHER_REFUSALS), else the tail of what the launcher said."""
     prefix = "pario-engine: error: "
     errors = [l[len(prefix):] for l in outcome.stderr.splitlines() if l.startswith(prefix)]
     crashed = [e for e in errors if CRASH_WORDS in e]
@@ -59,6 +77,10 @@ def _engine_error(outcome):
     signalled = signal_report(outcome.stderr + outcome.stdout)  # MPICH's report is on stdout
     if signalled:
         return signalled
+    said = " ".join((outcome.stderr + outcome.stdout).split())  # a paragraph's words, whatever its lines
+    for words, line in LAUNCHER_REFUSALS:
+        if words in said:
+            return line
     tail = [l for l in outcome.stderr.splitlines() if l.strip() and not l.startswith("---")]
     return tail[-1] if tail else f"exit code {outcome.returncode}"
 
