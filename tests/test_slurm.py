@@ -173,3 +173,16 @@ def test_the_full_preset_sweeps_ranks_up_to_the_allocations_tasks(slurm_cluster,
     assert all(l[0].endswith("srun") and "--mpi=pmix" in l for l in launches)
     assert "the Slurm allocation (Slurm job" in p.stdout
     assert not db.exists()
+
+
+def test_a_probe_in_a_one_task_allocation_plans_one_rank(slurm_cluster, tmp_path, shm_dir):
+    """Tester 16: `pario probe` inside salloc -n 1 planned the host's two
+    cores' worth of ranks, overcommitted with -O ('more than 1 ranks')."""
+    p = subprocess.run(["salloc", "-n", "1", *pario_argv("probe", "--dir", shm_dir, "--quick", "--size", "4m",
+                                                         "--iterations", "1", "--dry-run")],
+                       capture_output=True, text=True, env=env_for(slurm_cluster, tmp_path / "r.sqlite"),
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+    launches = [line for line in p.stdout.splitlines() if "pario-engine probe" in line]
+    assert launches and all(" -n 1 " in line and " -O " not in line for line in launches), p.stdout
+    assert "more than 1 ranks" not in p.stdout

@@ -87,8 +87,9 @@ class Launcher:
         lines = [f"launcher: {self.kind} ({' '.join(self.program or self.template)}){library}"]
         if self.allocation:
             lines.append(f"launcher: inside {self.allocation.describe()}; srun places the ranks")
-            if max_ranks > self.allocation.cpus:
-                lines.append(f"launcher: points with more than {self.allocation.cpus} ranks (the "
+            cpus = self.allocation.cpus
+            if max_ranks > cpus:
+                lines.append(f"launcher: points with more than {cpus} rank{'s' * (cpus != 1)} (the "
                              "allocation's CPUs) get -O (--overcommit)")
         # a launcher of unknown library (a wrapper that does not answer
         # --version) may be Open MPI's: its refusal to run as root would
@@ -96,8 +97,9 @@ class Launcher:
         if self.flavour != "mpich" and os.geteuid() == 0:
             lines.append("launcher: running as root, so OMPI_ALLOW_RUN_AS_ROOT=1 and "
                          "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 are set for Open MPI")
-        if self.flavour == "openmpi" and max_ranks > cores() and self.kind in ("mpirun", "mpiexec"):
-            lines.append(f"launcher: points with more than {cores()} ranks (the cores here) "
+        here = cores()
+        if self.flavour == "openmpi" and max_ranks > here and self.kind in ("mpirun", "mpiexec"):
+            lines.append(f"launcher: points with more than {here} rank{'s' * (here != 1)} (the cores here) "
                          "get --oversubscribe; waiting ranks then compete for CPU")
         return lines
 

@@ -580,7 +580,9 @@ class ProbeKind(Kind):
     def plan(self, preset, options):
         sweep = sweep_of(preset, bool(options.get("quick")))
         ranks, ranks_name = setting(options, preset, "ranks", "--ranks")
-        ranks = int_list(ranks or [cores()], ranks_name)
+        # by default as many ranks as run side by side here: the cores, or
+        # fewer where the launcher has fewer slots (a Slurm allocation of one)
+        ranks = int_list(ranks or [min(options.get("slots") or cores(), cores())], ranks_name)
         size_text, size_name = setting(options, preset, "size", "--size")
         size = parse_size(size_text or "256m", size_name)
         if size % (1 << 20):
