@@ -177,3 +177,53 @@ def test_a_signal_says_which_objects_it_leaves(s3_server, engine, shm_dir):
     assert p.returncode == 128 + signal.SIGTERM and left, err
     assert err == (f"pario-engine: stopped by a signal: the objects under s3://{BUCKET}/{prefix_of(shm_dir, name)} "
                    f"at {s3_server.endpoint} are left behind: remove them with the store's own client\n"), err
+
+
+def test_a_store_that_refuses_writes_mid_run_is_named_by_its_answer(engine, shm_dir):
+    """Tester 16, item 9: a store answering 403 AccessDenied to the first PUT
+    (after the run's own checks passed) was said as 'Permission denied',
+    without the store or its answer."""
+    import http.server
+    import threading
+
+    empty = (b'<?xml version="1.0" encoding="UTF-8"?><ListBucketResult '
+             b'xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>b</Name><IsTruncated>false'
+             b'</IsTruncated></ListBucketResult>')
+    denied = b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code></Error>'
+
+    class ListsButRefusesWrites(http.server.BaseHTTPRequestHandler):
+        def answer(self, code, body):
+            self.send_response(code)
+            self.send_header("Content-Type", "application/xml")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+        def do_GET(self):
+            self.answer(200, empty)
+
+        do_HEAD = do_GET
+
+        def do_PUT(self):
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            self.answer(403, denied)
+
+        do_DELETE = do_PUT
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), ListsButRefusesWrites)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    endpoint = f"127.0.0.1:{server.server_address[1]}"
+    try:
+        p = subprocess.run([engine, "io", "--dir", str(shm_dir), "--api", "s3", "--s3-endpoint", endpoint,
+                            "--s3-bucket", BUCKET, "--block", "64k", "--size", "1m", "--iterations", "1"],
+                           capture_output=True, text=True, env={**os.environ, **CREDENTIALS}, timeout=60)
+    finally:
+        server.shutdown()
+    lines = [line for line in p.stderr.splitlines() if line.startswith("pario-engine")]
+    assert p.returncode == 3 and len(lines) == 1, p.stderr
+    assert f"at offset 0: {endpoint} refused the credentials (ErrorAccessDenied): check AWS_ACCESS_KEY_ID" \
+        in lines[0], lines[0]

@@ -402,10 +402,14 @@ static void block_failed(io_ctx *c, const pass *P, uint64_t off, int e)
     if (P->check && e == ENODATA)
         record_error(c, e, "verification failed: %s is truncated: it ends before offset %llu",
                      P->path, (unsigned long long)(off + c->o->block));
-    else
+    else {
+        /* a backend that knows what its store answered says it (S3's
+         * "refused the credentials (AccessDenied)"), not an errno's text */
+        const char *own = e != ENODATA && c->o->api->why ? c->o->api->why(e, c->o->api_config) : NULL;
         record_error(c, e, "%s%s %s at offset %llu: %s", P->what, writing ? "write" : "read",
                      P->path, (unsigned long long)off,
-                     e == ENODATA ? "the file ends before this block" : strerror(e));
+                     e == ENODATA ? "the file ends before this block" : own ? own : strerror(e));
+    }
 }
 
 /* A block arrived (or failed): count it, and check it when verifying. */
