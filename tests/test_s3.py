@@ -44,6 +44,7 @@ def test_blocks_become_objects_with_the_files_bytes(s3_server, launcher, engine,
                                        "--keep", "--name", name], tmp_path)
     assert p.returncode == 0, p.stderr
     assert doc["target"]["fs_type"] == "objects"
+    assert "fsync" not in p.stdout.splitlines()[1]  # an object is whole when its PUT returns (tester 16)
     assert doc["params"]["api_options"]["bucket"] == BUCKET
     assert doc["verification"]["ok"] and doc["verification"]["bytes_checked"] > 0
     assert not any("page cache" in w for w in doc["warnings"])  # no cache here to blame

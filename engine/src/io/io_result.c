@@ -415,7 +415,9 @@ void io_result_print(const io_result *r)
         printf("  grouped: at most %d rank(s) in I/O at once, token per %s\n", o->group,
                o->group_unit == GROUP_PER_CALL ? "call" : "rank");
     printf("  target %s (%s)%s%s%s\n", r->path, r->fs.type, o->direct ? ", O_DIRECT" : "",
-           o->fsync ? ", fsync before close" : "", o->evict ? ", cache evicted before reads" : "");
+           /* an object is stored whole when its PUT returns: nothing to sync */
+           o->fsync && !(o->api_caps & BACKEND_CAP_OBJECTS) ? ", fsync before close" : "",
+           o->evict ? ", cache evicted before reads" : "");
     printf("%-6s %5s %12s %10s %9s %9s %9s %9s\n", "phase", "iter", "MiB/s", "seconds",
            "open(s)", "io(s)", "fsync(s)", "close(s)");
     for (int i = 0; i < r->nits; i++) {
