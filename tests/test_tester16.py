@@ -5,6 +5,7 @@ a mount that stopped answering (ENOTCONN from a GlusterFS client that
 died) is a mount to check, not a directory to create."""
 
 import os
+import sqlite3
 import signal
 import subprocess
 import sys
@@ -127,3 +128,39 @@ def test_a_launcher_refusal_is_named_by_its_cause_not_its_last_line(shm_dir, tmp
             "environment, or run pario as another user")
     assert f"point failed: partitioned ranks=1 block=64 KiB: {said}" in r.stdout + r.stderr, r.stdout
     assert "reiterate" not in r.stdout + r.stderr
+
+
+def test_an_engine_file_pario_cannot_remove_is_said_not_left_silently(disk_dir, tmp_path):
+    """Tester 19, item 1: a directory made immutable mid-run kept a 22 MB
+    file of the point's engine, exit 0, no word: the front end's clean-up
+    swallowed the failed unlink."""
+    if subprocess.run(["chattr", "-i", str(disk_dir)], capture_output=True).returncode != 0:
+        pytest.skip("chattr does not work on this file system")
+    # the launch: the engine starts, its file appears, the directory turns
+    # immutable and the ranks are killed, leaving the file to pario
+    wrapper = tmp_path / "freeze-then-kill.sh"
+    wrapper.write_text(f"""#!/bin/sh
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mpirun --oversubscribe -np "$@" &
+launched=$!
+for i in $(seq 600); do ls {disk_dir} | grep -q . && break; sleep 0.05; done
+chattr +i {disk_dir}
+pkill -9 -f "pario-engine io --dir {disk_dir}"
+wait $launched
+exit 137
+""")
+    wrapper.chmod(0o755)
+    db = tmp_path / "r.sqlite"
+    try:
+        r = pario("run", "cfs", "--dir", disk_dir, "--tests", "partitioned", "--ranks", "1", "--blocks", "4k",
+                  "--size", "256m", "--iterations", "20", "--out", tmp_path / "plots",
+                  "--launcher-template", f"{wrapper} {{ranks}} {{engine}} {{engine_args}}", db=db)
+        left = sorted(disk_dir.iterdir())
+    finally:
+        subprocess.run(["chattr", "-i", str(disk_dir)], check=True)
+    assert r.returncode == 3 and len(left) == 1, (r.returncode, r.stdout, r.stderr)
+    said = (f"{left[0]} is this point's engine's file, but it could not be removed (Operation not permitted): "
+            "remove it yourself")
+    assert f"warning: {said}" in r.stdout + r.stderr, r.stdout + r.stderr
+    error = sqlite3.connect(db).execute("SELECT error FROM points").fetchone()[0]
+    assert error.endswith(f"; {said}"), error

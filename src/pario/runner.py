@@ -197,7 +197,11 @@ def run_experiment(args, out=None):
                 outcome = launcher.run(p.ranks, engine_argv, args.timeout, env=new_ledger(ledger),
                                        guard=lambda pgid: watchdog.point(pgid, directory, name, ledger, subdirs))
                 # what a failed or killed engine left behind, and nothing else
-                left = remove_point_files(directory, name, subdirs, ledger)
+                unremoved = []
+                left = remove_point_files(directory, name, subdirs, ledger, unremoved)
+                # the engine's own files that would not go: said with the point, never silently
+                stuck = [f"{f} is this point's engine's file, but it could not be removed ({why}): "
+                         "remove it yourself" for f, why in unremoved]
                 watchdog.clear()
                 if outcome.timed_out or outcome.stopped:  # stopped: a rank dead, its launcher waiting on
                     error = outcome.stopped or (f"timed out after {args.timeout:g} s (raise --timeout, "
@@ -214,8 +218,11 @@ def run_experiment(args, out=None):
                 for f in left:  # the engine's own line may already say so
                     if not error or str(f) not in error:
                         progress.note(f"{f} is not a file this point's engine created: left alone")
+                for line in stuck:
+                    progress.note(f"warning: {line}")
                 if error:
                     failures += 1
+                    error = "; ".join([error, *stuck])
                     store.add_point(run_id, p, "failed", command, outcome.seconds, error=error)
                     progress.note(f"point failed: {p.label()}: {error}")
                     progress.finish("failed")
@@ -230,7 +237,7 @@ def run_experiment(args, out=None):
                 # (optional in the point contract) would only confuse.
                 expected = tuple(getattr(p, "expected_warnings", ()))
                 result["warnings"] = [w for w in result.get("warnings", [])
-                                      if not (expected and w.startswith(expected))]
+                                      if not (expected and w.startswith(expected))] + stuck
                 store.add_point(run_id, p, "ok", command, outcome.seconds, result=result)
                 p.remember(result, earlier)
                 progress.finish(p.summary(result))

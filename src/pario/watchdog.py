@@ -168,11 +168,13 @@ def point_ledger(ledger):
     return live
 
 
-def remove_point_files(directory, name, subdirs=(), ledger=None):
+def remove_point_files(directory, name, subdirs=(), ledger=None, unremoved=None):
     """Remove what the point's engine made and left behind: a name goes only
     while it holds a regular file the ledger lists as the engine's (device
     and inode, looked at without following a link).  Returns the entries at
-    the point's names that are not the engine's: left alone."""
+    the point's names that are not the engine's: left alone.  An engine's
+    file that cannot be removed (an immutable or read-only directory) is
+    appended to `unremoved` as (path, why), for the caller to say."""
     made = point_ledger(ledger) if ledger else set()
     left = []
     for f in names_in_use(directory, name, subdirs):
@@ -185,8 +187,9 @@ def remove_point_files(directory, name, subdirs=(), ledger=None):
             continue
         try:
             f.unlink()
-        except OSError:
-            pass
+        except OSError as exc:
+            if unremoved is not None:
+                unremoved.append((f, exc.strerror or str(exc)))
     return left
 
 
