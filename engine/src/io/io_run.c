@@ -122,6 +122,16 @@ static int data_remove(io_ctx *c, int t)
     return remove_if_ours(c->write_parts[t], &c->mine[t]);
 }
 
+/* An open of this run's own file that found no file (ENOENT): EXDEV when
+ * the file system it was made on is no longer mounted at its directory
+ * (owned_file_check), so the line says where the file went; else e. */
+static int gone_with_its_mount(const backend_open_args *a, int e)
+{
+    if (e != ENOENT || a->create || !a->expect || !a->expect->known)
+        return e;
+    return owned_file_check(a->path, a->expect) == EXDEV ? EXDEV : e;
+}
+
 /* say: the run succeeded, so no error line has named a replaced file yet.
  * Otherwise (a failed run) a file or an object store's objects that could
  * not be removed are noted for the error line (mpi_fail_left_behind). */
@@ -960,6 +970,8 @@ static void prepare_write(io_ctx *c, uint64_t iteration)
         if (e == ESTALE)
             record_error(c, e, "%s was replaced during the run by something pario did not "
                          "create: left alone; keep other writers out of --dir", c->write_parts[t]);
+        else if (e == EXDEV) /* its file system unmounted from --dir */
+            record_error(c, e, "%s %s", c->write_parts[t], owned_file_reason(e));
         else if (e && e != ENOENT)
             record_error(c, e, "cannot remove the previous iteration's %s: %s",
                          c->write_parts[t], strerror(e));
@@ -1080,7 +1092,7 @@ static void timed_phase(io_ctx *c, enum phase_kind kind, rank_record *rec, doubl
     if ((e = refused ? refused : open_file(c, &a, &L, &h)) != 0) {
         if (e == EINVAL && o->direct)
             record_error(c, e, "%s: this file system refuses O_DIRECT: drop --direct", P.path);
-        else if (e == ESTALE || e == ELOOP)
+        else if (e == ESTALE || e == ELOOP || (e = gone_with_its_mount(&a, e)) == EXDEV)
             record_error(c, e, "%s %s", P.path, owned_file_reason(e));
         else
             record_error(c, e, "open %s: %s", P.path, strerror(e));
@@ -1137,7 +1149,7 @@ static uint64_t verify_pass(io_ctx *c, enum phase_kind kind)
     if (!e)
         e = open_file(c, &a, &L, &h);
     if (e) {
-        if (e == ESTALE || e == ELOOP)
+        if (e == ESTALE || e == ELOOP || (e = gone_with_its_mount(&a, e)) == EXDEV)
             record_error(c, e, "verify: %s %s", P.path, owned_file_reason(e));
         else
             record_error(c, e, "verify: open %s: %s", P.path, strerror(e));
