@@ -164,3 +164,32 @@ exit 137
     assert f"warning: {said}" in r.stdout + r.stderr, r.stdout + r.stderr
     error = sqlite3.connect(db).execute("SELECT error FROM points").fetchone()[0]
     assert error.endswith(f"; {said}"), error
+
+
+def test_an_older_database_on_a_read_only_mount_is_read_as_it_is(small_tmpfs, shm_dir, tmp_path):
+    """Tester 18: schema 3 added runs.planned_points, and every reading
+    command then tried to migrate a schema-2 database in place: on a
+    read-only mount all of them failed ('attempt to write a readonly
+    database'), and on a writable one `list` changed the file."""
+    import hashlib
+
+    made = tmp_path / "old.sqlite"
+    r = pario("run", "cfs", "--dir", shm_dir, "--tests", "partitioned", "--ranks", "1", "--blocks", "64k",
+              "--size", "1m", "--iterations", "1", "--out", tmp_path / "plots", db=made)
+    assert r.returncode == 0, r.stderr
+    con = sqlite3.connect(made)  # as pario wrote it before schema 3
+    con.execute("ALTER TABLE runs DROP COLUMN planned_points")
+    con.execute("PRAGMA user_version = 2")
+    con.commit()
+    con.close()
+    mounted = small_tmpfs("16m")
+    db = mounted / "old.sqlite"
+    db.write_bytes(made.read_bytes())
+    subprocess.run(["mount", "-o", "remount,ro", str(mounted)], check=True)
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    for args in (["list"], ["show", "1"], ["export", "1", "--csv"], ["report", "1", "--out", tmp_path / "r.html"],
+                 ["compare", "1", "1"]):
+        got = pario(*args, db=db)
+        assert got.returncode == 0, (args, got.stderr)
+    assert "points: 1 ok\n" in pario("show", "1", db=db).stdout
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before

@@ -110,6 +110,15 @@ APPLICATION_ID = 0x50524F31  # "PRO1"
 _OWN_TABLES = {"runs", "points", "phases", "warnings"}
 
 
+def _with_added(row, table):
+    """A row as a dict with every column added since the first schema, NULL
+    where an older database read as it is (read-only) lacks it."""
+    out = dict(row)
+    for name, _ in _ADDED_COLUMNS[table]:
+        out.setdefault(name, None)
+    return out
+
+
 def resolve_db(given):
     """(path, how messages name it) of the results database: --db as
     given, else $PARIO_DB, else the default file in the user's data
@@ -466,9 +475,13 @@ class Store:
     def _connect(self, readonly):
         if readonly:
             db = _open_read_only(self.path)
-            if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
+            # An older pario database is migrated (columns are only added),
+            # unless it cannot be written (a read-only mount): then it is
+            # read as it is, its missing columns read as NULL (_with_added).
+            if (db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION
+                    or _unwritable(self.path, self.label) is not None):
                 return db
-            db.close()  # an older pario database: migrate it (columns are only added)
+            db.close()
         db = sqlite3.connect(str(self.path), timeout=30)
         self.db = db
         self._prepare()
@@ -696,7 +709,8 @@ class Store:
         return row[0]
 
     def points(self, run_id):
-        return self.db.execute("SELECT * FROM points WHERE run_id=? ORDER BY id", (run_id,)).fetchall()
+        rows = self.db.execute("SELECT * FROM points WHERE run_id=? ORDER BY id", (run_id,)).fetchall()
+        return [_with_added(r, "points") for r in rows]
 
     def results_of_kind(self, kind):
         """(run id, result document) of every ok point of runs of a kind,
@@ -733,7 +747,7 @@ class Store:
     @staticmethod
     def _with_live_status(row):
         """A 'running' run whose process is gone was killed: incomplete."""
-        run = dict(row)
+        run = _with_added(row, "runs")
         if run["status"] == "running" and run["host"] == socket.gethostname():
             try:
                 os.kill(run["pid"], 0)
