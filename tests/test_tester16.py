@@ -193,3 +193,31 @@ def test_an_older_database_on_a_read_only_mount_is_read_as_it_is(small_tmpfs, sh
         assert got.returncode == 0, (args, got.stderr)
     assert "points: 1 ok\n" in pario("show", "1", db=db).stdout
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+
+
+def test_a_run_whose_dir_is_unmounted_stops_before_its_next_point(small_tmpfs, tmp_path):
+    """Tester 18: after a lazy umount of --dir, every later point wrote its
+    whole file into the mount point on the file system below, and only
+    then failed; the run went on to its end."""
+    mounted = small_tmpfs("400m")
+    db = tmp_path / "r.sqlite"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PARIO_DB": str(db)}
+    p = subprocess.Popen([sys.executable, "-m", "pario", "run", "cfs", "--dir", str(mounted), "--tests",
+                          "partitioned,interleaved", "--ranks", "1,2", "--blocks", "4k,8k", "--size", "64m",
+                          "--iterations", "3", "--out", str(tmp_path / "plots")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert wait_for(lambda: any(mounted.iterdir()), 120), "no point started"
+        subprocess.run(["umount", "-l", str(mounted)], check=True)
+        out, err = p.communicate(timeout=300)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    said = [line for line in err.splitlines() if line.startswith("pario: error:")]
+    assert p.returncode == 3 and len(said) == 1, (p.returncode, out, err)
+    assert f"--dir {mounted} is no longer on the file system the run started on" in said[0], said
+    assert "was it unmounted?" in said[0] and "marked incomplete" in said[0]
+    assert list(mounted.iterdir()) == []  # nothing written on the file system below
+    status, = sqlite3.connect(db).execute("SELECT status FROM runs").fetchone()
+    assert status == "incomplete"

@@ -15,7 +15,7 @@ class NoRunnablePoint(UsageError):
 
 
 class RunCutShort(UsageError):
-    """What a run needs went away during it (its Slurm allocation ended):
-    the run stops, marked incomplete, its points so far kept; exit 3, as
-    for failed points (one is stored: the one that found out)."""
+    """What a run needs went away during it (its Slurm allocation ended,
+    --dir was unmounted): the run stops, marked incomplete, its points so
+    far kept; exit 3, as for failed points."""
     exit_code = 3

@@ -171,6 +171,15 @@ def run_experiment(args, out=None):
             watchdog.scratch(scratch)
             dirs.create(on_create=watchdog.made)
             for i, p in enumerate(points):
+                # --dir unmounted since (a lazy umount, a network mount gone):
+                # a point now would write its whole file into the mount point
+                # on the file system below, so the run stops here
+                now = dir_fs(directory)
+                if started_on is not None and (now is None or now.device != started_on.device):
+                    raise RunCutShort(f"--dir {directory} is no longer on the file system the run started on "
+                                      f"({started_on} -> {now or 'not reachable'}): was it unmounted? run {run_id} "
+                                      f"stops before its point {i + 1}, marked incomplete, its points so far kept; "
+                                      "remount it and run again")
                 json_path = Path(scratch) / f"point{i}.json"
                 # A name per point, unique across hosts, processes and
                 # databases: if its ranks are killed, pario knows which files
