@@ -89,6 +89,16 @@ def test_a_mount_that_stopped_answering_is_a_mount_to_check(dead_mount, engine, 
     r = pario("run", "cfs", "--quick", "--dir", dead_mount, db=db)
     assert r.returncode == 2 and r.stderr == f"pario: error: --dir {dead_mount}: {fix}\n", r.stderr
     assert not db.exists()
+    # reading commands with a file on it (tester 18: tracebacks)
+    model = pario("model", "cfs", "--quick", "--tests", "partitioned", "--ranks", "1", "--machine", "ipsc860",
+                  "--out", tmp_path / "plots", db=db)
+    assert model.returncode == 0, model.stderr
+    for args, where in ((["export", "1", "--csv", "--out", dead_mount / "e.csv"], dead_mount),
+                        (["report", "1", "--out", dead_mount / "r.html"], dead_mount)):
+        r = pario(*args, db=db)
+        assert r.returncode == 2 and r.stderr == f"pario: error: {where}: {fix}\n", (args, r.stderr)
+    r = pario("plot", "1", db=dead_mount / "g.sqlite")
+    assert r.returncode == 2 and r.stderr == f"pario: error: {dead_mount / 'g.sqlite'}: {fix}\n", r.stderr
 
 
 def test_plot_beside_a_database_on_a_read_only_mount_refuses_before_its_tables(small_tmpfs, shm_dir, tmp_path):

@@ -263,7 +263,13 @@ def main(argv=None):
         return 130
     except OSError as exc:
         if not _stdout_failed(exc):
-            raise
+            # a path the checks did not foresee failing this way (a network
+            # mount that stopped answering between two looks): one line too
+            from .checks import directory_fix
+
+            where = f"{exc.filename}: " if exc.filename else ""
+            print(f"pario: error: {where}{exc.strerror or exc}: {directory_fix(exc)}", file=sys.stderr)
+            return 2
         # `pario list > /dev/full`, `export --csv` onto a full disk: one line
         _drop_stdout()
         print(f"pario: error: cannot write to standard output: {exc.strerror or exc}: free space "
