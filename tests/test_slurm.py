@@ -106,15 +106,18 @@ def test_a_point_past_its_timeout_has_its_step_cancelled(slurm_cluster, tmp_path
     assert os.listdir(shm_dir) == []
 
 
-def test_an_allocation_that_ends_mid_run_stops_the_run(slurm_cluster, tmp_path, shm_dir):
+@pytest.mark.parametrize("template", [[], ["--launcher-template", "srun --mpi=pmix -n {ranks} {engine} {engine_args}"]],
+                         ids=["pario's srun", "a template's srun"])
+def test_an_allocation_that_ends_mid_run_stops_the_run(slurm_cluster, tmp_path, shm_dir, template):
     """Tester 16, item 2: the job cancelled during a point, pario went on
     launching the next points into it (each failing with 'Expired or
-    invalid job') and stored the run as complete."""
+    invalid job') and stored the run as complete; tester 18: so it still
+    did with a template's srun."""
     db = tmp_path / "r.sqlite"
     name = f"pario-cut-{os.getpid()}"
     argv = ["salloc", "-n", "2", "-O", "-J", name,
             *pario_argv("run", "cfs", "--dir", shm_dir, "--ranks", "2,1", "--blocks", "4k", "--size", "256m",
-                        "--tests", "interleaved,partitioned", "--iterations", "20")]
+                        "--tests", "interleaved,partitioned", "--iterations", "20", *template)]
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env=env_for(slurm_cluster, db))
     try:

@@ -78,8 +78,14 @@ class Launcher:
 
     def gone(self):
         """'' while the ranks can still be started; else why not (the Slurm
-        allocation the launcher runs in ended)."""
-        return self.allocation.ended() if self.allocation else ""
+        allocation pario runs in ended: its own srun's, or the job any
+        launcher, a template's srun or mpirun, starts its ranks inside)."""
+        if self.allocation:
+            return self.allocation.ended()
+        job = os.environ.get("SLURM_JOB_ID") or os.environ.get("SLURM_JOBID")
+        if job and shutil.which("squeue"):
+            return slurm.Allocation(job, 0, 0, 0).ended()
+        return ""
 
     def explain(self, max_ranks):
         """Lines saying what this launcher will do on the user's behalf."""

@@ -51,7 +51,7 @@ CRASH_WORDS = " crashed with signal "
 # (which alone said "proceed at your own risk" or "Exited with exit code
 # 1", tester 16): the words that give each away, and its one line.
 LAUNCHER_REFUSALS = (
-    ("mpirun has detected an attempt to run as root",
+    ("has detected an attempt to run as root",  # after the launcher's own name: mpirun.openmpi, mpiexec
      "Open MPI's launcher refused to run as root (OMPI_ALLOW_RUN_AS_ROOT=1 and "
      "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1, which pario sets, did not reach it): keep both in the "
      "launch's environment, or run pario as another user"),
