@@ -236,3 +236,20 @@ def test_a_run_whose_dir_is_unmounted_stops_before_its_next_point(small_tmpfs, t
     assert list(mounted.iterdir()) == []  # nothing written on the file system below
     status, = sqlite3.connect(db).execute("SELECT status FROM runs").fetchone()
     assert status == "incomplete"
+
+
+def test_ranks_started_by_the_other_library_s_launcher_are_named_so(shm_dir, tmp_path):
+    """Tester 18: a template that hides its launcher (env A=1 mpiexec.hydra)
+    passes the check of its program's library, and each rank came up as a
+    one-rank world of its own; the point failed on 'File exists'."""
+    if not shutil.which("mpiexec.hydra"):
+        pytest.skip("no MPICH launcher here")
+    db = tmp_path / "r.sqlite"
+    r = pario("run", "cfs", "--dir", shm_dir, "--tests", "partitioned", "--ranks", "2", "--blocks", "64k",
+              "--size", "1m", "--iterations", "1", "--out", tmp_path / "plots",
+              "--launcher-template", "env A=1 mpiexec.hydra -n {ranks} {engine} {engine_args}", db=db)
+    assert r.returncode == 3, r.stderr
+    error = sqlite3.connect(db).execute("SELECT error FROM points").fetchone()[0]
+    assert error.startswith("2 copies were started as 2 separate one-rank worlds: the launcher is not of Open MPI"), \
+        error
+    assert list(shm_dir.iterdir()) == []

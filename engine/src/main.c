@@ -93,6 +93,30 @@ static void launched_copies(int *rank, int *copies)
     }
 }
 
+/* A launcher of another MPI library than the engine's starts each of its
+ * N copies as a world of one rank (tester 16 and 18: the copies then met
+ * at one file, "File exists"): the launcher's own variables say N. */
+static void refuse_singletons(void)
+{
+    int size, copy, copies;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    launched_copies(&copy, &copies);
+    if (size != 1 || copies <= 1)
+        return;
+    char library[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version(library, &len);
+    library[strcspn(library, ",\n")] = 0; /* "Open MPI v4.1.4", "MPICH Version:<TAB>4.0.2" */
+    for (char *t = library; *t; t++)
+        if (*t == '\t')
+            *t = ' ';
+    if (copy != 0)
+        fail_exit(EXIT_USAGE, 0, "%s", ""); /* the first copy says it, once */
+    fail_usage("%d copies were started as %d separate one-rank worlds: the launcher is not of %s, the "
+               "MPI library this engine is built with: launch it with that library's mpirun or "
+               "mpiexec (pario run --mpi chooses the engine's build)", copies, copies, library);
+}
+
 /* The entry point of a checkable command, for `pario-engine check`. */
 static int run_checkable(const char *name, int argc, char **argv)
 {
@@ -155,6 +179,7 @@ int main(int argc, char **argv)
         int rank;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         fail_set_mpi(rank);
+        refuse_singletons();
         int status = c->run(argc - 1, argv + 1);
         MPI_Finalize();
         return status;
