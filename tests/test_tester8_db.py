@@ -161,7 +161,8 @@ def test_a_full_disk_is_named_and_a_run_it_stops_keeps_its_points(small_tmpfs, t
     lines = [l for l in r.stderr.splitlines() if l.startswith("pario:")]
     assert r.returncode == 5 and len(lines) == 1, r.stderr
     assert lines[0].startswith(f"pario: error: --db {db}: database or disk is full (") and \
-        lines[0].endswith(f"free): free space on {full} or choose another --db"), lines[0]
+        lines[0].endswith(f"free): free space on {full} or choose another --db (run 2's points stored "
+                          "before are kept in it: see 'pario show 2')"), lines[0]
     runs = _runs(db)
     assert runs[0] == (1, "complete", 9) and runs[1][:2] == (2, "incomplete") and 0 < runs[1][2] < 81, runs
     # the disk full to the last byte: the model stores nothing, said as such

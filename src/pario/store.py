@@ -387,8 +387,10 @@ def _sqlite_errors_as_one_line(cls):
                 return fn(self, *args, **kwargs)
             except sqlite3.Error as exc:
                 err = _damaged(getattr(self, "path", "?"), exc, getattr(self, "label", "--db"))
-                if getattr(self, "_run", None) is not None:
-                    raise DatabaseFailed(str(err)) from exc
+                run = getattr(self, "_run", None)
+                if run is not None:  # what was stored before is there (a transaction per point)
+                    raise DatabaseFailed(f"{err} (run {run}'s points stored before are kept in it: "
+                                         f"see 'pario show {run}')") from exc
                 raise err from exc
         return guarded
     for name, fn in list(vars(cls).items()):
