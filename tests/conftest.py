@@ -133,6 +133,23 @@ def process_alive(pid):
     return bool(stat) and stat[1][0] not in (b"Z", b"X")
 
 
+def interrupt_when(argv, env, started, then, start_seconds=120, timeout=300):
+    """(returncode, stdout, stderr) of `argv` run in the background while,
+    once started() is true, then() acts on it (an unmount, a scancel): how
+    a test makes something go away during a run.  The process is killed if
+    it outlives the test's patience."""
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert wait_for(started, start_seconds), f"never started: {argv}"
+        then()
+        out, err = p.communicate(timeout=timeout)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    return p.returncode, out, err
+
+
 def wait_for(predicate, seconds, step=0.05):
     """predicate()'s first true value within `seconds`, else its last."""
     deadline = time.monotonic() + seconds

@@ -180,19 +180,18 @@ def test_a_signal_says_which_objects_it_leaves(s3_server, engine, shm_dir):
                    f"at {s3_server.endpoint} are left behind: remove them with the store's own client\n"), err
 
 
-def test_a_store_that_refuses_writes_mid_run_is_named_by_its_answer(engine, shm_dir):
-    """Tester 16, item 9: a store answering 403 AccessDenied to the first PUT
-    (after the run's own checks passed) was said as 'Permission denied',
-    without the store or its answer."""
+def _fake_store(put_answers):
+    """An S3 endpoint of a few lines: it lists what it stored, answers each
+    PUT with the next of `put_answers` (200 stores the key) and refuses
+    every DELETE (403).  Returns (server, endpoint)."""
     import http.server
     import threading
+    from urllib.parse import parse_qs, urlparse
 
-    empty = (b'<?xml version="1.0" encoding="UTF-8"?><ListBucketResult '
-             b'xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>b</Name><IsTruncated>false'
-             b'</IsTruncated></ListBucketResult>')
+    stored, answers = [], list(put_answers)
     denied = b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code></Error>'
 
-    class ListsButRefusesWrites(http.server.BaseHTTPRequestHandler):
+    class Store(http.server.BaseHTTPRequestHandler):
         def answer(self, code, body):
             self.send_response(code)
             self.send_header("Content-Type", "application/xml")
@@ -202,22 +201,55 @@ def test_a_store_that_refuses_writes_mid_run_is_named_by_its_answer(engine, shm_
                 self.wfile.write(body)
 
         def do_GET(self):
-            self.answer(200, empty)
+            prefix = parse_qs(urlparse(self.path).query).get("prefix", [""])[0]
+            keys = "".join(f"<Contents><Key>{k}</Key><Size>1</Size></Contents>" for k in stored
+                           if k.startswith(prefix))
+            self.answer(200, ('<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns='
+                              '"http://s3.amazonaws.com/doc/2006-03-01/"><Name>b</Name>'
+                              f'<IsTruncated>false</IsTruncated>{keys}</ListBucketResult>').encode())
 
         do_HEAD = do_GET
 
         def do_PUT(self):
             self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            self.answer(403, denied)
+            code = answers.pop(0) if answers else 403
+            if code == 200:
+                stored.append(urlparse(self.path).path.split("/", 2)[2])
+            self.answer(code, b"" if code == 200 else denied)
 
-        do_DELETE = do_PUT
+        def do_DELETE(self):
+            self.answer(403, denied)
 
         def log_message(self, *args):
             pass
 
-    server = http.server.HTTPServer(("127.0.0.1", 0), ListsButRefusesWrites)
+    server = http.server.HTTPServer(("127.0.0.1", 0), Store)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    endpoint = f"127.0.0.1:{server.server_address[1]}"
+    return server, f"127.0.0.1:{server.server_address[1]}"
+
+
+def test_objects_a_failed_run_cannot_remove_are_named_as_objects(engine, shm_dir):
+    """Tester 18: a failed run's line said a local path that never existed
+    'is left behind', for objects in the store."""
+    server, endpoint = _fake_store([200])  # the first block stored, the second refused
+    try:
+        p = subprocess.run([engine, "io", "--dir", str(shm_dir), "--api", "s3", "--s3-endpoint", endpoint,
+                            "--s3-bucket", BUCKET, "--block", "64k", "--size", "1m", "--iterations", "1",
+                            "--name", "left"], capture_output=True, text=True,
+                           env={**os.environ, **CREDENTIALS}, timeout=60)
+    finally:
+        server.shutdown()
+    lines = [line for line in p.stderr.splitlines() if line.startswith("pario-engine")]
+    assert p.returncode == 3 and len(lines) == 1, p.stderr
+    assert lines[0].endswith(f"; the objects under s3://{BUCKET}/{prefix_of(shm_dir, 'left')} at {endpoint} "
+                             "are left behind (Permission denied): remove them when that is fixed"), lines[0]
+
+
+def test_a_store_that_refuses_writes_mid_run_is_named_by_its_answer(engine, shm_dir):
+    """Tester 16, item 9: a store answering 403 AccessDenied to the first PUT
+    (after the run's own checks passed) was said as 'Permission denied',
+    without the store or its answer."""
+    server, endpoint = _fake_store([])
     try:
         p = subprocess.run([engine, "io", "--dir", str(shm_dir), "--api", "s3", "--s3-endpoint", endpoint,
                             "--s3-bucket", BUCKET, "--block", "64k", "--size", "1m", "--iterations", "1"],

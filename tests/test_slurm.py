@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, wait_for
+from conftest import ROOT, interrupt_when, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -118,18 +118,11 @@ def test_an_allocation_that_ends_mid_run_stops_the_run(slurm_cluster, tmp_path, 
     argv = ["salloc", "-n", "2", "-O", "-J", name,
             *pario_argv("run", "cfs", "--dir", shm_dir, "--ranks", "2,1", "--blocks", "4k", "--size", "256m",
                         "--tests", "interleaved,partitioned", "--iterations", "20", *template)]
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=env_for(slurm_cluster, db))
-    try:
-        assert wait_for(lambda: any(shm_dir.iterdir()), 120), "the first point never started"
-        subprocess.run(["scancel", "-n", name], env=slurm_cluster.env, check=True, timeout=30)
-        out, err = p.communicate(timeout=120)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+    code, out, err = interrupt_when(argv, env_for(slurm_cluster, db), lambda: any(shm_dir.iterdir()),
+                                    lambda: subprocess.run(["scancel", "-n", name], env=slurm_cluster.env,
+                                                           check=True, timeout=30))
     said = [line for line in err.splitlines() if line.startswith("pario: error:")]
-    assert p.returncode == 3 and len(said) == 1, (p.returncode, out, err)
+    assert code == 3 and len(said) == 1, (code, out, err)
     assert re.fullmatch(r"pario: error: Slurm job \d+ ended \([a-z]+\) during run 1: the run stops, marked "
                         r"incomplete, its points so far kept \(see 'pario show 1'\); start it again in a live "
                         r"allocation", said[0]), said

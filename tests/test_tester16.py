@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, wait_for
+from conftest import ROOT, interrupt_when, wait_for
 
 
 def pario(*args, db):
@@ -32,18 +32,10 @@ def test_a_dir_unmounted_mid_run_names_the_file_left_on_it(engine, launcher, sma
     mounted = small_tmpfs("300m")
     argv = launcher.command(2, [engine, "io", "--dir", str(mounted), "--layout", "partitioned", "--size", "128m",
                                 "--block", "64k", "--iterations", "1000"])
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=launcher.environment())
-    try:
-        assert wait_for(lambda: any(mounted.iterdir()), 60), "no file made"
-        subprocess.run(["umount", "-l", str(mounted)], check=True)
-        out, err = p.communicate(timeout=120)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+    code, out, err = interrupt_when(argv, launcher.environment(), lambda: any(mounted.iterdir()),
+                                    lambda: subprocess.run(["umount", "-l", str(mounted)], check=True))
     lines = engine_lines(err)
-    assert p.returncode == 3 and len(lines) == 1, err
+    assert code == 3 and len(lines) == 1, err
     assert lines[0].endswith("is on a file system that was unmounted from its directory during the run: it "
                              "is left there; remove it once that file system is mounted again"), lines
     assert f" {mounted}/pario-io." in lines[0] and "removed during the run by someone else" not in err
@@ -217,20 +209,13 @@ def test_a_run_whose_dir_is_unmounted_stops_before_its_next_point(small_tmpfs, t
     mounted = small_tmpfs("400m")
     db = tmp_path / "r.sqlite"
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PARIO_DB": str(db)}
-    p = subprocess.Popen([sys.executable, "-m", "pario", "run", "cfs", "--dir", str(mounted), "--tests",
-                          "partitioned,interleaved", "--ranks", "1,2", "--blocks", "4k,8k", "--size", "64m",
-                          "--iterations", "3", "--out", str(tmp_path / "plots")],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        assert wait_for(lambda: any(mounted.iterdir()), 120), "no point started"
-        subprocess.run(["umount", "-l", str(mounted)], check=True)
-        out, err = p.communicate(timeout=300)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+    argv = [sys.executable, "-m", "pario", "run", "cfs", "--dir", str(mounted), "--tests", "partitioned,interleaved",
+            "--ranks", "1,2", "--blocks", "4k,8k", "--size", "64m", "--iterations", "3", "--out",
+            str(tmp_path / "plots")]
+    code, out, err = interrupt_when(argv, env, lambda: any(mounted.iterdir()),
+                                    lambda: subprocess.run(["umount", "-l", str(mounted)], check=True))
     said = [line for line in err.splitlines() if line.startswith("pario: error:")]
-    assert p.returncode == 3 and len(said) == 1, (p.returncode, out, err)
+    assert code == 3 and len(said) == 1, (code, out, err)
     assert f"--dir {mounted} is no longer on the file system the run started on" in said[0], said
     assert "was it unmounted?" in said[0] and "marked incomplete" in said[0]
     assert list(mounted.iterdir()) == []  # nothing written on the file system below

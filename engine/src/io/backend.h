@@ -321,6 +321,11 @@ typedef struct backend_ops {
     int (*exists)(const char *path, const void *config);
     int (*remove)(const char *path, const void *config);
 
+    /* Optional: what a path's data is where it is not a file, as a line
+     * names it with its verb ("the objects under s3://B/P/ at E are"),
+     * for a failed removal's line; without it, "PATH is". */
+    void (*stored_as)(const char *path, const void *config, char *out, size_t size);
+
     /* Optional: the backend's own words for the errno `e` its last failed
      * call returned ("bucket 'x' does not exist at host:port (NoSuchBucket)"),
      * naming the fix; NULL (or no hook) for strerror's.  An errno alone

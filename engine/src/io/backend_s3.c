@@ -268,6 +268,14 @@ static void key_of(const char *prefix, uint64_t offset, char *out, size_t size)
     snprintf(out, size, "%s%016llx", prefix, (unsigned long long)offset);
 }
 
+static void s3_stored_as(const char *path, const void *cfg, char *out, size_t size)
+{
+    const s3_config *c = cfg;
+    char prefix[PATH_MAX];
+    prefix_of(path, prefix, sizeof prefix);
+    snprintf(out, size, "the objects under s3://%s/%s at %s are", c->bucket, prefix, c->endpoint);
+}
+
 typedef struct s3_handle {
     S3BucketContext ctx;
     char prefix[PATH_MAX];
@@ -288,7 +296,7 @@ static int s3_open(const backend_open_args *a, void **handle)
     prefix_of(a->path, h->prefix, sizeof h->prefix);
     if (a->create) { /* what a Ctrl-C leaves: a handler cannot delete objects */
         char what[PATH_MAX + 600];
-        snprintf(what, sizeof what, "the objects under s3://%s/%s at %s", c->bucket, h->prefix, c->endpoint);
+        s3_stored_as(a->path, c, what, sizeof what);
         owned_elsewhere_note(what);
     }
     *handle = h;
@@ -417,4 +425,5 @@ const backend_ops backend_s3 = {
     .close = s3_close,
     .exists = s3_exists,
     .remove = s3_remove,
+    .stored_as = s3_stored_as,
 };

@@ -146,8 +146,14 @@ static void remove_own_files(io_ctx *c, bool say)
             fprintf(stderr, "pario-engine: warning: rank %d: %s %s\n", c->rank, c->write_parts[t],
                     owned_file_reason(e));
         /* not ours any more, or already said (the line's own EXDEV) */
-        else if (!say && e && e != ENOENT && e != ESTALE && e != ELOOP && e != EXDEV)
-            mpi_fail_left_behind(c->write_parts[t], e);
+        else if (!say && e && e != ENOENT && e != ESTALE && e != ELOOP && e != EXDEV) {
+            char what[PATH_MAX + 600];
+            if (c->o->api->stored_as)
+                c->o->api->stored_as(c->write_parts[t], c->o->api_config, what, sizeof what);
+            else
+                snprintf(what, sizeof what, "%s is", c->write_parts[t]);
+            mpi_fail_left_behind_as(what, e);
+        }
     }
     MPI_Barrier(c->comm);
 }

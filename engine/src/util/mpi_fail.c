@@ -80,8 +80,16 @@ static char left_behind[4400]; /* this rank's cleanup could not remove a file */
 
 void mpi_fail_left_behind(const char *path, int e)
 {
-    snprintf(left_behind, sizeof left_behind, "; %s is left behind (%s): remove it when %s", path,
-             strerror(e), e == EROFS ? "the file system is writable again" : "that is fixed");
+    char what[4200];
+    snprintf(what, sizeof what, "%s is", path);
+    mpi_fail_left_behind_as(what, e);
+}
+
+void mpi_fail_left_behind_as(const char *what_is, int e)
+{
+    snprintf(left_behind, sizeof left_behind, "; %s left behind (%s): remove %s when %s", what_is,
+             strerror(e), strstr(what_is, " are") ? "them" : "it",
+             e == EROFS ? "the file system is writable again" : "that is fixed");
 }
 
 const char *mpi_fail_left_behind_agree(MPI_Comm comm)

@@ -62,6 +62,10 @@ void mpi_stop_if_failed(const mpi_why *w, MPI_Comm comm, void (*cleanup)(void *)
  * line then says it is left behind, whichever rank failed first. */
 void mpi_fail_left_behind(const char *path, int e);
 
+/* The same of what is not a file: what_is "the objects under s3://B/P at
+ * E are" (an object store's), said as it is. */
+void mpi_fail_left_behind_as(const char *what_is, int e);
+
 /* Collective, after the cleanups: "; PATH is left behind (...): remove it
  * when ..." as the lowest rank whose cleanup left a file recorded it, on
  * every rank, or "" when nothing was left. */

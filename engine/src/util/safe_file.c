@@ -51,11 +51,11 @@ static void made_forget(const owned_file *who)
 static char elsewhere[1200];
 static volatile sig_atomic_t elsewhere_len;
 
-void owned_elsewhere_note(const char *what)
+void owned_elsewhere_note(const char *what_are)
 {
     elsewhere_len = 0; /* the handler never reads a half-written line */
-    int n = snprintf(elsewhere, sizeof elsewhere, "pario-engine: stopped by a signal: %s %s left behind: "
-                     "remove them with the store's own client\n", what, "are");
+    int n = snprintf(elsewhere, sizeof elsewhere, "pario-engine: stopped by a signal: %s left behind: "
+                     "remove them with the store's own client\n", what_are);
     elsewhere_len = n > 0 && (size_t)n < sizeof elsewhere ? n : 0;
 }
 

@@ -82,11 +82,11 @@ int open_ours(const char *path, int flags, const owned_file *who);
  * Ctrl-C, mpirun or a timeout leaves none of its files behind. */
 void owned_files_remove_on_signal(void);
 
-/* What this process made outside any file system (an object store's
- * objects, "the objects under s3://B/P at E"): a signal handler cannot
- * remove them, so it says, in one line, that they are left behind.
+/* What this process made outside any file system, with its verb (an
+ * object store's "the objects under s3://B/P at E are"): a signal handler
+ * cannot remove them, so it says, in one line, that they are left behind.
  * Cleared once they are removed. */
-void owned_elsewhere_note(const char *what);
+void owned_elsewhere_note(const char *what_are);
 void owned_elsewhere_clear(void);
 
 #endif
