@@ -126,6 +126,11 @@ BAD = [
     ("a path", ["--api", "s3", "--s3-endpoint", "h:9000/b", "--s3-bucket", BUCKET], "without a path"),
     ("no port", ["--api", "s3", "--s3-endpoint", "127.0.0.1:99999", "--s3-bucket", BUCKET],
      "'99999' is not a port: give HOST:PORT with a port from 1 to 65535"),
+    ("no host", ["--api", "s3", "--s3-endpoint", ":5000", "--s3-bucket", BUCKET],
+     "--s3-endpoint ':5000' has no host: give HOST:PORT, e.g. 127.0.0.1:5000"),
+    ("a space", ["--api", "s3", "--s3-endpoint", "127.0.0.1 :5000", "--s3-bucket", BUCKET], "without spaces"),
+    ("a user", ["--api", "s3", "--s3-endpoint", "me@127.0.0.1:5000", "--s3-bucket", BUCKET], "or a user@"),
+    ("ipv6", ["--api", "s3", "--s3-endpoint", "::1", "--s3-bucket", BUCKET], "an IPv6 address"),
     ("an unknown host", ["--api", "s3", "--s3-endpoint", "nosuchhost.invalid:9000", "--s3-bucket", BUCKET],
      "nosuchhost.invalid:9000 did not answer (NameLookupError: its host name does not resolve): check "
      "--s3-endpoint"),

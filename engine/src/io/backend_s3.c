@@ -69,7 +69,15 @@ static void check_endpoint(const char *e)
                    scheme + 3, strncmp(e, "https", 5) == 0 ? " --s3-https" : "");
     if (strchr(e, '/'))
         fail_usage("--s3-endpoint '%s' takes HOST[:PORT], without a path: give the store's address alone", e);
+    if (strpbrk(e, " \t@"))
+        fail_usage("--s3-endpoint '%s' takes HOST[:PORT], without spaces or a user@: give the store's "
+                   "address alone (credentials come from AWS_ACCESS_KEY_ID)", e);
     const char *colon = strrchr(e, ':');
+    if (colon && strchr(e, ':') != colon)
+        fail_usage("--s3-endpoint '%s': an IPv6 address is not an address libs3 takes: give a host name "
+                   "or an IPv4 address", e);
+    if (e[0] == ':')
+        fail_usage("--s3-endpoint '%s' has no host: give HOST:PORT, e.g. 127.0.0.1%s", e, e);
     if (colon) {
         char *end;
         errno = 0;
