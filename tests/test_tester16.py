@@ -73,7 +73,8 @@ def test_a_mount_that_stopped_answering_is_a_mount_to_check(dead_mount, engine, 
     fix = "Transport endpoint is not connected: check the file system mounted there, or choose another directory"
     for argv in ([engine, "io", "--dir", str(dead_mount), "--size", "1m"],
                  [engine, "io", "--dir", str(dead_mount / "sub"), "--size", "1m"],
-                 [engine, "laplace", "--dir", str(dead_mount)]):
+                 [engine, "laplace", "--dir", str(dead_mount)],
+                 [engine, "io", "--dir", str(tmp_path), "--size", "1m", "--json", str(dead_mount / "r.json")]):
         p = subprocess.run(launcher.command(1, argv), capture_output=True, text=True, env=launcher.environment(),
                            timeout=60)
         lines = engine_lines(p.stderr)

@@ -1,5 +1,6 @@
 #include "out_path.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -24,7 +25,10 @@ void check_output_file(const char *opt, const char *path)
     snprintf(copy, sizeof copy, "%s", path);
     const char *parent = dirname(copy);
     struct stat st;
-    if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode))
+    const int e = stat(parent, &st) != 0 ? errno : 0;
+    if (e && e != ENOENT && e != ENOTDIR) /* there, but out of reach: a mount to check */
+        fail_usage("%s %s: directory %s: %s: %s", opt, path, parent, strerror(e), fail_dir_fix(e));
+    if (e || !S_ISDIR(st.st_mode))
         fail_usage("%s %s: directory %s does not exist: create it or choose another path", opt,
                    path, parent);
     if (access(parent, W_OK | X_OK) != 0)
