@@ -129,6 +129,9 @@ def test_an_allocation_that_ends_mid_run_stops_the_run(slurm_cluster, tmp_path, 
     con = sqlite3.connect(db)
     assert con.execute("SELECT status FROM runs").fetchall() == [("incomplete",)]
     assert con.execute("SELECT status FROM points").fetchall() == [("failed",)]
+    # show says why the run stopped there (tester 18)
+    error, = con.execute("SELECT error FROM points").fetchone()
+    assert re.search(r"; Slurm job \d+ ended \([a-z]+\): the run stopped here$", error), error
     listed = subprocess.run(pario_argv("list"), capture_output=True, text=True, env=env_for(slurm_cluster, db))
     assert "1 failed, 3 not run" in listed.stdout, listed.stdout
     assert wait_for(lambda: not os.listdir(shm_dir), 30), os.listdir(shm_dir)

@@ -231,11 +231,12 @@ def run_experiment(args, out=None):
                     progress.note(f"warning: {line}")
                 if error:
                     failures += 1
-                    error = "; ".join([error, *stuck])
+                    gone = launcher.gone()  # every later point would fail alike
+                    # stored with the point, so show says why the run stopped here
+                    error = "; ".join([error, *stuck, *([f"{gone}: the run stopped here"] if gone else [])])
                     store.add_point(run_id, p, "failed", command, outcome.seconds, error=error)
                     progress.note(f"point failed: {p.label()}: {error}")
                     progress.finish("failed")
-                    gone = launcher.gone()  # every later point would fail alike
                     if gone:
                         raise RunCutShort(f"{gone} during run {run_id}: the run stops, marked incomplete, "
                                           f"its points so far kept (see 'pario show {run_id}'); start it "
