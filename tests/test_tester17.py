@@ -213,3 +213,13 @@ def test_a_set_that_changes_nothing_is_refused(tmp_path):
     for extra in (["--tests", "interleaved", "--set", "disk.interleaved_read_rate=1MB/s"],):
         r = pario("model", "cfs", "--quick", "--ranks", "2", "--blocks", "1m", "--machine", "ipsc860", *extra, db=db)
         assert r.returncode == 0, r.stderr
+
+
+def test_list_names_a_negated_option():
+    """Tester 18: `pario list` left out --no-prealloc (io's --prealloc is a
+    --flag/--no-flag of its own kind)."""
+    from pario.studies import options_text
+
+    assert options_text({"prealloc": False, "ranks": ["1"]}) == "--ranks 1 --no-prealloc"
+    assert options_text({"prealloc": True}) == "--prealloc"
+    assert options_text({"prealloc": None}) == ""

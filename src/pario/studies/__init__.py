@@ -387,7 +387,8 @@ def options_text(options):
     for kind in kinds().values():
         for opt in kind.options:
             flags.setdefault(opt.dest, opt.flags[0])
-            if opt.kwargs.get("action") is argparse.BooleanOptionalAction:
+            action = opt.kwargs.get("action")
+            if isinstance(action, type) and issubclass(action, argparse.BooleanOptionalAction):  # io's OneWay too
                 negatable.add(opt.dest)
     out = []
     for dest, flag in flags.items():
