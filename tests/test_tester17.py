@@ -223,3 +223,17 @@ def test_list_names_a_negated_option():
     assert options_text({"prealloc": False, "ranks": ["1"]}) == "--ranks 1 --no-prealloc"
     assert options_text({"prealloc": True}) == "--prealloc"
     assert options_text({"prealloc": None}) == ""
+
+
+def test_an_empty_database_s_hint_runs_into_it(tmp_path):
+    """Tester 18: the hint 'pario run cfs --quick' lacked --dir, and would
+    have stored into another database than the one named."""
+    from pario.store import Store
+
+    db = tmp_path / "empty.sqlite"
+    Store(db).close()
+    for args in (["show"], ["export", "--csv"], ["plot"]):
+        r = subprocess.run([sys.executable, "-m", "pario", *args, "--db", str(db)], capture_output=True, text=True,
+                           env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=60)
+        assert r.returncode == 2 and r.stderr == (f"pario: error: {db} holds no runs yet: start one with "
+                                                  f"'pario run cfs --quick --dir DIR --db {db}'\n"), r.stderr

@@ -707,7 +707,8 @@ class Store:
     def latest_run_id(self):
         row = self.db.execute("SELECT max(id) FROM runs").fetchone()
         if row[0] is None:
-            raise UsageError(f"{self.path} holds no runs yet: start one with 'pario run cfs --quick'")
+            into = f" --db {self.path}" if self.label == "--db" else ""  # PARIO_DB, the default: found again
+            raise UsageError(f"{self.path} holds no runs yet: start one with 'pario run cfs --quick --dir DIR{into}'")
         return row[0]
 
     def points(self, run_id):
