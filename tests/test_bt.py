@@ -268,3 +268,17 @@ def test_bt_reports_the_sync_in_its_close_beside_npbs_io_figures(launcher, engin
     assert printed["I/O timing without sync"] == pytest.approx(io["npb_io_seconds_without_sync"], abs=0.006)
     assert printed["I/O rate without sync"] == pytest.approx(io["npb_io_mb_per_s_without_sync"], abs=0.006)
     assert list(disk_dir.iterdir()) == []
+
+
+def test_npb_s_io_figures_of_serial_count_the_rank_that_writes(launcher, engine, shm_dir, tmp_path):
+    """Tester 19: with serial (rank 0 writes what it gathers), rank 1's
+    near-zero 'I/O' time entered NPB's harmonic mean: an I/O time shorter
+    than rank 0's own sync and a rate of 9 GB/s."""
+    out = tmp_path / "b.json"
+    p = run_bt(launcher, engine, 2, "--class", "S", "--io", "serial", "--dir", shm_dir, "--json", out)
+    assert p.returncode == 0, p.stderr
+    io = json.loads(out.read_text())["io"]
+    assert io["npb_io_seconds"] >= io["sync_seconds_max"] > 0
+    assert io["npb_io_rule"].startswith("NPB 3.3.1/3.4.0 over the ranks that write (serial: rank 0 alone)")
+    # NPB's own figure: rank 0's time alone, the data over it
+    assert io["npb_io_mb_per_s"] == pytest.approx(io["npb_mbytes_written"] / io["npb_io_seconds"], rel=1e-9)

@@ -426,12 +426,12 @@ static int serial_close(btio_ctx *c)
  * collective, "simple" independent, "epio" per-rank; "fortran" is posix
  * one 40-byte record per point. */
 static const btio_mode modes[] = {
-    {"posix", NULL, true, 0, posix_open, NULL, posix_write, fd_close},
-    {"fortran", "fortran", true, 1, posix_open, NULL, posix_write, fd_close},
-    {"independent", "simple", true, 0, mpiio_open, NULL, independent_write, mpiio_close},
-    {"collective", "full", true, 0, mpiio_open, collective_view, collective_write, mpiio_close},
-    {"per-rank", "epio", false, 0, per_rank_open, NULL, per_rank_write, per_rank_close},
-    {"serial", NULL, true, 0, serial_open, NULL, serial_write, serial_close},
+    {"posix", NULL, true, 0, false, posix_open, NULL, posix_write, fd_close},
+    {"fortran", "fortran", true, 1, false, posix_open, NULL, posix_write, fd_close},
+    {"independent", "simple", true, 0, false, mpiio_open, NULL, independent_write, mpiio_close},
+    {"collective", "full", true, 0, false, mpiio_open, collective_view, collective_write, mpiio_close},
+    {"per-rank", "epio", false, 0, false, per_rank_open, NULL, per_rank_write, per_rank_close},
+    {"serial", NULL, true, 0, true, serial_open, NULL, serial_write, serial_close},
 };
 
 const btio_mode *btio_mode_find(const char *name)

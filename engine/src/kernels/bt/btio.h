@@ -52,6 +52,7 @@ typedef struct btio_mode {
     const char *npb;   /* NPB BTIO's subtype name for the same thing, or NULL */
     bool serial_order;
     int record_points; /* posix family: points per pwrite, 0 = a whole row */
+    bool rank0_writes; /* serial: rank 0 alone writes (the others only send it their cells) */
     int (*open)(btio_ctx *c, const bt_problem *p);
     int (*view)(btio_ctx *c, const bt_problem *p); /* MPI-IO: set the file view after open */
     int (*write_dump)(btio_ctx *c, const bt_problem *p, int dump);
