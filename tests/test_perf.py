@@ -61,3 +61,27 @@ def test_perf_refuses_bad_input_with_one_line(launcher, engine, shm_dir, tmp_pat
     lines = pario_lines(p.stderr)
     assert p.returncode != 0 and len(lines) == 1 and phrase in lines[0], p.stderr
     assert not out.exists() and list(shm_dir.iterdir()) == []
+
+
+def test_perf_says_its_reads_come_from_the_page_cache_and_its_phases_are_short(disk_dir, tmp_path):
+    """Tester 19: on a disk, perf 'read' at 109 GB/s came without a word,
+    and its 40 µs phases got no short-phase warning (its records had no
+    times), where FLASH-IO's 1 ms ones did."""
+    import os
+    import sys
+
+    from conftest import ROOT
+
+    db = tmp_path / "r.sqlite"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PARIO_DB": str(db)}
+    r = subprocess.run([sys.executable, "-m", "pario", "run", "perf", "--quick", "--ranks", "1", "--dir",
+                        str(disk_dir), "--out", str(tmp_path / "plots")], capture_output=True, text=True,
+                       env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    heads = {line.split(":")[0]: line for line in r.stdout.splitlines() if line.startswith(("Figure 3.", "Figure 5."))}
+    assert heads["Figure 3. perf read after sync"].endswith("read back from the page cache: the sync evicts nothing")
+    assert heads["Figure 5. perf write, no sync"].endswith("no sync: rates into the page cache")
+    assert "short-phase: phases as short as " in r.stdout and " µs:" in r.stdout
+    export = subprocess.run([sys.executable, "-m", "pario", "export", "--csv"], capture_output=True, text=True,
+                            env=env, timeout=60).stdout
+    assert "seconds" in export.splitlines()[0].split(",")

@@ -21,7 +21,7 @@ and one line there.
 import statistics
 from dataclasses import dataclass, field
 
-from ..units import format_value
+from ..units import format_value, time_unit
 from .measured import relative_spread, series_of
 
 # A rank is a straggler when its I/O takes this many times the median of
@@ -45,6 +45,12 @@ SHORT_PHASE_SECONDS = 0.05
 UNSTEADY_RATIO = 10.0
 # Residency from which a read counts as cache-served.
 RESIDENT_FRACTION = 0.5
+
+
+def _time_text(seconds):
+    """0.04 ms read 0.0 ms: '40 µs', in the unit that keeps it readable."""
+    unit, scale = time_unit(seconds)
+    return f"{format_value(seconds / scale)} {unit}"
 
 
 @dataclass
@@ -264,7 +270,7 @@ def rule_short_phase(points, ctx):
                  f"{100 * (oc + 2 * bar) / shortest:.1f}% of the shortest phase (the probe: open/close "
                  f"{oc * 1e6:.0f} us, barrier {bar * 1e6:.1f} us)")
     return [Finding("short-phase",
-                    f"phases as short as {shortest * 1000:.1f} ms: {weigh}" + (f"; {ctx.lengthen}" if ctx.lengthen else ""),
+                    f"phases as short as {_time_text(shortest)}: {weigh}" + (f"; {ctx.lengthen}" if ctx.lengthen else ""),
                     [p.label for p, _ in short])]
 
 
