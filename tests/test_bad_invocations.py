@@ -175,6 +175,8 @@ FRONT_CASES = [
       "mpirun.openmpi -n {ranks} {engine} {engine_args}"], "give --mpi openmpi, or a template of MPICH's"),
     (["probe", "--dir", "/dev/shm", "--launcher-template", "mpiexec.mpich -n {ranks} {engine}"],
      "starts MPICH's ranks (mpiexec.mpich)"),
+    (["run", "nht1", "--quick", "--dir", "/dev/shm", "--classes", "S,s", "--dry-run"],
+     "--classes S,s repeats S (as s): give each value once"),
     (["report", "1", "--out", "report.pdf"], "name the report file *.html"),
     # a kernel's trials are rounds of the whole plan: 1e8 of them took 24 GB (tester 15)
     (["run", "nht1", "--quick", "--dir", "/dev/shm", "--dry-run", "--iterations", "100000000"],

@@ -197,6 +197,12 @@ GOOD_HEAD = 'name = "x"\n[sweep]\nranks = [1]\nblocks = ["64k"]\nsize = "1m"\n'
 GOOD_TEST = '[[test]]\nid = "t"\nlayout = "partitioned"\nphases = ["write"]\n'
 
 BAD_FILES = [
+    # tester 19: S and s ran every point twice, 'best of 6'
+    ("a class twice", 'name = "x"\nkind = "bt"\n[sweep]\nranks = [1]\nclasses = ["S", "s"]\n'
+                      '[[test]]\nid = "p"\nio = "posix"\n', "sweep.classes: names class S twice"),
+    ("a btio class twice", 'name = "x"\nkind = "btio"\n[sweep]\nranks = [1]\n'
+                           '[[test]]\nid = "b"\nsubtype = "full"\nclasses = ["W", "w"]\n',
+     "test[1].classes: names class W twice"),
     ("missing key", '[sweep]\nranks = [1]\nblocks = ["64k"]\nsize = "1m"\n' + GOOD_TEST, "name: missing"),
     ("missing sweep key", 'name = "x"\n[sweep]\nranks = [1]\nsize = "1m"\n' + GOOD_TEST, "sweep.blocks: missing"),
     ("wrong type", GOOD_HEAD.replace("ranks = [1]", 'ranks = "four"') + GOOD_TEST, "sweep.ranks:"),

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from .. import schema
 from ..errors import NoRunnablePoint, UsageError
 from ..figures import Figure, Param, Quantity, Record
-from . import Kind, Option, SizeSetting, csv_list, positive_int
+from . import Kind, Option, SizeSetting, csv_list, positive_int, refuse_repeats
 from .io import int_list, rounds_of, select_tests, setting, sweep_of
 
 GRID = {"S": 12, "W": 24, "A": 64, "B": 102, "C": 162}
@@ -151,13 +151,29 @@ def _fmt4(v):
 CLASSES_OPTION = Option(("--classes",), dict(type=csv_list, help="BT classes, e.g. S,A"))
 
 
-def check_classes(classes):
-    """--classes, upper-cased; an unknown class refused in one line."""
+def classes_problem(value):
+    """What is wrong with a file's list of BT classes, or None: not strings,
+    a class BT has not, one given twice in either case."""
+    problem = schema.STRINGS.check(value)
+    if problem:
+        return problem
+    for c in value:
+        if c.upper() not in GRID:
+            return f"'{c}' is not a BT class: use S, W, A, B or C"
+    upper = [c.upper() for c in value]
+    twice = next((c for i, c in enumerate(value) if upper[i] in upper[:i]), None)
+    return f"names class {twice.upper()} twice: give each class once" if twice else None
+
+
+def check_classes(classes, shown="--classes"):
+    """--classes (or a file's classes, `shown`), upper-cased; an unknown
+    class, or one given twice in either case (S,s: every point twice,
+    tester 19), refused in one line."""
     out = [c.upper() for c in classes]
     for c in out:
         if c not in GRID:
-            raise UsageError(f"--classes {c} is unknown: use S, W, A, B or C")
-    return out
+            raise UsageError(f"{shown} {c} is unknown: use S, W, A, B or C")
+    return refuse_repeats(out, f"{shown} {','.join(classes)}", names=classes)
 
 
 class BtKind(Kind):
@@ -175,8 +191,7 @@ class BtKind(Kind):
     )
     sweep_keys = {
         "ranks": schema.POSITIVES,
-        "classes": schema.Type("list of classes", lambda v: schema.STRINGS.check(v) or next(
-            (f"'{c}' is not a BT class: use S, W, A, B or C" for c in v if c.upper() not in GRID), None)),
+        "classes": schema.Type("list of classes", lambda v: classes_problem(v)),
         "write_interval": schema.POSITIVE, "iterations": schema.POSITIVE, "groups": schema.POSITIVES}
     required_sweep = ("ranks", "classes")
     test_keys = {"id": schema.ID, "title": schema.STRING, "io": schema.one_of(*MODES),
@@ -226,7 +241,8 @@ class BtKind(Kind):
     def plan(self, preset, options):
         sweep = sweep_of(preset, bool(options.get("quick")))
         rank_list = int_list(*setting(options, preset, "ranks", "--ranks"))
-        class_list = check_classes(options.get("classes") or sweep["classes"])
+        class_list = check_classes(options.get("classes") or sweep["classes"],
+                                   "--classes" if options.get("classes") else "the experiment's classes")
         groups = int_list(options.get("groups") or sweep.get("groups") or [1], "--groups")
         chosen = select_tests(preset, options.get("tests"))
         if options.get("groups") and not any(t.get("grouped") for t in chosen):

@@ -11,7 +11,8 @@ from math import isqrt
 
 from .. import schema
 from ..figures import Figure, Param, Quantity, Record
-from .bt import CLASSES_OPTION, GRID, check_classes, NPB_IO_HEAD, NPB_IO_NOTE, NPB_IO_QUANTITIES, npb_io_row, npb_io_values, r_io
+from .bt import (CLASSES_OPTION, GRID, NPB_IO_HEAD, NPB_IO_NOTE, NPB_IO_QUANTITIES, check_classes, classes_problem,
+                 npb_io_row, npb_io_values, r_io)
 from . import SizeSetting
 from .kernel import COMMON_PARAMS, KernelKind, KernelPoint
 
@@ -27,9 +28,7 @@ class BtioKind(KernelKind):
     size_setting = SizeSetting("--class", "classes", "--classes")
     description = "NAS BTIO on NPB's multi-partition: full/simple/fortran/epio, NPB's I/O rate"
     own_test_keys = {"subtype": schema.one_of(*SUBTYPES),
-                     "classes": schema.Type("list of classes", lambda v: schema.STRINGS.check(v) or next(
-                         (f"'{c}' is not a BT class: use S, W, A, B or C" for c in v
-                          if c.upper() not in GRID), None))}
+                     "classes": schema.Type("list of classes", classes_problem)}
     required_own = ("classes",)
     options = (*KernelKind.options, CLASSES_OPTION)
 
