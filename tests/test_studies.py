@@ -200,6 +200,10 @@ BAD_FILES = [
     # tester 19: S and s ran every point twice, 'best of 6'
     ("a class twice", 'name = "x"\nkind = "bt"\n[sweep]\nranks = [1]\nclasses = ["S", "s"]\n'
                       '[[test]]\nid = "p"\nio = "posix"\n', "sweep.classes: names class S twice"),
+    # tester 19: ran at one rank without a word, where --ranks is refused
+    ("bonnie on two ranks", 'name = "x"\nkind = "bonnie"\n[sweep]\nranks = [1]\n'
+                            '[[test]]\nid = "b"\nranks = [2]\nsize = "4m"\n',
+     "test[1].ranks: bonnie runs one process on one node"),
     ("a btio class twice", 'name = "x"\nkind = "btio"\n[sweep]\nranks = [1]\n'
                            '[[test]]\nid = "b"\nsubtype = "full"\nclasses = ["W", "w"]\n',
      "test[1].classes: names class W twice"),

@@ -48,6 +48,22 @@ class BonnieKind(KernelKind):
             return {"--ranks": "bonnie runs one process on one node, as Bray's bonnie did"}
         return {}
 
+    def check(self, preset, path):
+        super().check(preset, path)
+        self._one_process(preset.get("sweep", {}), path, "sweep.")
+
+    def check_test(self, test, path, where):
+        super().check_test(test, path, where)
+        self._one_process(test, path, where)
+
+    @staticmethod
+    def _one_process(table, path, where):
+        """A file's ranks above 1 were run at one rank without a word, where
+        --ranks is refused (tester 19)."""
+        if any(r != 1 for r in table.get("ranks", [1])):
+            raise schema.PresetError(path, f"{where}ranks", "bonnie runs one process on one node, as Bray's "
+                                                            "bonnie did: give ranks = [1], or leave it out")
+
     def points(self, test, ranks, trials):
         args = ["bonnie", "--chunk", str(test.get("chunk", "8k"))]
         settings = {"chunk": parse_size(test.get("chunk", "8k")), "figure": test.get("figure", "")}
