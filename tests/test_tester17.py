@@ -237,3 +237,20 @@ def test_an_empty_database_s_hint_runs_into_it(tmp_path):
                            env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=60)
         assert r.returncode == 2 and r.stderr == (f"pario: error: {db} holds no runs yet: start one with "
                                                   f"'pario run cfs --quick --dir DIR --db {db}'\n"), r.stderr
+
+
+def test_a_kernel_s_failure_names_what_tells_its_points_apart():
+    """Tester 19, item 9: 'failed: btio ranks=1: ...' where classes S and W
+    both ran at one rank."""
+    import json
+
+    from pario.runner import failure_line
+
+    plan = {"study": "btio", "test": "btio", "title": "BTIO", "ranks": 1, "trial": 2, "class": "W",
+            "subtype": "full", "figure": "Figure 6"}
+    row = {"test_id": "btio", "layout": None, "ranks": 1, "block_bytes": None, "error": "No space left on device",
+           "params_json": json.dumps(plan)}
+    assert failure_line(row) == "btio ranks=1 class=W subtype=full: No space left on device"
+    perf = {**row, "test_id": "perf", "params_json": json.dumps({"study": "perf", "test": "perf", "title": "p",
+                                                                 "ranks": 1, "trial": 1, "size": 2 << 20})}
+    assert failure_line(perf) == "perf ranks=1 size=2 MiB: No space left on device"

@@ -31,8 +31,8 @@ from .stopping import Stopped, end_early, restore_signals, stop_on_signals
 from .store import Store, check_db_path, resolve_db
 from .terminal import print_figure
 from .units import format_size
-from .studies import (in_users_terms, kind_of, plan_points, refuse_foreign_options, refuse_unused_options,
-                      skip_lines)
+from .studies import (in_users_terms, kind_of, kinds, plan_points, refuse_foreign_options,
+                      refuse_unused_options, skip_lines)
 from .watchdog import Watchdog, names_in_use, new_ledger, remove_point_files
 
 # `pario run` exit status (README): 0 every point ok, 2 bad invocation or
@@ -615,6 +615,12 @@ def failure_line(p):
     sizes read apart (tester 11), then the engine's line."""
     names = " ".join(dict.fromkeys(x for x in (p["test_id"], p["layout"]) if x))  # each once
     block = f" block={format_size(p['block_bytes'])}" if p["block_bytes"] else ""
+    plan = json.loads(p["params_json"]) if p["params_json"] else {}
+    if plan.get("study") in kinds():  # a kernel's point: its class, subtype, size (tester 19)
+        from .studies.kernel import KERNEL_PLAN_KEYS, settings_text
+
+        shown = settings_text(plan["study"], {k: v for k, v in plan.items() if k not in KERNEL_PLAN_KEYS})
+        block += f" {shown}" if shown else ""
     return f"{names} ranks={p['ranks']}{block}: {p['error']}"
 
 

@@ -26,6 +26,15 @@ COMMON_PARAMS = {"ranks": Param("processes", str, "log2"), "test": Param("test")
                  "study": Param("study"), "trial": Param("round")}
 
 
+def settings_text(study, settings):
+    """'class=W subtype=full', 'size=16 MiB': what tells a kernel's points
+    of one test apart, as labels and failure lines name them (a size as
+    sizes print, as free space does)."""
+    params = kinds()[study].params
+    return " ".join(f"{k}={params[k].fmt(v) if getattr(params.get(k), 'unit', '') == 'bytes' else v}"
+                    for k, v in settings.items() if k != "figure" and v not in (None, ""))
+
+
 @dataclass
 class KernelPoint:
     study: str
@@ -54,10 +63,8 @@ class KernelPoint:
         return True    # the runner's name, so it knows this point's files if it must kill it
 
     def label(self):
-        params = kinds()[self.study].params  # a size as sizes print ("16 MiB"), as free space does
-        shown = " ".join(f"{k}={params[k].fmt(v) if getattr(params.get(k), 'unit', '') == 'bytes' else v}"
-                         for k, v in self.settings.items() if k != "figure")
         names = " ".join(dict.fromkeys((self.study, self.test_id)))  # perf's test is the study perf
+        shown = settings_text(self.study, self.settings)
         return f"{names} ranks={self.ranks} {shown} (round {self.trial})".replace("  ", " ")
 
     def summary(self, result):
@@ -73,6 +80,10 @@ class KernelPoint:
     def params(self):
         return {"study": self.study, "test": self.test_id, "title": self.title, "ranks": self.ranks,
                 "trial": self.trial, **self.settings}
+
+
+# A kernel point's stored plan (params()) beside its settings
+KERNEL_PLAN_KEYS = ("study", "test", "title", "ranks", "trial")
 
 
 def node_memory():
