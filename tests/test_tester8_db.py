@@ -290,6 +290,10 @@ def test_sigterm_stops_model_as_it_stops_run(tmp_path):
     report = tmp_path / "r.html"
     assert pario("report", "1", "--out", report, db=db).returncode == 0
     assert f'<td class="text">points</td><td class="text">{said}</td>' in report.read_text()
+    # an export of it says what it holds (tester 19)
+    export = pario("export", "1", "--csv", db=db)
+    assert export.returncode == 0 and export.stderr == (f"pario: note: run 1 is incomplete ({said}): its export "
+                                                        "holds the points it stored\n"), export.stderr
 
 
 def test_sigterm_during_the_first_predicted_point_is_one_line_and_stores_nothing(tmp_path):
