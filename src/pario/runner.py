@@ -615,7 +615,7 @@ def failure_line(p):
     sizes read apart (tester 11), then the engine's line."""
     names = " ".join(dict.fromkeys(x for x in (p["test_id"], p["layout"]) if x))  # each once
     block = f" block={format_size(p['block_bytes'])}" if p["block_bytes"] else ""
-    plan = json.loads(p["params_json"]) if p["params_json"] else {}
+    plan = json.loads(p.get("params_json") or "{}")
     if plan.get("study") in kinds():  # a kernel's point: its class, subtype, size (tester 19)
         from .studies.kernel import KERNEL_PLAN_KEYS, settings_text
 
