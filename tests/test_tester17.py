@@ -254,3 +254,23 @@ def test_a_kernel_s_failure_names_what_tells_its_points_apart():
     perf = {**row, "test_id": "perf", "params_json": json.dumps({"study": "perf", "test": "perf", "title": "p",
                                                                  "ranks": 1, "trial": 1, "size": 2 << 20})}
     assert failure_line(perf) == "perf ranks=1 size=2 MiB: No space left on device"
+
+
+def test_plot_to_a_reader_that_left_still_draws(tmp_path):
+    """Tester 19, item 11: `pario plot 7 --out D | head -3` exited 141 and
+    drew nothing: its tables come first, and the first print after head
+    left ended the command."""
+    db = tmp_path / "r.sqlite"
+    assert pario("model", "cfs", "--quick", "--tests", "partitioned", "--ranks", "1,2", "--blocks", "1m",
+                 "--machine", "ipsc860", "--out", tmp_path / "first", db=db).returncode == 0
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first line
+    try:
+        r = subprocess.run([sys.executable, "-m", "pario", "plot", "1", "--out", str(tmp_path / "again")],
+                           stdout=write, stderr=subprocess.PIPE, text=True, timeout=120,
+                           env={**os.environ, "PYTHONPATH": str(ROOT / "src"), "PARIO_DB": str(db)})
+    finally:
+        os.close(write)
+    assert r.returncode == 141 and r.stderr == "", r.stderr
+    assert sorted(p.name for p in (tmp_path / "again").iterdir()) == sorted(
+        p.name for p in (tmp_path / "first").iterdir())

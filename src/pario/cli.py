@@ -204,7 +204,7 @@ def cmd_list(args):
 
 
 def cmd_show(args, with_plots=False):
-    from .runner import describes_figures, show_run
+    from .runner import ReaderMayLeave, describes_figures, show_run
 
     if with_plots:
         check_out(getattr(args, "out", None))  # a file or an unwritable place: before anything
@@ -213,7 +213,11 @@ def cmd_show(args, with_plots=False):
     if with_plots and store.counts(run_id).get("ok") and not describes_figures(store, run_id):
         raise UsageError(f"run {run_id} ({store.run(run_id)['preset']}) has no figures to plot: "
                          f"'pario show {run_id}' prints its tables")
-    shown = show_run(store, run_id, plots_dir=getattr(args, "out", None), with_plots=with_plots)
+    # plot's tables to a reader that leaves (| head) must not cost the plots
+    out = ReaderMayLeave(sys.stdout)
+    shown = show_run(store, run_id, out=out, plots_dir=getattr(args, "out", None), with_plots=with_plots)
+    if out.left:
+        raise BrokenPipeError("the reader of standard output left")
     if with_plots and not shown:
         run = store.run(run_id)
         raise UsageError(f"run {run_id} has no successful points to plot ({run['status']}: "

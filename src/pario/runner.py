@@ -280,7 +280,7 @@ class StoredButUnshown(UsageError):
     points, else 4), never 2, which says nothing was stored."""
 
 
-class _ReaderMayLeave:
+class ReaderMayLeave:
     """A stream whose reader may leave (`pario run ... | head -3`): what is
     printed after that goes nowhere, so the plots after the tables are
     still written; `left` says it happened."""
@@ -315,7 +315,7 @@ def output_of_stored_run(run_id, exit_code, out):
     filled up) is one line naming the stored run, not "nothing stored".  A
     reader that left (`| head -1`) stays silent, and the run's plots are
     written all the same (BrokenPipeError after the block: exit 141)."""
-    shown = _ReaderMayLeave(out)
+    shown = ReaderMayLeave(out)
     try:
         yield shown
     except OSError as exc:
