@@ -274,3 +274,13 @@ def test_plot_to_a_reader_that_left_still_draws(tmp_path):
     assert r.returncode == 141 and r.stderr == "", r.stderr
     assert sorted(p.name for p in (tmp_path / "again").iterdir()) == sorted(
         p.name for p in (tmp_path / "first").iterdir())
+
+
+def test_a_value_the_engine_refuses_names_the_file_s_key(tmp_path, shm_dir):
+    """Tester 19, item 6: 'the engine refuses test l: --grid ...' of a
+    file's grid = 200000, naming an option the user never typed."""
+    f = tmp_path / "big.toml"
+    f.write_text('name = "big"\nkind = "suite"\n[sweep]\nranks = [1]\n[[test]]\nid = "l"\nstudy = "laplace"\n'
+                 "grid = 200000\n")
+    r = pario("run", f, "--dir", shm_dir, db=tmp_path / "r.sqlite")
+    assert r.returncode == 2 and r.stderr.strip().endswith(f"(test[1].grid in {f})"), r.stderr

@@ -11,6 +11,7 @@ own parser checks it and stops before MPI or any file.  What the machine
 decides (directories, free space) is left to pario's own path checks and
 to the engine at run time."""
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -85,13 +86,31 @@ def refused_points(engine, points, directory):
     return refused
 
 
-def check_plan(engine, points, directory):
+def _where_set(message, points, experiment):
+    """' (test[2].grid in FILE)' when the option a refusal names ('--grid
+    '200000' must be ...') is a key the refused points' test sets in the
+    experiment, so the line names what to change there (tester 19); ''."""
+    m = re.match(r"--([a-z][a-z-]*) '?([^' ]*)", message)
+    if not m or experiment is None:
+        return ""
+    key = m.group(1).replace("-", "_")
+    tests = experiment.data.get("test", [])
+    for i, t in enumerate(tests, 1):
+        # the test's own value, not one the command line gave over it
+        if t.get("id") == points[0].test_id and key in t and str(t[key]) == m.group(2):
+            return f" (test[{i}].{key} in {experiment.origin})"
+    return ""
+
+
+def check_plan(engine, points, directory, experiment=None):
     """Raise UsageError (one line) when the engine refuses any point of
-    the plan: the refusal, then which tests and how many points it hits."""
+    the plan: the refusal, then which tests and how many points it hits,
+    and the experiment's key that set what was refused."""
     refused = refused_points(engine, points, directory)
     if not refused:
         return
-    parts = [f"{_tests_phrase(ps, len(points))}: {message}" for message, ps in list(refused.items())[:3]]
+    parts = [f"{_tests_phrase(ps, len(points))}: {message}{_where_set(message, ps, experiment)}"
+             for message, ps in list(refused.items())[:3]]
     more = len(refused) - 3
     tail = f"; and {more} other refusal{'s' if more > 1 else ''}" if more > 0 else ""
     raise UsageError(f"the engine refuses {'; '.join(parts)}{tail}")

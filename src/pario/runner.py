@@ -134,7 +134,7 @@ def run_experiment(args, out=None):
     dirs.check()  # before anything is stored
     # what the engine would refuse at a point, and the free space: once,
     # before anything is stored, not as a run of failed points
-    for check in (lambda: check_plan(engine, points, directory), lambda: check_space(points, directory, kind)):
+    for check in (lambda: check_plan(engine, points, directory, experiment), lambda: check_space(points, directory, kind)):
         try:
             check()
         except UsageError as exc:

@@ -199,7 +199,7 @@ def run_model(args, out=None):
                          "with 'pario run'")
     # What the engine would refuse to run it would be wrong to predict:
     # the engine's own check of every point (engine_check), as 'pario run'.
-    check_plan(engine_path(), points, Path.cwd())
+    check_plan(engine_path(), points, Path.cwd(), experiment)
     # then what the model cannot simulate in time (scope.py): a plan the
     # engine refuses is told the engine's reason first
     check_pieces(points, machine)
