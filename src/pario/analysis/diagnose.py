@@ -200,7 +200,8 @@ def rule_cliff(points, ctx):
                     "cliff",
                     f"the rate falls {100 * drop:.0f}% from {p.ranks} to {q.ranks} ranks "
                     f"({_fmt(p.best)} -> {_fmt(q.best)} MiB/s, {series}): more streams than the "
-                    "storage or its cache serves well (the CFS report's partitioned-read cliff)",
+                    "storage or its cache serves well (as the CFS report's partitioned reads fell "
+                    "at 64 nodes)",
                     [q.label]))
     return found
 

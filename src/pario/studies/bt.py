@@ -231,7 +231,7 @@ class BtKind(Kind):
         iw = sweep.get("write_interval")
         lines = [f"ranks {','.join(map(str, sweep['ranks']))}; classes {','.join(sweep['classes'])}; "
                  f"write every {iw if iw else 'I_W of the report (10 for S, else 5)'} steps; "
-                 f"best of {sweep.get('iterations', 3)} verified runs"]
+                 f"best of {sweep.get('iterations', 3)} verified run{'s' * (sweep.get('iterations', 3) != 1)}"]
         for t in preset["test"]:
             groups = (f", write groups {','.join(map(str, sweep.get('groups', [])))}"
                       if t.get("grouped") else "")
@@ -363,7 +363,7 @@ class BtKind(Kind):
             tests = sorted({titles.get(r.params["test"], r.params["test"]) for r in mine})
             trials = max(len(v) for v in rows.values())
             lines = [f"\nNHT-1, write method {m} ({'; '.join(tests)}): the report's Tables 2-6, "
-                     f"best of {trials} verified runs; the file is synced before it is closed"]
+                     f"best of {trials} verified run{'s' * (trials != 1)}; the file is synced before it is closed"]
             head = (f"{'N':>5} {'No. Proc.':>9} {'I_W':>4} {'T_C (secs)':>11} {'T_T (secs)':>11} "
                     f"{'R_IO (bytes/sec)':>17} {'zeta':>7}   {'zeta range':<17} {'runs':>4}   "
                     f"{NPB_IO_HEAD}")
