@@ -284,3 +284,17 @@ def test_a_value_the_engine_refuses_names_the_file_s_key(tmp_path, shm_dir):
                  "grid = 200000\n")
     r = pario("run", f, "--dir", shm_dir, db=tmp_path / "r.sqlite")
     assert r.returncode == 2 and r.stderr.strip().endswith(f"(test[1].grid in {f})"), r.stderr
+
+
+def test_run_help_of_an_experiment_lists_its_kind_s_options(tmp_path):
+    """Tester 19, item 12: `pario run nht1 --help` listed --blocks, --size,
+    --cached..., every one of which nht1 refuses."""
+    db = tmp_path / "unused.sqlite"
+    nht1 = pario("run", "nht1", "--help", db=db)
+    assert nht1.returncode == 0 and nht1.stdout.startswith("usage: pario run nht1 "), nht1.stderr
+    assert "--classes" in nht1.stdout and "--blocks" not in nht1.stdout and "--cached" not in nht1.stdout
+    cfs = pario("run", "cfs", "-h", db=db).stdout
+    assert "--blocks" in cfs and "--classes" not in cfs
+    unknown = pario("run", "no-such-preset", "--help", db=db)
+    assert unknown.returncode == 0 and unknown.stdout.startswith("usage: pario run [-h]")
+    assert not db.exists()

@@ -151,21 +151,46 @@ def build_parser():
                 kind.command, help=f"{kind.description}: 'pario run {kind.command}' with the same options",
                 description=f"{kind.description}. Runs the preset '{kind.command}' "
                             f"(the same as 'pario run {kind.command} ...') and stores its results.")
-            _add_run_options(short)
-            for opt in kind.options:
-                opt.add_to(short)
-            # Other kinds' options are parsed but not listed, so giving one
-            # gets run's one line ("--blocks does not apply to ...").
-            seen = {o.flags[0] for o in kind.options}
-            for other in kinds().values():
-                for opt in other.options:
-                    if opt.flags[0] not in seen:
-                        seen.add(opt.flags[0])
-                        short.add_argument(*opt.flags, **{**opt.kwargs, "help": argparse.SUPPRESS})
+            _add_kind_run_options(short, kind)
     from .model.command import add_parser as add_model_parser
 
     add_model_parser(sub, _csv, _positive_int)
     return p
+
+
+def _add_kind_run_options(parser, kind):
+    """`pario run`'s options and those of one study kind, listed; other
+    kinds' options are parsed but not listed, so giving one gets run's one
+    line ("--blocks does not apply to ...")."""
+    _add_run_options(parser)
+    for opt in kind.options:
+        opt.add_to(parser)
+    seen = {o.flags[0] for o in kind.options}
+    for other in kinds().values():
+        for opt in other.options:
+            if opt.flags[0] not in seen:
+                seen.add(opt.flags[0])
+                parser.add_argument(*opt.flags, **{**opt.kwargs, "help": argparse.SUPPRESS})
+
+
+def _experiment_help(argv):
+    """`pario run NAME --help`: the options NAME's kind takes, not every
+    kind's (tester 19: nht1's help listed --blocks, which nht1 refuses).
+    False when NAME is no experiment pario can read (the generic help)."""
+    from .presets import load_experiment
+    from .studies import kind_of
+
+    try:
+        experiment = load_experiment(argv[1])
+        kind = kind_of(experiment.data)
+    except (UsageError, OSError):
+        return False
+    parser = _Parser(prog=f"pario run {argv[1]}",
+                     description=f"{experiment.data.get('title') or experiment.origin}: a study of kind "
+                                 f"{kind.name} ({kind.description}).")
+    _add_kind_run_options(parser, kind)
+    parser.print_help()
+    return True
 
 
 def _store(args, readonly=True):
@@ -457,6 +482,9 @@ def _parse(parser, argv):
 def _main(argv=None):
     parser = build_parser()
     argv = _attach_negative_values(parser, list(sys.argv[1:] if argv is None else argv))
+    if argv[:1] == ["run"] and len(argv) > 1 and not argv[1].startswith("-") \
+            and any(a in ("-h", "--help") for a in argv) and _experiment_help(argv):
+        return 0
     if argv[:1] and argv[0] in {k.command for k in kinds().values() if k.command}:
         _parse(parser, argv)  # the shortcut's own --help, and its name in usage errors
         argv = ["run", *argv]  # a kind's shortcut runs its preset of the same name
