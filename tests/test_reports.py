@@ -146,7 +146,7 @@ def _table_rows(stdout, method):
     return rows
 
 
-def test_nht1_quick_prints_class_s_at_iw_10_with_r_io_and_zeta_from_the_printed_times(shm_dir, tmp_path):
+def test_nht1_quick_prints_class_s_at_iw_10_with_r_io_and_zeta_of_the_measured_times(shm_dir, tmp_path):
     db, plots = tmp_path / "r.sqlite", tmp_path / "plots"
     r = pario("run", "nht1", "--quick", "--dir", shm_dir, "--ranks", "1,2", "--tests", "posix,serial",
               "--iterations", "2", "--out", plots, db=db)
@@ -160,8 +160,12 @@ def test_nht1_quick_prints_class_s_at_iw_10_with_r_io_and_zeta_from_the_printed_
         assert [row[:3] for row in rows] == [["12", "1", "10"], ["12", "2", "10"]]
         for n, procs, iw, t_c, t_t, rate, zeta, *_ in rows:
             t_c, t_t = float(t_c), float(t_t)
-            assert int(rate) == pytest.approx(5 * 8 * 12**3 * 60 / (10 * t_t), rel=1e-6)
-            assert float(zeta) == pytest.approx(t_t / t_c - 1, abs=6e-4)
+            # R_IO and zeta of the measured best times, as the figures and the
+            # export (tester 19); the 4-digit times printed beside them agree
+            tts = [d["t_t_seconds"] for d in stored
+                   if d["params"]["io"] == method and d["params"]["ranks"] == int(procs)]
+            assert int(rate) == round(5 * 8 * 12**3 * 60 / (10 * min(tts)))
+            assert float(zeta) == pytest.approx(t_t / t_c - 1, abs=1.5e-3)
             assert re.fullmatch(r"-?\d+\.\d{3}", zeta)             # three decimals, as the report
             tcs = [d["t_t_seconds"] for d in stored
                    if d["params"]["io"] == "none" and d["params"]["ranks"] == int(procs)]

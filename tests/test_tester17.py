@@ -298,3 +298,26 @@ def test_run_help_of_an_experiment_lists_its_kind_s_options(tmp_path):
     unknown = pario("run", "no-such-preset", "--help", db=db)
     assert unknown.returncode == 0 and unknown.stdout.startswith("usage: pario run [-h]")
     assert not db.exists()
+
+
+def test_the_nht1_table_s_zeta_and_r_io_are_the_figures():
+    """Tester 19, item 4: the table computed zeta and R_IO from its rounded
+    times (0.094, R_IO 30315789) where Figure 5 and the export had 0.093
+    and 30325084."""
+    import re
+
+    from pario.figures import Record
+    from pario.studies.bt import KIND
+
+    def record(io, t):
+        return Record({"test": "posix" if io != "none" else "none", "class": "S", "N": 12, "steps": 60,
+                       "ranks": 2, "io": io, "method": io, "group": 0, "interval": 10},
+                      {"t_t": [t], "r_io": [], "zeta": []})
+    # zeta 0.0994 from the times, 0.1000 from them rounded to 4 digits (0.01000, 0.01100)
+    records = [record("none", 0.0100049), record("posix", 0.0109998), record("posix", 0.0602)]
+    KIND.finish(records)
+    best = min(records[1:], key=lambda r: r.values["t_t"][0])
+    (table,) = KIND.tables({"test": [{"id": "posix", "io": "posix"}]}, records, {})
+    row = next(l for l in table.splitlines() if l.strip().startswith("12 "))
+    zeta, rate = re.search(r"\s(\d+)\s+(-?\d\.\d{3})\s+\[", row).group(2, 1)
+    assert zeta == f"{best.values['zeta'][0]:.3f}" and int(rate) == round(best.values["r_io"][0]), row
