@@ -7,11 +7,10 @@ import os
 import re
 import secrets
 import socket
-import tempfile
 from pathlib import Path
 
 from .errors import UsageError
-from .safefile import check_directory
+from .safefile import check_directory, try_writing
 
 # The longest --timeout pario accepts: a week per point.
 MAX_TIMEOUT = 7 * 24 * 3600.0
@@ -89,15 +88,11 @@ def check_out(text):
 
 
 def _try_writing(directory, option, shown):
-    """Create and remove a file of our own: access() says yes to root on
-    file systems that refuse every write (/proc, a read-only mount)."""
     try:
-        fd, name = tempfile.mkstemp(prefix=".pario-probe-", dir=directory)
+        try_writing(directory)
     except OSError as exc:
         raise UsageError(f"{option} {shown}: {directory} is not writable ({exc.strerror}): "
                          "choose a directory you can write") from None
-    os.close(fd)
-    os.unlink(name)
 
 
 def check_timeout(seconds):

@@ -229,7 +229,7 @@ def cmd_list(args):
 
 
 def cmd_show(args, with_plots=False):
-    from .runner import ReaderMayLeave, describes_figures, show_run
+    from .runner import describes_figures, reader_may_leave, show_run
 
     if with_plots:
         check_out(getattr(args, "out", None))  # a file or an unwritable place: before anything
@@ -239,10 +239,8 @@ def cmd_show(args, with_plots=False):
         raise UsageError(f"run {run_id} ({store.run(run_id)['preset']}) has no figures to plot: "
                          f"'pario show {run_id}' prints its tables")
     # plot's tables to a reader that leaves (| head) must not cost the plots
-    out = ReaderMayLeave(sys.stdout)
-    shown = show_run(store, run_id, out=out, plots_dir=getattr(args, "out", None), with_plots=with_plots)
-    if out.left:
-        raise BrokenPipeError("the reader of standard output left")
+    with reader_may_leave(sys.stdout) as out:
+        shown = show_run(store, run_id, out=out, plots_dir=getattr(args, "out", None), with_plots=with_plots)
     if with_plots and not shown:
         run = store.run(run_id)
         raise UsageError(f"run {run_id} has no successful points to plot ({run['status']}: "

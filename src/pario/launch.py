@@ -80,12 +80,9 @@ class Launcher:
         """'' while the ranks can still be started; else why not (the Slurm
         allocation pario runs in ended: its own srun's, or the job any
         launcher, a template's srun or mpirun, starts its ranks inside)."""
-        if self.allocation:
-            return self.allocation.ended()
-        job = os.environ.get("SLURM_JOB_ID") or os.environ.get("SLURM_JOBID")
-        if job and shutil.which("squeue"):
-            return slurm.Allocation(job, 0, 0, 0).ended()
-        return ""
+        job = (self.allocation.job_id if self.allocation
+               else os.environ.get("SLURM_JOB_ID") or os.environ.get("SLURM_JOBID"))
+        return slurm.job_ended(job) if job and shutil.which("squeue") else ""
 
     def explain(self, max_ranks):
         """Lines saying what this launcher will do on the user's behalf."""

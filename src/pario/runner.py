@@ -55,10 +55,7 @@ LAUNCHER_REFUSALS = (
      "Open MPI's launcher refused to run as root (OMPI_ALLOW_RUN_AS_ROOT=1 and "
      "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1, which pario sets, did not reach it): keep both in the "
      "launch's environment, or run pario as another user"),
-    ("but OMPI was not built with SLURM's PMI support",
-     "Open MPI's ranks were started by srun without PMIx: give srun --mpi=pmix in the template "
-     "(pario's own srun launcher does)"),
-    ("but OMPI was not built with SLURM support",
+    ("but OMPI was not built with SLURM",  # "... SLURM's PMI support", "... SLURM support"
      "Open MPI's ranks were started by srun without PMIx: give srun --mpi=pmix in the template "
      "(pario's own srun launcher does)"),
 )
@@ -134,7 +131,8 @@ def run_experiment(args, out=None):
     dirs.check()  # before anything is stored
     # what the engine would refuse at a point, and the free space: once,
     # before anything is stored, not as a run of failed points
-    for check in (lambda: check_plan(engine, points, directory, experiment), lambda: check_space(points, directory, kind)):
+    for check in (lambda: check_plan(engine, points, directory, experiment),
+                  lambda: check_space(points, directory, kind)):
         try:
             check()
         except UsageError as exc:
@@ -308,6 +306,17 @@ class ReaderMayLeave:
 
 
 @contextlib.contextmanager
+def reader_may_leave(stream):
+    """The stream as a ReaderMayLeave for the block; a reader that left
+    during it is said after it, as BrokenPipeError (the CLI's silent
+    exit 141), once everything else (the plots) is done."""
+    shown = ReaderMayLeave(stream)
+    yield shown
+    if shown.left:
+        raise BrokenPipeError("the reader of standard output left")
+
+
+@contextlib.contextmanager
 def output_of_stored_run(run_id, exit_code, out):
     """Around what `run`, `model` and `probe` print after storing a run
     (its tables, the failed points' line), printed to the stream it yields
@@ -315,16 +324,15 @@ def output_of_stored_run(run_id, exit_code, out):
     filled up) is one line naming the stored run, not "nothing stored".  A
     reader that left (`| head -1`) stays silent, and the run's plots are
     written all the same (BrokenPipeError after the block: exit 141)."""
-    shown = ReaderMayLeave(out)
-    try:
-        yield shown
-    except OSError as exc:
-        error = StoredButUnshown(f"cannot write to standard output ({exc.strerror or exc}): run {run_id} "
-                                 f"is stored, complete: see it with 'pario show {run_id}' where there is room")
-        error.exit_code = exit_code
-        raise error from exc
-    if shown.left:
-        raise BrokenPipeError("the reader of standard output left")
+    with reader_may_leave(out) as shown:
+        try:
+            yield shown
+        except OSError as exc:
+            error = StoredButUnshown(f"cannot write to standard output ({exc.strerror or exc}): run {run_id} "
+                                     f"is stored, complete: see it with 'pario show {run_id}' where there is "
+                                     "room")
+            error.exit_code = exit_code
+            raise error from exc
 
 
 def show_stored_run(store, run_id, out, plots_dir):

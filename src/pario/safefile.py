@@ -160,20 +160,26 @@ def _another_place(option):
     return f"give another {option}" if option else "give --out DIR"
 
 
+def try_writing(directory):
+    """Create and remove a file of our own in `directory`; OSError when it
+    cannot be written (access() says yes to root on file systems that
+    refuse every write: /proc, a read-only mount)."""
+    fd, name = tempfile.mkstemp(prefix=".pario-probe-", dir=directory)
+    os.close(fd)
+    os.unlink(name)
+
+
 def check_makeable(path, option=""):
     """Before anything is printed: a directory to be made at `path` can be
-    made there (its parent takes a file of pario's own, made and removed:
-    access() says yes to root on a read-only mount)."""
+    made there (its parent takes a file of pario's own)."""
     parent = Path(path).absolute().parent
     if os.path.lexists(path) or not parent.is_dir():
         return
     try:
-        fd, name = tempfile.mkstemp(prefix=".pario-probe-", dir=parent)
+        try_writing(parent)
     except OSError as exc:
         raise UsageError(f"{_shown(path, option)}: cannot make the directory ({exc.strerror}): "
                          f"{_another_place(option)}") from None
-    os.close(fd)
-    os.unlink(name)
 
 
 def make_directory(path, option="", fix="remove it or choose another place"):

@@ -30,22 +30,6 @@ class Allocation:
         return (f"Slurm job {self.job_id}: {self.tasks} task(s), {self.cpus} CPU(s) "
                 f"on {self.nodes} node(s)")
 
-    def ended(self):
-        """'' while the job still runs; else what happened to it ("Slurm
-        job 16 ended (completed)", "the Slurm controller is down"): asked
-        after a point failed, so a run does not go on launching points
-        into an allocation that is gone (each would fail alike)."""
-        state = _ask(["squeue", "-h", "-j", self.job_id, "-o", "%T"])
-        if state is not None and state.returncode == 0 and state.stdout.strip() == "RUNNING":
-            return ""
-        ping = _ask(["scontrol", "ping"])
-        if ping is None or " is UP" not in ping.stdout:
-            return ("the Slurm controller " + ("did not answer within %g s" % ASK_SECONDS if ping is None
-                                               else "is down"))
-        if state is None:
-            return ""  # the controller answers now: the job's state is unknown, not gone
-        return f"Slurm job {self.job_id} ended ({state.stdout.strip().lower() or 'gone from the queue'})"
-
 
 def _ask(argv):
     """Run a Slurm client command with the short timeout; None if it hung."""
@@ -57,6 +41,23 @@ def _ask(argv):
     except OSError as exc:
         raise UsageError(f"cannot run {argv[0]}: {exc.strerror}: install Slurm's client (slurm-client)")
     return p
+
+
+def job_ended(job_id):
+    """'' while Slurm job `job_id` still runs; else what happened to it
+    ("Slurm job 16 ended (completed)", "the Slurm controller is down"):
+    asked after a point failed, so a run does not go on launching points
+    into an allocation that is gone (each would fail alike)."""
+    state = _ask(["squeue", "-h", "-j", job_id, "-o", "%T"])
+    if state is not None and state.returncode == 0 and state.stdout.strip() == "RUNNING":
+        return ""
+    ping = _ask(["scontrol", "ping"])
+    if ping is None or " is UP" not in ping.stdout:
+        return ("the Slurm controller " + ("did not answer within %g s" % ASK_SECONDS if ping is None
+                                           else "is down"))
+    if state is None:
+        return ""  # the controller answers now: the job's state is unknown, not gone
+    return f"Slurm job {job_id} ended ({state.stdout.strip().lower() or 'gone from the queue'})"
 
 
 def cpus_of(per_node):

@@ -82,7 +82,7 @@ static void check_endpoint(const char *e)
         char *end;
         errno = 0;
         long port = strtol(colon + 1, &end, 10);
-        if (colon == e || !colon[1] || *end || errno || port < 1 || port > 65535)
+        if (!colon[1] || *end || errno || port < 1 || port > 65535)
             fail_usage("--s3-endpoint '%s': '%s' is not a port: give HOST:PORT with a port from 1 to 65535",
                        e, colon + 1);
     }

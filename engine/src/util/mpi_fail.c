@@ -87,9 +87,10 @@ void mpi_fail_left_behind(const char *path, int e)
 
 void mpi_fail_left_behind_as(const char *what_is, int e)
 {
+    const size_t n = strlen(what_is);
+    const bool many = n > 4 && strcmp(what_is + n - 4, " are") == 0; /* its verb, not a path's words */
     snprintf(left_behind, sizeof left_behind, "; %s left behind (%s): remove %s when %s", what_is,
-             strerror(e), strstr(what_is, " are") ? "them" : "it",
-             e == EROFS ? "the file system is writable again" : "that is fixed");
+             strerror(e), many ? "them" : "it", e == EROFS ? "the file system is writable again" : "that is fixed");
 }
 
 const char *mpi_fail_left_behind_agree(MPI_Comm comm)

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -231,17 +232,10 @@ int owned_file_note_path(const char *path, owned_file *who)
  * the file system the file was made on is no longer mounted there. */
 static bool directory_moved_off(const char *path, dev_t dev)
 {
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == dir)
-        dir[1] = 0;
-    else
-        *slash = 0;
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", path);
     struct stat st;
-    return stat(dir, &st) == 0 && st.st_dev != dev;
+    return stat(dirname(copy), &st) == 0 && st.st_dev != dev;
 }
 
 int owned_file_check(const char *path, const owned_file *who)

@@ -191,7 +191,7 @@ class BtKind(Kind):
     )
     sweep_keys = {
         "ranks": schema.POSITIVES,
-        "classes": schema.Type("list of classes", lambda v: classes_problem(v)),
+        "classes": schema.Type("list of classes", classes_problem),
         "write_interval": schema.POSITIVE, "iterations": schema.POSITIVE, "groups": schema.POSITIVES}
     required_sweep = ("ranks", "classes")
     test_keys = {"id": schema.ID, "title": schema.STRING, "io": schema.one_of(*MODES),
