@@ -268,3 +268,18 @@ def test_a_method_keeps_its_colour_in_every_run(tmp_path):
         return palette.style("serial")["color"]
 
     assert colour_of_serial(["serial"]) == colour_of_serial(["posix", "collective", "serial"])
+
+
+def test_nht1_time_figure_with_no_io_point_measured_names_no_write_interval():
+    """Every I/O point failed: the figure holds T_C alone and its title says
+    so, where it read 'I_W=-' (an interval no point ran)."""
+    only_tc = [Record({"test": "none", "class": "S", "N": 12, "steps": 60, "ranks": r, "io": "none",
+                       "method": "T_C (no I/O)", "interval": None, "group": 0, "trial": 1},
+                      {"t_t": [1.0 / r], "r_io": [], "zeta": []}) for r in (1, 2)]
+    with_io = only_tc + [Record({"test": "posix", "class": "S", "N": 12, "steps": 60, "ranks": 1,
+                                 "io": "posix", "method": "posix", "interval": 5, "group": 0,
+                                 "trial": 1}, {"t_t": [1.2], "r_io": [], "zeta": []})]
+    title = {name: next(f for f in BT.figures({}, BT.finish(recs), {}) if f.id == "btS-time").title
+             for name, recs in (("only", only_tc), ("io", with_io))}
+    assert title["only"] == "BT class S (N={N}): T_C (no I/O run measured)"
+    assert title["io"] == "BT class S (N={N}, I_W=5): T_C and T_T"
