@@ -125,3 +125,27 @@ def test_nht1_quick_writes_bt_files_that_verify_on_gluster(volume_dir, tmp_path)
     for doc in written:
         assert doc["verification"]["ok"] and doc["verification"]["file_ok"]
     assert os.listdir(d) == []
+
+
+def test_stop_knows_each_brick_s_socket_and_removes_only_sockets(gluster_volumes, tmp_path):
+    """glusterd leaves every brick's and self-heal daemon's unix socket in
+    /var/run/gluster when the volume stops: stop() removes them, found
+    through the daemons' own -S arguments (read before `volume stop`), and
+    removes nothing under such a name that is not a socket."""
+    import socket as sockets
+
+    from services.gluster import VOLUMES as SERVICE_VOLUMES, _remove_socket
+
+    for volume, _, bricks in SERVICE_VOLUMES.values():
+        daemons = gluster_volumes._volume_daemons(volume)
+        assert len(daemons) >= bricks, (volume, daemons)
+        for pid, sock in daemons:
+            assert sock is not None and sock.is_socket(), (volume, pid, sock)
+    listening = tmp_path / "live.socket"
+    with sockets.socket(sockets.AF_UNIX) as s:
+        s.bind(str(listening))
+        _remove_socket(listening)
+    plain = tmp_path / "plain.socket"
+    plain.write_text("not a socket")
+    _remove_socket(plain)
+    assert not listening.exists() and plain.read_text() == "not a socket"

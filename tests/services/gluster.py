@@ -23,6 +23,7 @@ import os
 import re
 import shutil
 import socket
+import stat
 import sys
 import time
 from pathlib import Path
@@ -190,12 +191,22 @@ class GlusterVolumes:
                 if run(["umount", str(point)], timeout=60).returncode != 0:
                     run(["umount", "-l", str(point)], timeout=60)
         running = self.procs.file.exists()
+        sockets = []
         for volume, _, _ in VOLUMES.values():
+            # read before `volume stop`, which removes the pid files that
+            # name the daemons (and through them their sockets)
+            daemons = self._volume_daemons(volume)
+            sockets += [sock for _, sock in daemons if sock]
             if running:
                 self._cli("volume", "stop", volume, "force", timeout=60)
                 self._cli("volume", "delete", volume, timeout=60)
-            self._stop_volume_daemons(volume)
+            for pid, _ in daemons:
+                self.procs.kill(pid)
+            for d in (RUN_DIR / "vols" / volume, RUN_DIR / "shd" / volume):
+                remove_if_empty(d)  # only if glusterd left it empty
         self.procs.stop()
+        for sock in sockets:
+            _remove_socket(sock)
         if (self.dir / "hosts-line-added").exists():
             lines = Path("/etc/hosts").read_text().splitlines(keepends=True)
             Path("/etc/hosts").write_text("".join(l for l in lines if HOSTS_MARK not in l))
@@ -209,20 +220,41 @@ class GlusterVolumes:
             lock.close()  # releases the machine lock
             self._lock = None
 
-    def _stop_volume_daemons(self, volume):
-        """Brick and self-heal daemons glusterd started for `volume` and
-        that `volume stop` left behind: found by their pid files, killed
-        only if their command line names this service's bricks or volume."""
+    def _volume_daemons(self, volume):
+        """[(pid, socket or None)] of the brick and self-heal daemons
+        glusterd started for `volume` (which `volume stop` can leave
+        behind, and whose unix sockets in RUN_DIR it always leaves): found
+        by their pid files, taken only if their command line names this
+        service's bricks or volume."""
+        found = []
         for pid_file in [*(RUN_DIR / "vols" / volume).glob("*.pid"), *(RUN_DIR / "shd" / volume).glob("*.pid")]:
             try:
                 pid = int(pid_file.read_text().split()[0])
-                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+                argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
             except (OSError, ValueError, IndexError):
                 continue
-            if str(self.dir) in cmdline or f"shd/{volume}" in cmdline:
-                self.procs.kill(pid)
-        for d in (RUN_DIR / "vols" / volume, RUN_DIR / "shd" / volume):
-            remove_if_empty(d)  # only if glusterd left it empty
+            if any(str(self.dir) in a or f"shd/{volume}" in a for a in argv):
+                found.append((pid, _socket_argument(argv)))
+        return found
+
+
+def _socket_argument(argv):
+    """The unix socket a gluster daemon listens on (its -S argument), if
+    it is one in RUN_DIR: the only sockets stop() removes."""
+    for flag, value in zip(argv, argv[1:]):
+        if flag == "-S" and Path(value).parent == RUN_DIR and value.endswith(".socket"):
+            return Path(value)
+    return None
+
+
+def _remove_socket(path):
+    """Remove a daemon's socket once the daemon is gone: only a socket,
+    never what else may have come to sit under its name."""
+    try:
+        if stat.S_ISSOCK(path.lstat().st_mode):
+            path.unlink()
+    except OSError:
+        pass
 
 
 def main(argv):
