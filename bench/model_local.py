@@ -18,10 +18,12 @@ requests and their mean size ("device [23x1.4M, ...]").  Then, per rank count an
 family, the model's share beside the machine's own repeatability on the
 same points (how often one round's measurement lies within 25 % of the
 median of the other rounds'), so a reader sees which misses are the
-model's and which the machine's; then the share per round; last, whether
+model's and which the machine's; then the share per round; then whether
 the host handed free memory back to its hypervisor in each round (as the
 round's probe recorded it), which spreads page-cache writes several-fold
-between trials (docs/model.md).
+between trials (docs/model.md); last, how far apart the machine puts
+the same point measured twice in one run (docs/model.md, where the
+machine sets the bound).
 
   .venv/bin/python bench/model_local.py --rounds 3 --dir /var/tmp
 
@@ -365,7 +367,59 @@ def report(db, presets, rounds):
     print("\neach round on its own (that round's probe against that round's measurement): "
           + ", ".join(f"{a / b:.0%} of {b}" for a, b in per_round))
     print(free_page_reporting(store, rounds))
+    print(same_point_twice(store, presets, rounds))
     store.close()
+
+
+# argv options whose values name where a point ran, not what it measured
+WHERE = {"--name", "--json", "--dir"}
+
+
+def engine_measure(point):
+    """What a point's engine measured, as its argv less the options that
+    only name its files, plus the phase and rank count: two points of one run alike in
+    this are the same measurement made twice (a grouped test at rank
+    counts its group cannot act on runs exactly the ungrouped one)."""
+    argv = point.doc.get("argv", [])
+    # --group G at G ranks or fewer: every group one member, no token moves
+    # (engine/src/io/group_token.h), so the engine runs as without it
+    idle = {"--group"} if _group_of(argv) >= point.ranks else set()
+    drop = WHERE | idle
+    kept = [a for i, a in enumerate(argv) if a not in drop and (i == 0 or argv[i - 1] not in drop)]
+    return (point.phase, point.ranks, tuple(kept))
+
+
+def _group_of(argv):
+    """The --group an engine argv gives, 0 without one."""
+    for flag, value in zip(argv, argv[1:]):
+        if flag == "--group" and value.isdigit():
+            return int(value)
+    return 0
+
+
+def same_point_twice(store, presets, rounds):
+    """How far apart the machine puts one measurement made twice in one
+    run, at two places in its order: the best trials' ratio (larger over
+    smaller) of each such pair, per round.  A model gives both one figure,
+    so a pair further apart than (1 + 25 %)^2 cannot both be within 25 %
+    of any prediction (docs/model.md: where the machine sets the bound)."""
+    ratios = []
+    for got in rounds:
+        for p in presets:
+            seen = {}
+            for point in measured_points(store, got[p][1])[2]:
+                seen.setdefault(engine_measure(point), []).append(point.best)
+            ratios += [max(b) / min(b) for b in seen.values() if len(b) > 1 and min(b) > 0]
+    if not ratios:
+        return "the same point twice in one run: no such pair in these presets"
+    over = sum(r > 1 + TOLERANCE for r in ratios)
+    apart = (1 + TOLERANCE) ** 2
+    beyond = sum(r > apart for r in ratios)
+    return (f"the same point twice in one run (same engine command, another place in the order): "
+            f"{len(ratios)} pairs over the rounds, {over} ({over / len(ratios):.0%}) more than "
+            f"{TOLERANCE:.0%} apart, {beyond} more than {apart:.2f}x apart (no one figure within "
+            f"{TOLERANCE:.0%} of both); the widest {max(ratios):.2f}x, the median "
+            f"{statistics.median(ratios):.2f}x")
 
 
 def free_page_reporting(store, rounds):
