@@ -666,10 +666,18 @@ void io_options_parse(int argc, char **argv, int rank, int nranks, io_options *o
         g.file_bytes = o->size;
         g.sharers = 1;
     } else if (o->per_rank_files) {
-        if (o->size % (uint64_t)nranks != 0)
-            fail_usage("--size %llu bytes cannot be split evenly into %d per-rank files: "
-                       "make it a multiple of %d blocks",
-                       (unsigned long long)o->size, nranks, nranks);
+        /* each file whole blocks: said in --size's terms, which the
+         * layout's own check (one file's bytes) cannot */
+        uint64_t unit = o->block * (uint64_t)nranks;
+        if (o->size % unit != 0) {
+            char sz[32], bl[32], un[32];
+            size_format(o->size, sz, sizeof sz);
+            size_format(o->block, bl, sizeof bl);
+            size_format(unit, un, sizeof un);
+            fail_usage("--size %s is not %d per-rank file(s) of whole %s blocks: "
+                       "make it a multiple of %s (%d rank(s) x %s)",
+                       sz, nranks, bl, un, nranks, bl);
+        }
         g.file_bytes = o->size / (uint64_t)nranks;
         g.sharers = 1;
     } else {

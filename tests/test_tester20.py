@@ -1,0 +1,22 @@
+"""Tester 20's findings on the ASCI Red studies, through the real engine
+and front end on small sizes."""
+
+import os
+import subprocess
+
+import pytest
+
+
+@pytest.mark.parametrize("size,fix", [
+    ("3m", "--size 3 MiB is not 2 per-rank file(s) of whole 1 MiB blocks: make it a multiple of 2 MiB "
+           "(2 rank(s) x 1 MiB)"),
+    ("3145729", "--size 3145729 B is not 2 per-rank file(s) of whole 1 MiB blocks"),
+])
+def test_per_rank_files_name_the_size_that_splits_into_whole_blocks(engine, launcher, shm_dir, size, fix):
+    """Item 5: 3 MiB over 2 per-rank files of 1 MiB blocks was told to be
+    'a multiple of 1 MiB', which it is; the fix is a multiple of 2 MiB."""
+    p = subprocess.run(launcher.command(2, [engine, "io", "--dir", shm_dir, "--files", "per-rank",
+                                            "--block", "1m", "--size", size, "--iterations", "1"]),
+                       capture_output=True, text=True, env=launcher.environment(), timeout=120)
+    assert p.returncode != 0 and f"pario-engine: error: {fix}" in p.stderr, p.stderr
+    assert os.listdir(shm_dir) == []
