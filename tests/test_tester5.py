@@ -144,7 +144,8 @@ def test_a_plan_whose_write_loaders_do_not_fit_names_background_as_a_fix(tmp_pat
     with _pytest.raises(UsageError) as e:
         check_space([point], tmp_path, kinds()["io"])
     assert "(with the write loaders' files)" in str(e.value) and str(e.value).endswith(
-        "or lower --size or --background"), str(e.value)
+        "or lower --size or fewer background loaders (the background key of an experiment file of "
+        "your own, docs/presets.md)"), str(e.value)
     point.background_kind = "cpu"
     with _pytest.raises(UsageError) as e:
         check_space([point], tmp_path, kinds()["io"])

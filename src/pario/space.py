@@ -88,7 +88,10 @@ def check_space(points, directory, kind):
     with_loaders = " (with the write loaders' files)" if loaders else ""
     raise UsageError(f"{_existing(where)} has {_approx(free)} free but {p.label()} needs "
                      f"{_approx(need)}{with_loaders}{shared}{others}: "
-                     f"{space_fix(kind, p, directory)}" + (" or --background" if loaders else ""))
+                     f"{space_fix(kind, p, directory)}"
+                     # no option of `pario run` sets the loaders: the experiment's key does
+                     + (" or fewer background loaders (the background key of an experiment file of "
+                        "your own, docs/presets.md)" if loaders else ""))
 
 
 def _approx(n):
