@@ -197,6 +197,17 @@ GOOD_HEAD = 'name = "x"\n[sweep]\nranks = [1]\nblocks = ["64k"]\nsize = "1m"\n'
 GOOD_TEST = '[[test]]\nid = "t"\nlayout = "partitioned"\nphases = ["write"]\n'
 
 BAD_FILES = [
+    # tester 20: a test's values the sweep lacks never ran, without a word
+    ("a test's ranks outside the sweep", 'name = "x"\n[sweep]\nranks = [1, 2]\nblocks = ["64k"]\nsize = "1m"\n'
+     '[[test]]\nid = "a"\nlayout = "partitioned"\nphases = ["write"]\nranks = [2, 4]\n',
+     "test[1].ranks: 4 is not among sweep.ranks (1, 2): a test's ranks choose among the sweep's; "
+     "add it to sweep.ranks or drop it from the test"),
+    ("a test's blocks outside the sweep", 'name = "x"\n[sweep]\nranks = [1]\nblocks = ["64k"]\nsize = "1m"\n'
+     '[[test]]\nid = "a"\nlayout = "partitioned"\nphases = ["write"]\nblocks = ["1m"]\n',
+     "test[1].blocks: 1m is not among sweep.blocks (64k)"),
+    ("a test's loaders without the sweep's", 'name = "x"\n[sweep]\nranks = [1]\nblocks = ["64k"]\nsize = "1m"\n'
+     '[[test]]\nid = "a"\nlayout = "partitioned"\nphases = ["write"]\nbackground = [2]\n',
+     "test[1].background: 2 is not among sweep.background (0, the default: no loaders)"),
     # tester 19: S and s ran every point twice, 'best of 6'
     ("a class twice", 'name = "x"\nkind = "bt"\n[sweep]\nranks = [1]\nclasses = ["S", "s"]\n'
                       '[[test]]\nid = "p"\nio = "posix"\n', "sweep.classes: names class S twice"),

@@ -20,3 +20,20 @@ def test_per_rank_files_name_the_size_that_splits_into_whole_blocks(engine, laun
                        capture_output=True, text=True, env=launcher.environment(), timeout=120)
     assert p.returncode != 0 and f"pario-engine: error: {fix}" in p.stderr, p.stderr
     assert os.listdir(shm_dir) == []
+
+
+def test_a_test_that_quick_s_lists_leave_out_is_named_not_an_empty_reason(tmp_path):
+    """Item 2: a test whose own ranks --quick's list leaves out vanished;
+    with nothing left the error read 'no runnable point (): check
+    sweep.ranks and sweep.blocks'."""
+    from test_front_end import pario
+
+    f = tmp_path / "mine.toml"
+    f.write_text('name = "mine"\n[sweep]\nranks = [1, 2]\nblocks = ["64k"]\nsize = "1m"\n[quick]\nranks = [1]\n'
+                 '[[test]]\nid = "a"\nlayout = "partitioned"\nphases = ["write"]\nranks = [2]\n')
+    db = tmp_path / "r.sqlite"
+    r = pario("run", f, "--quick", "--dir", tmp_path, db=db)
+    assert r.returncode == 2 and r.stderr == (
+        "pario: error: the plan has no point: test a runs at ranks 2 only, which quick.ranks 1 leaves out: "
+        "add the test's values to [quick] or run without --quick\n"), r.stderr
+    assert not db.exists()

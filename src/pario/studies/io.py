@@ -446,6 +446,10 @@ class IoKind(Kind):
             if any(n > BACKGROUND_MAX for n in table.get("background", [])):
                 raise schema.PresetError(path, f"{where}.background",
                                          f"at most {BACKGROUND_MAX} loaders per node (the engine's limit)")
+        sweep = preset["sweep"]
+        sweep_ranks = None if sweep.get("ranks") == "slots" else sweep.get("ranks")
+        sweep_blocks = sweep.get("blocks")
+        loaders_swept = sweep.get("background", [0])
         for i, t in enumerate(preset["test"], 1):
             if t["layout"] == "broadcast" and "write" in t["phases"]:
                 raise schema.PresetError(path, f"test[{i}].phases",
@@ -466,6 +470,21 @@ class IoKind(Kind):
                 if parse_size(t.get("stripe_unit", DEFAULT_STRIPE_UNIT)) % 8:
                     raise schema.PresetError(path, f"test[{i}].stripe_unit",
                                              "is not a multiple of 8 bytes: use 4k, 64k, 1m ...")
+            for key, listed in (("ranks", sweep_ranks), ("blocks", sweep_blocks), ("background", loaders_swept)):
+                mine = t.get(key)
+                if mine is None or listed is None:
+                    continue
+                # a test's own values choose among the sweep's (_test_grid):
+                # one the sweep lacks would never run, without a word
+                parse = parse_size if key == "blocks" else int
+                missing = [v for v in mine if parse(v) not in {parse(x) for x in listed}]
+                if missing:
+                    whose = (f"sweep.{key} ({', '.join(map(str, listed))})" if key in preset["sweep"]
+                             else f"sweep.{key} (0, the default: no loaders)")
+                    raise schema.PresetError(path, f"test[{i}].{key}",
+                                             f"{', '.join(map(str, missing))} is not among {whose}: a test's "
+                                             f"{key} choose among the sweep's; add it to sweep.{key} or "
+                                             "drop it from the test")
             if "background_kind" in t and not loaders - {0}:
                 raise schema.PresetError(path, f"test[{i}].background_kind",
                                          "no loaders to run: add background = [0, 1, 2] (loaders per "
@@ -522,7 +541,7 @@ class IoKind(Kind):
                              "test to --tests")
         loaders = [int(n) for n in sweep.get("background", [0])]
 
-        points, skipped = [], []
+        points, skipped, unplanned = [], [], []
         for test in chosen:
             # A preset's per-test size (broadcast's 8 MB file) is kept unless the
             # user sets one size for everything.
@@ -537,8 +556,15 @@ class IoKind(Kind):
             stripe_unit = parse_size(test.get("stripe_unit", DEFAULT_STRIPE_UNIT)) if stripes else 0
             my_loaders = _test_grid(test, loaders, "background")
             load_kind = test.get("background_kind", "write" if any(my_loaders) else "")
-            grid = [(r, b, n) for r in _test_grid(test, rank_list, "ranks")
-                    for b in _test_grid(test, block_list, "blocks") for n in my_loaders]
+            my_ranks, my_blocks = _test_grid(test, rank_list, "ranks"), _test_grid(test, block_list, "blocks")
+            grid = [(r, b, n) for r in my_ranks for b in my_blocks for n in my_loaders]
+            # a test whose own values the lists in use leave out (--quick's)
+            unplanned += [f"test {test['id']} runs at {key} {','.join(map(str, test[key]))} only, which "
+                          f"{name} {','.join(map(str, listed))} leaves out"
+                          for key, got, name, listed in (
+                              ("ranks", my_ranks, ranks_name, rank_list),
+                              ("blocks", my_blocks, blocks_name, blocks),
+                              ("background", my_loaders, "sweep.background", loaders)) if not got]
             for r, b, n in grid:
                 p = IoPoint(test_id=test["id"], title=test.get("title", test["id"]),
                             layout=test["layout"], phases=list(test["phases"]), ranks=r, block=b,
@@ -567,6 +593,10 @@ class IoKind(Kind):
                 whys.setdefault(why, []).append(test_id)
             raise NoRunnablePoint("the plan has no point: " + "; ".join(
                 f"{', '.join(ids)}: {why}" for why, ids in whys.items()))
+        if not points and unplanned and not skipped:
+            table = "quick" if quick else "sweep"
+            raise NoRunnablePoint(f"the plan has no point: {'; '.join(unplanned)}: add the test's values "
+                                  f"to [{table}]" + (" or run without --quick" if quick else ""))
         if not points:
             # Blame only what the user gave; the rest came from the experiment.
             given = [f"--{k}" for k in ("ranks", "blocks", "size") if options.get(k)]
