@@ -40,6 +40,16 @@ def is_predicted(run):
     return run.get("launcher") == "model"
 
 
+class NothingToCompare(UsageError):
+    """A run without a point to set beside another's: `compare` refuses,
+    a report shows the run on its own and says so."""
+
+    def __init__(self, run_id):
+        super().__init__(f"run {run_id} has no successful, verified point to compare: "
+                         f"see 'pario show {run_id}'")
+        self.run_id = run_id
+
+
 def _points(store, run_id):
     """(run, kind, points) of a run that has something to compare."""
     run, kind, points = measured_points(store, run_id)
@@ -47,8 +57,7 @@ def _points(store, run_id):
         if stored_records(store, run_id):
             raise UsageError(f"run {run_id} holds results of kind {kind.name} that name no measure: "
                              f"compare does not handle kind {kind.name}; see 'pario show {run_id}'")
-        raise UsageError(f"run {run_id} has no successful, verified point to compare: "
-                         f"see 'pario show {run_id}'")
+        raise NothingToCompare(run_id)
     return run, kind, points
 
 
