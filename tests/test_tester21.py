@@ -41,3 +41,35 @@ def test_a_report_of_a_failed_run_beside_its_prediction_is_written(failed_and_pr
     page = out.read_text()
     assert "Run 1 has no successful point, so there is no measured-against-predicted table" in page
     assert "Measured run 1 against PREDICTED run 2" in page
+
+
+def test_a_run_stopped_before_its_first_point_exports_the_header_alone(tmp_path):
+    """Item 8: 'run N has no successful point to export' (exit 2) stopped a
+    script exporting every run, where a run whose points all failed
+    exports its rows; now the columns alone (JSON: []) and the note."""
+    import os
+    import signal
+    import sys
+
+    from conftest import ROOT, interrupt_when
+
+    db, mark = tmp_path / "r.sqlite", tmp_path / "launched"
+    argv = [sys.executable, "-m", "pario", "run", "cfs", *SMALL, "--dir", tmp_path, "--db", db,
+            "--launcher-template", f"sh -c 'touch {mark}; exec sleep 60' {{ranks}} {{engine}} {{engine_args}}"]
+    proc = {}
+
+    def started():
+        import subprocess
+        out = subprocess.run(["pgrep", "-f", f"pario run cfs .*{db}"], capture_output=True, text=True).stdout
+        proc["pids"] = [int(p) for p in out.split()]
+        return mark.exists() and proc["pids"]
+
+    code, _, _ = interrupt_when([str(a) for a in argv], {**os.environ, "PYTHONPATH": str(ROOT / "src")},
+                                started, lambda: [os.kill(p, signal.SIGINT) for p in proc["pids"]])
+    assert code == 130
+    csv_out = pario("export", "1", "--csv", db=db)
+    assert csv_out.returncode == 0, csv_out.stderr
+    assert csv_out.stdout.startswith("run,point,source,status,error,") and csv_out.stdout.count("\n") == 1
+    assert csv_out.stderr == "pario: note: run 1 is incomplete (1 not run): its export holds the points it stored\n"
+    json_out = pario("export", "1", "--json", db=db)
+    assert json_out.returncode == 0 and json_out.stdout == "[]\n", json_out.stderr
