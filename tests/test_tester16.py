@@ -174,7 +174,15 @@ exit 137
     assert error.endswith(f"; {said}"), error
 
 
-def test_an_older_database_on_a_read_only_mount_is_read_as_it_is(small_tmpfs, shm_dir, tmp_path):
+@pytest.mark.parametrize("version,dropped", [
+    (2, [("runs", "planned_points")]),
+    # tester 21, item 3: show and report asked for runs.kind (the probe
+    # of the run's target), which a schema-1 database lacks
+    (1, [("runs", "planned_points"), ("runs", "kind"), ("runs", "experiment_toml"),
+         ("runs", "experiment_origin"), ("points", "params_json")]),
+])
+def test_an_older_database_on_a_read_only_mount_is_read_as_it_is(small_tmpfs, shm_dir, tmp_path, version,
+                                                                  dropped):
     """Tester 18: schema 3 added runs.planned_points, and every reading
     command then tried to migrate a schema-2 database in place: on a
     read-only mount all of them failed ('attempt to write a readonly
@@ -185,9 +193,10 @@ def test_an_older_database_on_a_read_only_mount_is_read_as_it_is(small_tmpfs, sh
     r = pario("run", "cfs", "--dir", shm_dir, "--tests", "partitioned", "--ranks", "1", "--blocks", "64k",
               "--size", "1m", "--iterations", "1", "--out", tmp_path / "plots", db=made)
     assert r.returncode == 0, r.stderr
-    con = sqlite3.connect(made)  # as pario wrote it before schema 3
-    con.execute("ALTER TABLE runs DROP COLUMN planned_points")
-    con.execute("PRAGMA user_version = 2")
+    con = sqlite3.connect(made)  # as pario wrote it before the columns were added
+    for table, column in dropped:
+        con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    con.execute(f"PRAGMA user_version = {version}")
     con.commit()
     con.close()
     mounted = small_tmpfs("16m")

@@ -73,3 +73,29 @@ def test_a_run_stopped_before_its_first_point_exports_the_header_alone(tmp_path)
     assert csv_out.stderr == "pario: note: run 1 is incomplete (1 not run): its export holds the points it stored\n"
     json_out = pario("export", "1", "--json", db=db)
     assert json_out.returncode == 0 and json_out.stdout == "[]\n", json_out.stderr
+
+
+@pytest.mark.parametrize("edit,what", [
+    ("UPDATE points SET result_json = '{}'", "its 'params' is missing"),
+    ("UPDATE points SET result_json = '{\"params\": 3}'", "a value is malformed"),
+])
+def test_a_point_its_kind_cannot_read_is_one_line_not_a_traceback(shm_dir, tmp_path, edit, what):
+    """Item 3's second half: a schema-1 database's suite point (no
+    params_json, so no 'study') ended show and report in a KeyError."""
+    import sqlite3
+
+    db = tmp_path / "r.sqlite"
+    r = pario("run", "cfs", "--dir", shm_dir, "--tests", "partitioned", "--ranks", "1", "--blocks", "64k",
+              "--size", "1m", "--iterations", "1", "--out", tmp_path / "plots", db=db)
+    assert r.returncode == 0, r.stderr
+    con = sqlite3.connect(db)
+    con.execute(edit)
+    con.commit()
+    con.close()
+    for args in (["show", "1"], ["report", "1", "--out", tmp_path / "r.html"]):
+        got = pario(*args, db=db)
+        assert got.returncode == 2 and got.stderr == (
+            f"pario: error: run 1's point partitioned cannot be read as a point of kind io ({what}): it was stored by "
+            "an older pario, or the database was changed; 'pario list' and 'pario show' of other runs "
+            "still work\n"), got.stderr
+    assert not (tmp_path / "r.html").exists()

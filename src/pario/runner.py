@@ -388,7 +388,15 @@ def run_views(store, run_id):
             continue
         point = dict(p)
         point["params"] = json.loads(p["params_json"]) if p["params_json"] else {}
-        records += kind.records(point, json.loads(p["result_json"]))
+        try:
+            records += kind.records(point, json.loads(p["result_json"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            # a point stored without what its kind reads now (a database an
+            # older pario wrote before points kept their plan, or edited)
+            what = f"its {exc.args[0]!r} is missing" if isinstance(exc, KeyError) else "a value is malformed"
+            raise UsageError(f"run {run_id}'s point {p['test_id']} cannot be read as a point of kind {kind.name} "
+                             f"({what}): it was stored by an older pario, or the database was changed; "
+                             "'pario list' and 'pario show' of other runs still work") from None
     records = kind.finish(records)
     # a model's figures say so in every table and plot title, and show no trials
     predicted = predicted_label(run) or ""

@@ -718,10 +718,15 @@ class Store:
     def results_of_kind(self, kind):
         """(run id, result document) of every ok point of runs of a kind,
         newest first: how a run finds the probe of its target."""
+        # A run stored before runs.kind (NULL there, or no such column in an
+        # older database read as it is) is of the kind its preset is named
+        # for: the preset `probe` is the only one of kind probe then.
+        has_kind = any(c[1] == "kind" for c in self.db.execute("PRAGMA table_info(runs)"))
+        of_kind = "(r.kind=? OR (r.kind IS NULL AND r.preset=?))" if has_kind else "r.preset=?"
         rows = self.db.execute(
             "SELECT p.run_id, p.result_json FROM points p JOIN runs r ON r.id = p.run_id"
-            " WHERE r.kind=? AND p.status='ok' AND p.result_json IS NOT NULL ORDER BY p.id DESC",
-            (kind,)).fetchall()
+            f" WHERE {of_kind} AND p.status='ok' AND p.result_json IS NOT NULL ORDER BY p.id DESC",
+            (kind, kind) if has_kind else (kind,)).fetchall()
         return [(r[0], json.loads(r[1])) for r in rows]
 
     def warnings(self, run_id):
