@@ -99,3 +99,28 @@ def test_a_point_its_kind_cannot_read_is_one_line_not_a_traceback(shm_dir, tmp_p
             "an older pario, or the database was changed; 'pario list' and 'pario show' of other runs "
             "still work\n"), got.stderr
     assert not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.parametrize("args", [["list"], ["show", "1"], ["export", "1", "--csv"],
+                                  ["run", "cfs", *SMALL, "--dir", "{dir}"],
+                                  ["model", "cfs", *SMALL, "--machine", "ipsc860"]])
+def test_a_database_of_a_newer_pario_is_refused_untouched(failed_and_predicted, shm_dir, tmp_path, args):
+    """Item 2: a schema-7 file took a run from this schema-3 pario with exit
+    0, and a newer column it did not know ended in 'NOT NULL constraint
+    failed'."""
+    import hashlib
+    import sqlite3
+
+    db = tmp_path / "newer.sqlite"
+    db.write_bytes(failed_and_predicted["db"].read_bytes())
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA user_version = 7")
+    con.commit()
+    con.close()
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    r = pario(*[a.replace("{dir}", str(shm_dir)) for a in args], db=db)
+    assert r.returncode == 2 and r.stderr == (
+        f"pario: error: PARIO_DB {db} was written by a newer pario (schema 7; this pario knows schema 3 and "
+        "older): use that pario, or choose another --db\n"), r.stderr
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+    assert list(shm_dir.iterdir()) == []

@@ -416,6 +416,21 @@ def check_whole(path, label="--db"):
                          "write to it; restore it from a copy or choose another --db")
 
 
+def _refuse_newer(path, label):
+    """A database a newer pario wrote (user_version above SCHEMA_VERSION)
+    is refused before anything reads or writes it: its tables may mean
+    what this pario does not know, and a run stored by this one would
+    miss what the newer one reads."""
+    db = _open_read_only(path)
+    try:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+    finally:
+        db.close()
+    if version > SCHEMA_VERSION:
+        raise UsageError(f"{label} {path} was written by a newer pario (schema {version}; this pario "
+                         f"knows schema {SCHEMA_VERSION} and older): use that pario, or choose another --db")
+
+
 @_sqlite_errors_as_one_line
 class Store:
     def __init__(self, path, create=True, readonly=False, label="--db"):
@@ -475,6 +490,8 @@ class Store:
                    label=label)
 
     def _connect(self, readonly):
+        if self.path.exists() and self._created is None:  # a file this Store did not just make
+            _refuse_newer(self.path, self.label)
         if readonly:
             db = _open_read_only(self.path)
             # An older pario database is migrated (columns are only added),
