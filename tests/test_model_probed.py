@@ -1212,3 +1212,20 @@ def test_rows_of_different_sizes_are_fitted_in_calls_and_bytes():
     assert "4 KiB calls" in rows and rows.count(" for ") == 1
     with pytest.raises(ProbeRefusal, match="at 1 call size"):
         _stream_fit(7, docs[:1], "four_streams", 0.001)
+
+
+def test_print_machine_reads_a_probe_on_a_read_only_mount(runs, small_tmpfs):
+    """Tester 21, item 4: --print-machine stores nothing, yet a probe's
+    database on a read-only share was refused as a place pario 'cannot
+    store'; a predicted run from it still is."""
+    import subprocess
+
+    mounted = small_tmpfs("64m")
+    db = mounted / "r.sqlite"
+    db.write_bytes(runs["db"].read_bytes())
+    subprocess.run(["mount", "-o", "remount,ro", str(mounted)], check=True)
+    printed = pario("model", "--machine", "probe:1", "--print-machine", db=db)
+    assert printed.returncode == 0 and printed.stdout == \
+        pario("model", "--machine", "probe:1", "--print-machine", db=runs["db"]).stdout, printed.stderr
+    stored = pario("model", "cfs", *PLAN, "--machine", "probe:1", db=db)
+    assert stored.returncode == 2 and "is on a read-only file system: pario cannot store there" in stored.stderr

@@ -145,7 +145,9 @@ def run_model(args, out=None):
             raise UsageError(f"no results database at {db}: --machine {args.machine} reads a "
                              "probe run from it: make one with 'pario probe --dir DIR --stream-blocks "
                              "4k,64k,1m', or name the database with --db")
-        store = Store(db, create=False, label=db_label)
+        # --print-machine only reads the probe: a colleague's database on
+        # a read-only share serves; a predicted run needs it writable
+        store = Store(db, create=False, readonly=bool(args.print_machine), label=db_label)
     options = {k: v for k, v in vars(args).items()
                if k not in ("func", "parameters", "print_machine", "run_dir")}
     experiment = load_experiment(args.experiment) if args.experiment else None
