@@ -54,8 +54,8 @@ def test_ascired_api_at_two_rank_counts_gives_one_figure_per_rank_count(shm_dir,
     assert r.returncode == 0, r.stderr
     heads = [l for l in r.stdout.splitlines() if l.startswith("Figure 4a")]
     assert [h.split(":")[0] for h in heads] == [   # one number never heads two figures (tester 4, item 5)
-        "Figure 4a.1. 1 rank(s) reading a 1 MiB file",
-        "Figure 4a.2. 2 rank(s) reading a 1 MiB file"]
+        "Figure 4a.1. 1 rank(s) reading a file of 1 MiB",
+        "Figure 4a.2. 2 rank(s) reading a file of 1 MiB"]
     assert all("one trial" in h for h in heads) and "One rank" not in r.stdout
     assert sorted(os.listdir(tmp_path / "p")) == [
         "run1-fig4a-read-ranks1.png", "run1-fig4a-read-ranks2.png",

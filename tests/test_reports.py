@@ -283,3 +283,59 @@ def test_nht1_time_figure_with_no_io_point_measured_names_no_write_interval():
              for name, recs in (("only", only_tc), ("io", with_io))}
     assert title["only"] == "BT class S (N={N}): T_C (no I/O run measured)"
     assert title["io"] == "BT class S (N={N}, I_W=5): T_C and T_T"
+
+
+def test_a_plot_title_wraps_keeps_its_note_and_missing_glyphs_are_one_note(tmp_path, capsys):
+    """Tester 20, item 6: long subtitles ran past the PNG's edge and lost
+    'fsync before close' and the like; tester 21, item 5: a title in CJK
+    printed matplotlib's UserWarning, with its source line, per glyph."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from dataclasses import replace
+
+    import pario.plot as plot
+
+    recs = [Record({"test": m, "class": "S", "N": 12, "steps": 60, "ranks": r, "io": m, "method": m,
+                    "interval": 10, "group": 0, "trial": 1}, {"t_t": [1.0 / r], "r_io": [], "zeta": []})
+            for m in ("測試", "posix") for r in (1, 2)]
+    fig = next(f for f in BT.figures({}, recs, {}) if f.id == "btS-time")
+    fig = replace(fig, title="a title " * 40, note="what ran: " + "fsync before close; " * 10)
+    drawn = []
+    real = plot.draw_figure
+
+    def keep(data, palette=None):
+        drawn.append(real(data, palette))
+        return drawn[-1]
+
+    plot._glyphs_said = False
+    try:
+        plot.draw_figure = keep
+        plot.plot_figure(build(fig, recs, BT.params, BT.quantities), tmp_path, 1)
+        plot.plot_figure(build(fig, recs, BT.params, BT.quantities), tmp_path, 2)
+    finally:
+        plot.draw_figure = real
+    err = capsys.readouterr().err
+    assert err == ("pario: note: the plots' font cannot draw some characters of the titles or labels: they "
+                   "show as empty boxes\n"), err
+    lines = drawn[0].axes[0].get_title().split("\n")
+    assert len(lines) == 5 and all(len(l) <= 96 for l in lines), lines
+    assert lines[2].endswith(" ...") and lines[3].startswith("what ran: fsync") and lines[4].endswith(" ...")
+
+
+def test_an_ideal_curve_of_one_point_is_drawn_as_a_mark():
+    """Tester 21, item d: at one rank count the dotted ideal line had no
+    second point, so the legend's 'ideal' and its 'peak' label named
+    nothing drawn."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from dataclasses import replace
+
+    from pario.plot import draw_figure
+
+    recs = [Record({"test": "posix", "class": "S", "N": 12, "steps": 60, "ranks": 1, "io": "posix",
+                    "method": "posix", "interval": 10, "group": 0, "trial": 1},
+                   {"t_t": [1.0], "r_io": [], "zeta": []})]
+    fig = next(f for f in BT.figures({}, recs, {}) if f.id == "btS-time")
+    data = replace(build(fig, recs, BT.params, BT.quantities), curves=[("ideal (peak 2)", [(1, 2.0)])])
+    line = next(l for l in draw_figure(data).axes[0].get_lines() if l.get_label() == "ideal (peak 2)")
+    assert line.get_marker() == "_"

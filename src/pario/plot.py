@@ -8,13 +8,55 @@ of a run, so one write method has one colour on all its plots; a series
 parameter that lists its values (`Param.order`) gives them the same
 colours in every run."""
 
+import contextlib
 import io
+import sys
+import textwrap
+import warnings
 from pathlib import Path
 
 from .safefile import check_replaceable, write_new_file
 
 _MARKERS = "os^vD<>ph*"
 _FIX = "remove it or plot into another --out"
+# Characters a title line holds before it wraps, by figure width (inches):
+# a longer line ran past the PNG's edge and lost its qualifiers.
+_TITLE_CHARS = {6.4: 72, 8.4: 96}
+_glyphs_said = False
+
+
+@contextlib.contextmanager
+def missing_glyphs_as_one_note():
+    """matplotlib warns, with a line of its source, for every character
+    its font cannot draw (a title in CJK or with an emoji): pario says it
+    once per command, on one line, and lets any other warning through."""
+    global _glyphs_said
+    with warnings.catch_warnings(record=True) as caught:  # the filters in force choose what is caught
+        yield
+    said = set()
+    for w in caught:
+        text = str(w.message)
+        if "missing from font" in text:
+            if not _glyphs_said:
+                _glyphs_said = True
+                print("pario: note: the plots' font cannot draw some characters of the titles or labels: "
+                      "they show as empty boxes", file=sys.stderr)
+        elif text not in said:  # matplotlib's own words, once, without its source line
+            said.add(text)
+            print(f"pario: note: matplotlib: {text}", file=sys.stderr)
+
+
+def _wrapped(text, width, most):
+    """Each line of a title wrapped to `width` characters, the whole cut
+    to `most` lines ending in '...' where it was longer (the table and
+    the report's caption carry it whole)."""
+    lines = [part for line in text.split("\n") for part in (textwrap.wrap(line, width) or [""])]
+    if len(lines) > most:
+        lines = lines[:most]
+        lines[-1] = textwrap.shorten(lines[-1] + " ...", width, placeholder=" ...")
+        if not lines[-1].endswith("..."):
+            lines[-1] = lines[-1][:width - 4] + " ..."
+    return "\n".join(lines)
 
 
 class Palette:
@@ -50,13 +92,14 @@ def plot_figure(data, out_dir, run_id, palette=None, store=None):
     checked: safefile.make_directory), written through safefile and
     recorded in the store; returns its path.  Without a store it only
     creates a new name (nothing recorded, so nothing to replace)."""
-    f = draw_figure(data, palette)
     import matplotlib.pyplot as plt
 
-    path = figure_path(data, out_dir, run_id)
-    buf = io.BytesIO()
-    f.savefig(buf, format="png")
-    plt.close(f)
+    with missing_glyphs_as_one_note():
+        f = draw_figure(data, palette)
+        path = figure_path(data, out_dir, run_id)
+        buf = io.BytesIO()
+        f.savefig(buf, format="png")
+        plt.close(f)
     digest = write_new_file(path, buf.getvalue(), option="",
                             may_replace=store.figure_is_ours if store else None, fix=_FIX)
     if store:
@@ -77,7 +120,8 @@ def draw_figure(data, palette=None):
         palette.style(label)        # known values take their fixed places first
     fig, q = data.figure, data.quantity
     legend = len(data.series) > 1 or bool(data.series_labels.get(data.series[0])) or bool(data.curves)
-    f, ax = plt.subplots(figsize=(8.4 if legend else 6.4, 4.4), dpi=110)  # wider by the legend's column
+    width = 8.4 if legend else 6.4  # wider by the legend's column
+    f, ax = plt.subplots(figsize=(width, 4.4), dpi=110)
     category = data.x_param.scale == "category" or not all(
         isinstance(x, (int, float)) for x in data.xs)
     pos = {x: i for i, x in enumerate(data.xs)} if category else {x: x for x in data.xs}
@@ -103,7 +147,10 @@ def draw_figure(data, palette=None):
         if category or not pts:
             continue
         xs, ys = zip(*pts)
-        ax.plot(xs, ys, color="0.35", linestyle=":", linewidth=1.5, label=label, zorder=1)
+        # one point (one rank count) draws no dotted line: mark it, so the
+        # legend's 'ideal' and its 'peak' label name something drawn
+        ax.plot(xs, ys, color="0.35", linestyle=":", linewidth=1.5, label=label, zorder=1,
+                marker="_" if len(pts) == 1 else None, markersize=14)
         knee = max(pts, key=lambda p: (p[1], -p[0]))
         ax.annotate(f"peak {knee[1]:.0f}", xy=knee, xytext=(4, 4), textcoords="offset points",
                     fontsize="small", color="0.3")
@@ -127,7 +174,10 @@ def draw_figure(data, palette=None):
         ax.set_yscale("log")
     elif all(c.best(q.better) >= 0 for c in data.cells.values()):
         ax.set_ylim(bottom=0)
-    ax.set_title(data.heading + (f"\n{fig.note}" if fig.note else ""), fontsize="medium")
+    # the note (what ran: fsync, the file in memory) keeps lines of its own
+    ax.set_title("\n".join(_wrapped(text, _TITLE_CHARS[width], most)
+                           for text, most in ((data.heading, 3), (fig.note, 2)) if text),
+                 fontsize="medium")
     ax.grid(True, alpha=0.3)
     if legend:
         # Outside the axes, to their right: a legend inside may sit on a

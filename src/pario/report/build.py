@@ -17,7 +17,7 @@ from ..errors import UsageError
 from ..explain import explain_run
 from ..model.command import predicted_label
 from ..figures import quantity_text, table_rows
-from ..plot import Palette, draw_figure
+from ..plot import Palette, draw_figure, missing_glyphs_as_one_note
 from ..runner import failure_line, run_views, verification_text
 from ..studies.probe import probe_tables
 from ..units import format_size, format_value
@@ -303,10 +303,11 @@ def build_report(store, run_ids, point=None):
     page.add(H.items([f"Run {r}" for r in run_ids], cls="contents"))
     counter = {"figure": 0, "table": 0}
     drawn = []
-    for run_id in run_ids:
-        store.run(run_id)  # refuses an unknown run with one line
-        counter["figure"] = 0
-        drawn.append(_run_section(page, store, run_id, counter, point))
+    with missing_glyphs_as_one_note():
+        for run_id in run_ids:
+            store.run(run_id)  # refuses an unknown run with one line
+            counter["figure"] = 0
+            drawn.append(_run_section(page, store, run_id, counter, point))
     _prediction_sections(page, store, run_ids, counter)
     if point is not None and point not in drawn:
         raise UsageError(f"--point {point} is not a successful point with per-rank timings of run(s) "
