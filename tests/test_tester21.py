@@ -124,3 +124,45 @@ def test_a_database_of_a_newer_pario_is_refused_untouched(failed_and_predicted, 
         "older): use that pario, or choose another --db\n"), r.stderr
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
     assert list(shm_dir.iterdir()) == []
+
+
+def test_a_running_run_is_told_from_one_whose_pid_went_to_another_process(tmp_path):
+    """Item 7: liveness was 'some process has the pid', so a run killed
+    with kill -9 whose pid the system gave again stayed 'running' for
+    ever (and compare refused it as unfinished)."""
+    import os
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+
+    from conftest import ROOT, wait_for
+
+    db, mark = tmp_path / "r.sqlite", tmp_path / "launched"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PARIO_DB": str(db)}
+    run = subprocess.Popen([sys.executable, "-m", "pario", "run", "cfs", *SMALL, "--dir", str(tmp_path),
+                            "--launcher-template", f"sh -c 'touch {mark}; exec sleep 60' {{ranks}} {{engine}} "
+                            "{engine_args}"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           start_new_session=True)
+    others = []
+    try:
+        assert wait_for(mark.exists, 60)
+
+        def status():
+            return pario("list", db=db).stdout.splitlines()[1].split()[2]
+
+        assert status() == "running"  # its own process, started before it
+        for argv, began in ((["sleep", "60"], "2099-01-01T00:00:00Z"),   # older than the run, not pario
+                            ([sys.executable, "-c", "import time; time.sleep(60)", "pario"],
+                             "2026-01-01T00:00:00Z")):                    # pario, but younger than the run
+            others.append(subprocess.Popen(argv))
+            con = sqlite3.connect(db)
+            con.execute("UPDATE runs SET pid=?, started_utc=?", (others[-1].pid, began))
+            con.commit()
+            con.close()
+            assert status() == "incomplete", argv
+    finally:
+        os.killpg(run.pid, signal.SIGKILL)  # pario and the template's sleep
+        for p in [run, *others]:
+            p.kill()
+            p.wait()

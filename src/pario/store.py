@@ -153,6 +153,37 @@ def utc_now():
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _runs_pario(pid):
+    """Whether process `pid`'s command line names pario (python -m pario,
+    .venv/bin/pario): True where /proc cannot tell."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return b"pario" in f.read()
+    except OSError:
+        return True
+
+
+def _started_after(pid, started_utc):
+    """Whether process `pid` started after a run it is said to run began
+    (started_utc, whole seconds): the run's own process started before
+    it, so a later one got its pid when that process was gone (killed,
+    say, with kill -9).  False where /proc cannot tell."""
+    from .watchdog import process_stat
+
+    stat = process_stat(pid)
+    try:
+        with open("/proc/stat") as f:
+            boot = next(int(line.split()[1]) for line in f if line.startswith("btime "))
+        began = datetime.strptime(started_utc, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc).timestamp()
+        ticks = int(stat[1][19]) if stat else None
+    except (OSError, StopIteration, ValueError, IndexError, TypeError):
+        return False
+    if ticks is None:
+        return False
+    # btime is whole seconds too: a second of slack either way
+    return boot + ticks / os.sysconf("SC_CLK_TCK") > began + 2
+
+
 def _set_status(db, run_id, status):
     """A run's end, on connection `db` (the store's, or a copy's)."""
     db.execute("UPDATE runs SET status=?, finished_utc=? WHERE id=?", (status, utc_now(), run_id))
@@ -780,4 +811,7 @@ class Store:
                 run["status"] = "incomplete"
             except PermissionError:
                 pass
+            else:
+                if _started_after(run["pid"], run["started_utc"]) or not _runs_pario(run["pid"]):
+                    run["status"] = "incomplete"  # its pid now another process's: the run was killed
         return run
