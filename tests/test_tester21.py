@@ -2,6 +2,7 @@
 command line: a report of a run whose every point failed beside a
 prediction of it."""
 
+import os
 import shutil
 import uuid
 from pathlib import Path
@@ -166,3 +167,23 @@ def test_a_running_run_is_told_from_one_whose_pid_went_to_another_process(tmp_pa
         for p in [run, *others]:
             p.kill()
             p.wait()
+
+
+def test_plots_cut_short_by_a_full_disk_say_how_many_were_written(shm_dir, tmp_path, small_tmpfs):
+    """Item 6: the error named the plot that did not fit and nothing of the
+    ones already written beside it."""
+    db = tmp_path / "r.sqlite"
+    r = pario("run", "cfs", "--dir", shm_dir, "--tests", "partitioned,interleaved", "--ranks", "1", "--blocks",
+              "64k", "--size", "1m", "--iterations", "1", "--out", tmp_path / "plots", db=db)
+    assert r.returncode == 0, r.stderr
+    sizes = sorted(p.stat().st_size for p in (tmp_path / "plots").rglob("*.png"))
+    assert len(sizes) == 4, sizes
+    full = small_tmpfs("1m")
+    room = sizes[-1] + 4096  # one plot fits, the rest do not
+    (full / "filler").write_bytes(b"\0" * (os.statvfs(full).f_bavail * 4096 - room))
+    got = pario("plot", "1", "--out", full / "pl", db=db)
+    written = sorted(p.name for p in (full / "pl").iterdir())
+    assert got.returncode == 2 and 1 <= len(written) < 4, (got.stderr, written)
+    assert got.stderr.endswith(f"No space left on device): choose another path ({len(written)} of 4 plots were "
+                               f"written to {full / 'pl'} before it, the others not: plotting again replaces "
+                               "pario's own)\n"), got.stderr

@@ -601,8 +601,14 @@ def _write_plots(drawn, folders, target, run_id, store, option, fix):
             if fresh:
                 made.append(folder)
         palette = Palette()
-        for fig in drawn:
-            plot_figure(fig, target, run_id, palette, store)
+        for k, fig in enumerate(drawn):
+            try:
+                plot_figure(fig, target, run_id, palette, store)
+            except UsageError as exc:  # a disk that filled: say what is there, not only what is not
+                if not k:
+                    raise
+                raise UsageError(f"{exc} ({k} of {len(drawn)} plots were written to {target} before it, "
+                                 "the others not: plotting again replaces pario's own)") from None
     except BaseException:
         for folder in reversed(made):  # the deepest first; rmdir leaves any that holds a file
             with contextlib.suppress(OSError):
