@@ -37,3 +37,17 @@ def test_a_test_that_quick_s_lists_leave_out_is_named_not_an_empty_reason(tmp_pa
         "pario: error: the plan has no point: test a runs at ranks 2 only, which quick.ranks 1 leaves out: "
         "add the test's values to [quick] or run without --quick\n"), r.stderr
     assert not db.exists()
+
+
+def test_a_refused_plan_of_many_points_says_each_reason_once(tmp_path):
+    """Item 7: --size 1000001 printed 72 'plan: skipping' lines before the
+    one error line."""
+    from test_front_end import pario
+
+    db = tmp_path / "r.sqlite"
+    r = pario("run", "ascired-api", "--quick", "--dir", tmp_path, "--size", "1000001", db=db)
+    assert r.returncode == 2 and "the plan has no runnable point" in r.stderr
+    assert r.stdout.splitlines() == [
+        "plan: skipping 36 points (cached-posix ranks=1 block=4 KiB ...): size is not a whole number of ranks x blocks",
+        "plan: skipping 36 points (cached-posix ranks=1 block=1 MiB ...): block is larger than a rank's share"]
+    assert not db.exists()

@@ -111,8 +111,8 @@ def run_experiment(args, out=None):
         points, skipped = plan_points(experiment, options)
         points, unshown = shown_points(preset, points, skipped)
     except NoRunnablePoint as exc:  # the reasons first, then the one error line
-        for p, why in exc.skipped:
-            print(f"plan: skipping {p.label()}: {why}", file=out)
+        for line in skip_lines(exc.skipped, [], options, refused=True):
+            print(f"plan: {line}", file=out)
         raise
     max_ranks = max(p.ranks for p in points)
     for line in launcher.explain(max_ranks):
