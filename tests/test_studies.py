@@ -197,6 +197,14 @@ GOOD_HEAD = 'name = "x"\n[sweep]\nranks = [1]\nblocks = ["64k"]\nsize = "1m"\n'
 GOOD_TEST = '[[test]]\nid = "t"\nlayout = "partitioned"\nphases = ["write"]\n'
 
 BAD_FILES = [
+    # tester 20, item 8: '{nope}' stayed in the heading as written
+    ("an unknown placeholder in a figure's title", 'name = "x"\n[sweep]\nranks = [1]\nblocks = ["64k"]\nsize = "1m"\n'
+     + GOOD_TEST + '[[figure]]\nid = "f"\ntitle = "{nope} t"\nx = "ranks"\ny = "rate"\n',
+     "figure[1].title: {nope} is not a parameter of kind io: use one of test, "),
+    ("a lone brace in a figure's title", 'name = "x"\n[sweep]\nranks = [1]\nblocks = ["64k"]\nsize = "1m"\n'
+     + GOOD_TEST + '[[figure]]\nid = "f"\ntitle = "rates {"\nx = "ranks"\ny = "rate"\n',
+     "figure[1].title: Single '{' encountered in format string: a {name} takes a parameter's value; "
+     "write {{ and }} for a brace itself"),
     # tester 20: a test's values the sweep lacks never ran, without a word
     ("a test's ranks outside the sweep", 'name = "x"\n[sweep]\nranks = [1, 2]\nblocks = ["64k"]\nsize = "1m"\n'
      '[[test]]\nid = "a"\nlayout = "partitioned"\nphases = ["write"]\nranks = [2, 4]\n',

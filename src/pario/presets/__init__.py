@@ -7,6 +7,7 @@ it came from.  The store keeps the text with the run, so
 `parse_experiment(text, origin)` can bring a run's experiment back after
 the file is gone."""
 
+import string
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,6 +103,7 @@ def check_experiment(data, path):
     for i, fig in enumerate(data.get("figure", []), 1):
         where = f"figure[{i}]."
         schema.check_table(path, where, fig, _FIGURE, required=("id", "title", "x", "y"))
+        _check_title_fields(path, f"{where}title", fig["title"], kind)
         if fig["id"] in figure_ids:  # two figures' plots would be one file, the second over the first
             raise schema.PresetError(path, f"{where}id", f"'{fig['id']}' is used twice: ids must differ")
         figure_ids.add(fig["id"])
@@ -133,6 +135,22 @@ def check_experiment(data, path):
             raise schema.PresetError(path, f"{where}unit", f"'{fig['unit']}' cannot show {fig['y']} ({have}): "
                                      f"use one of {', '.join(units_for(have))}")
     kind.check(data, path)
+
+
+def _check_title_fields(path, key, title, kind):
+    """Each {name} of a figure's title is a parameter the kind's points
+    carry (filled_title writes its value in): an unknown one stayed in the
+    heading as written, '{nope}'."""
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(title) if f is not None]
+    except ValueError as exc:
+        raise schema.PresetError(path, key, f"{exc}: a {{name}} takes a parameter's value; write {{{{ and "
+                                 "}} for a brace itself") from None
+    known = [*kind.params, *kind.facts]
+    for name in fields:
+        if name not in known:
+            raise schema.PresetError(path, key, f"{{{name}}} is not a parameter of kind {kind.name}: use one of "
+                                     f"{', '.join(kind.params)}, or {{{{ and }}}} for a brace itself")
 
 
 def preset_figures(data):
