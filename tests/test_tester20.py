@@ -51,3 +51,28 @@ def test_a_refused_plan_of_many_points_says_each_reason_once(tmp_path):
         "plan: skipping 36 points (cached-posix ranks=1 block=4 KiB ...): size is not a whole number of ranks x blocks",
         "plan: skipping 36 points (cached-posix ranks=1 block=1 MiB ...): block is larger than a rank's share"]
     assert not db.exists()
+
+
+def test_atomic_mode_no_lock_honoured_is_labelled_and_exported_as_what_ran(shm_dir, tmp_path):
+    """Item 3: ompio's --atomic, which took no byte-range lock (the run's
+    own warning says it measured relaxed I/O), was headed 'atomic (MUNIX)'
+    and exported atomic=True."""
+    import csv
+    import io
+
+    from test_front_end import pario
+
+    f = tmp_path / "atom.toml"
+    f.write_text('name = "atom"\n[sweep]\nranks = [1]\nblocks = ["64k"]\nsize = "1m"\niterations = 1\n'
+                 '[[test]]\nid = "ompio-atomic"\nlayout = "partitioned"\nphases = ["write"]\napi = "mpiio"\n'
+                 'options = ["--mpiio-impl", "ompio", "--atomic"]\n'
+                 '[[test]]\nid = "romio-atomic"\nlayout = "partitioned"\nphases = ["write"]\napi = "mpiio"\n'
+                 'options = ["--mpiio-impl", "romio", "--atomic"]\n'
+                 '[[figure]]\nid = "modes"\ntitle = "modes"\nx = "block"\ny = "rate"\n'
+                 'series = ["mpiio_impl", "atomic"]\n')
+    db = tmp_path / "r.sqlite"
+    r = pario("run", f, "--dir", shm_dir, db=db)
+    assert r.returncode == 0, r.stderr
+    assert "ompio, atomic not honoured (relaxed)" in r.stdout and "atomic (MUNIX)" in r.stdout, r.stdout
+    rows = {row["test"]: row["atomic"] for row in csv.DictReader(io.StringIO(pario("export", "1", "--csv", db=db).stdout))}
+    assert rows == {"ompio-atomic": "not honoured", "romio-atomic": "True"}, rows

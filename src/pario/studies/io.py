@@ -321,12 +321,26 @@ def _stripe_facts(result):
     return {"stripe_targets": stripe.get("targets", 0), "stripe_unit": stripe.get("unit_bytes")}
 
 
+# Atomic mode asked for where the MPI library took no byte-range lock: the
+# run measured relaxed I/O (the engine's warning says so), and its label and
+# export column say what ran, not what was asked.
+NOT_HONOURED = "not honoured"
+
+
+def _atomic_ran(api_options):
+    """True (atomic), False (relaxed), NOT_HONOURED, or None (no such mode)."""
+    atomic = api_options.get("atomic")
+    if atomic and (api_options.get("atomic_mode") or {}).get("honoured") is False:
+        return NOT_HONOURED
+    return atomic
+
+
 def _api_facts(api_options):
     """Record parameters from what the backend says it ran (mpiio, hdf5):
     collective or not, atomic or relaxed, aggregators asked for."""
     calls = api_options.get("calls") or api_options.get("transfer")
     return {"collective": None if calls is None else calls != "independent",
-            "atomic": api_options.get("atomic"),
+            "atomic": _atomic_ran(api_options),
             "aggregators": api_options.get("aggregators_asked") or 0,
             "mpiio_impl": api_options.get("implementation"),
             "stdio_buffer": api_options.get("buffer_bytes")}
@@ -405,8 +419,9 @@ class IoKind(Kind):
         "aggregators": Param("aggregators", str, "log2"),
         "collective": Param("calls", lambda c: "-" if c is None else "collective" if c else "independent",
                             named=False),
-        "atomic": Param("mode", lambda a: "-" if a is None else "atomic (MUNIX)" if a else "relaxed (MASYNC)",
-                        named=False),
+        "atomic": Param("mode", lambda a: "-" if a is None else
+                        "atomic not honoured (relaxed)" if a == NOT_HONOURED else
+                        "atomic (MUNIX)" if a else "relaxed (MASYNC)", named=False),
         "mpiio_impl": Param("MPI-IO"),
         "stdio_buffer": Param("stdio buffer", lambda b: f"{format_size(b)} buffer", named=False, unit="bytes"),
         "stripe_targets": Param("stripe targets", str, "log2"),
