@@ -76,3 +76,23 @@ def test_atomic_mode_no_lock_honoured_is_labelled_and_exported_as_what_ran(shm_d
     assert "ompio, atomic not honoured (relaxed)" in r.stdout and "atomic (MUNIX)" in r.stdout, r.stdout
     rows = {row["test"]: row["atomic"] for row in csv.DictReader(io.StringIO(pario("export", "1", "--csv", db=db).stdout))}
     assert rows == {"ompio-atomic": "not honoured", "romio-atomic": "True"}, rows
+
+
+def test_a_striped_file_that_reaches_fewer_targets_says_so_in_the_terms_of_pario_run(shm_dir, tmp_path):
+    """Item 4: a 1 MiB file in 1 MiB stripe units over 2 targets was headed
+    '2 ways' with only the engine's warning, whose fix (--stripe-unit) pario
+    run does not take, to say target 1 held nothing."""
+    from test_front_end import pario
+
+    db = tmp_path / "r.sqlite"
+    r = pario("run", "ascired-api", "--quick", "--tests", "striped-posix", "--size", "1m", "--blocks", "64k",
+              "--dir", shm_dir, "--iterations", "1", db=db)
+    assert r.returncode == 0, r.stderr
+    assert ("plan: warning: striped-posix: a shared file of 1 MiB in stripe units of 1 MiB reaches 1 of its 2 "
+            "targets: the others move nothing, and its per-target rates are over the 1 that do; --size 2 MiB "
+            "or more reaches every target\n") in r.stdout, r.stdout
+    shown = pario("show", "1", db=db).stdout
+    assert ("  - a stripe unit of 1 MiB puts each 1 MiB file on 1 of the 2 targets: target 1 moved nothing, so "
+            "the per-target rates are over the 1 that did; a --size of at least 2 MiB (or a stripe_unit of at "
+            "most 512 KiB in an experiment file of your own) reaches every target [striped-posix]") in shown, shown
+    assert "--stripe-unit" not in shown

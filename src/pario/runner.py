@@ -244,7 +244,9 @@ def run_experiment(args, out=None):
                 # The engine's warnings about what the plan chose on purpose
                 # (optional in the point contract) would only confuse.
                 expected = tuple(getattr(p, "expected_warnings", ()))
-                result["warnings"] = [w for w in result.get("warnings", [])
+                # and the fixes they name in the terms of the command the user ran
+                users = getattr(p, "warning_in_users_terms", lambda w: w)
+                result["warnings"] = [users(w) for w in result.get("warnings", [])
                                       if not (expected and w.startswith(expected))] + stuck
                 store.add_point(run_id, p, "ok", command, outcome.seconds, result=result)
                 p.remember(result, earlier)

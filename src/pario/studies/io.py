@@ -11,6 +11,7 @@ rate against ranks, one line per block size, one figure per test and
 phase, numbered as the report numbers them when the preset says so."""
 
 import argparse
+import re
 from dataclasses import dataclass, field
 
 from .. import schema
@@ -109,6 +110,26 @@ class IoPoint:
                  for t in range(n)]
         parts[0] += loaders  # the engine's loaders write into its first directory
         return [(directory / d, b) for d, b in zip(self.subdirs(), parts)]
+
+    def stripe_reach(self):
+        """(targets one file's stripe units reach, the --size that reaches
+        every target): the engine's rule (stripe.c, stripe_targets_reached)
+        on one file, the whole or a rank's of per-rank files."""
+        per_file = self.size // self.ranks if self.files == "per-rank" else self.size
+        units = -(-per_file // self.stripe_unit)
+        files = self.ranks if self.files == "per-rank" else 1
+        return min(units, self.stripe_targets), self.stripe_targets * self.stripe_unit * files
+
+    def warning_in_users_terms(self, text):
+        """An engine warning with its fix in the terms of the command the
+        user ran: `pario run` takes no --stripe-unit."""
+        if not self.stripe_targets:
+            return text
+        _, size = self.stripe_reach()
+        text = re.sub(r"^--stripe-unit (\S+ \S+) puts", r"a stripe unit of \1 puts", text)
+        return re.sub(r"a --stripe-unit of at most (\S+ \S+) reaches every target$",
+                      lambda m: f"a --size of at least {format_size(size)} (or a stripe_unit of at most "
+                                f"{m.group(1)} in an experiment file of your own) reaches every target", text)
 
     def takes_name(self):
         return True
@@ -640,6 +661,15 @@ class IoKind(Kind):
             out.append(f"ranks {','.join(map(str, ranks))}: powers of two up to {options.get('slots')} "
                        f"slots ({options.get('slots_from')}; at most {sweep.get('max_ranks', 128)}); "
                        "--ranks to choose others")
+        short = {}  # striped files that reach fewer targets than they are striped over
+        for p in points:
+            if p.stripe_targets and p.stripe_reach()[0] < p.stripe_targets:
+                short.setdefault(p.test_id, p)
+        out += [f"warning: {t}: a {p.files} file of {format_size(p.size if p.files == 'shared' else p.size // p.ranks)} "
+                f"in stripe units of {format_size(p.stripe_unit)} reaches {p.stripe_reach()[0]} of its "
+                f"{p.stripe_targets} targets: the others move nothing, and its per-target rates are over the "
+                f"{p.stripe_reach()[0]} that do; --size {format_size(p.stripe_reach()[1])} or more reaches every "
+                "target" for t, p in short.items()]
         idle = {}
         for p in points:
             if p.group and p.group >= p.ranks:
