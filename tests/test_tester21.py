@@ -187,3 +187,11 @@ def test_plots_cut_short_by_a_full_disk_say_how_many_were_written(shm_dir, tmp_p
     assert got.stderr.endswith(f"No space left on device): choose another path ({len(written)} of 4 plots were "
                                f"written to {full / 'pl'} before it, the others not: plotting again replaces "
                                "pario's own)\n"), got.stderr
+
+
+def test_a_ratio_that_two_decimals_would_put_on_the_25_percent_line_gets_three():
+    """Item a: 0.747 ('no') and 0.753 ('yes') both printed 0.75."""
+    from pario.compare_runs import _ratio
+
+    assert [_ratio(x) for x in (0.747, 0.753, 1.2496, 1.2504, 0.80, 1.10)] == \
+        ["0.747", "0.75", "1.25", "1.2504", "0.80", "1.10"]

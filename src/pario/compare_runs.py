@@ -99,8 +99,15 @@ def _value(point, x):
 
 def _ratio(x):
     """A ratio to two decimals, or, where those would print 0.00 (a model
-    1000 times off), two significant digits: 0.0011."""
-    return format_value(x, ".2f")
+    1000 times off), two significant digits: 0.0011; more decimals where
+    two would round it onto the other side of the 25 % line (0.747,
+    'no', beside 0.753, 'yes', both read 0.75)."""
+    within = abs(x - 1) <= TOLERANCE
+    for digits in (2, 3, 4, 5, 6):
+        shown = format_value(x, f".{digits}f")
+        if (abs(float(shown) - 1) <= TOLERANCE) == within:
+            return shown
+    return shown
 
 
 def _unit_and_values(a, b):

@@ -290,8 +290,10 @@ def rule_unsteady(points, ctx):
     if not wild:
         return []
     ratio, top = wild[0]
+    # a decimal near the threshold, so 10.5x does not read '10x, beyond 10x'
+    times = f"{ratio:.1f}" if ratio < 2 * UNSTEADY_RATIO else f"{ratio:.0f}"
     return [Finding("unsteady",
-                    f"trials of one point differ up to {ratio:.0f}x ({top.label}: {_fmt(top.worst)} to "
+                    f"trials of one point differ up to {times}x ({top.label}: {_fmt(top.worst)} to "
                     f"{_fmt(top.best)} MiB/s over {len(top.rates)} trials), beyond this machine's "
                     f"noise ({UNSTEADY_RATIO:g}x): the best is not a steady rate (a cache, other jobs, "
                     "a device stalling); run more --iterations, or on a quiet machine",
