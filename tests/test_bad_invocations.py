@@ -207,6 +207,9 @@ FRONT_CASES = [
     (["run", "ascired-api", "--quick", "--dir", "/proc"], "/proc"),
     (["show", "99"], "no results database"),  # show never creates one
     (["compare", "1", "2", "--fail-below", "abc"], "'abc' is not a ratio"),
+    # int() took ' 3' and an Arabic-Indic digit as run 3 (tester 21, item g)
+    (["show", " 3"], "argument run: ' 3' is not a whole number"),
+    (["export", "\u0663", "--csv"], "argument run: '\u0663' is not a whole number"),
     (["model", "cfs", "--machine", "./nosuch.toml"], "machine file ./nosuch.toml does not exist"),
     (["frobnicate"], "invalid choice"),
 ]

@@ -19,6 +19,11 @@ from .studies import csv_list as _csv  # noqa: E402  (one list rule for every op
 def _positive(kind, noun):
     """An argparse type: a number of `kind` above zero."""
     def convert(text):
+        # int() takes ' 3' and Arabic-Indic digits ('٣') too: a whole
+        # number here is written in ASCII digits and nothing else
+        digits = text[1:] if text.startswith("-") else text  # a negative one is told as such below
+        if kind is int and not (digits.isascii() and digits.isdigit()):
+            raise argparse.ArgumentTypeError(f"'{text}' is not {noun}")
         try:
             v = kind(text)
         except ValueError:
