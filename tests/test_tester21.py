@@ -195,3 +195,23 @@ def test_a_ratio_that_two_decimals_would_put_on_the_25_percent_line_gets_three()
 
     assert [_ratio(x) for x in (0.747, 0.753, 1.2496, 1.2504, 0.80, 1.10)] == \
         ["0.747", "0.75", "1.25", "1.2504", "0.80", "1.10"]
+
+
+def test_a_report_onto_an_existing_file_is_refused_before_it_is_built(failed_and_predicted, tmp_path,
+                                                                       monkeypatch, capsys):
+    """Item b: the report of 8 runs was built (4.8 s) before its --out was
+    found taken."""
+    import pario.report.build as build
+    from pario.cli import main
+
+    def never(*args, **kwargs):
+        raise AssertionError("the report was built")
+
+    monkeypatch.setattr(build, "build_report", never)
+    taken = tmp_path / "taken.html"
+    taken.write_text("mine")
+    assert main(["report", "1", "2", "--out", str(taken), "--db", str(failed_and_predicted["db"])]) == 2
+    assert capsys.readouterr().err == (f"pario: error: --out {taken} already exists: pario writes only a new file "
+                                       "here, never over one (nor through a symlink); choose a new name or "
+                                       "remove it\n")
+    assert taken.read_text() == "mine"

@@ -519,8 +519,11 @@ def _main(argv=None):
             from .export import write_new_file
             from .report.build import build_report
 
+            from .safefile import check_replaceable
+
             if not args.out.lower().endswith((".html", ".htm")):  # report.HTML too
                 raise UsageError(f"--out {args.out}: name the report file *.html")
+            check_replaceable(args.out)  # before the report is built, not after (write_new_file again)
             text = build_report(_store(args), args.runs, args.point)
             write_new_file(args.out, text)
             print(f"report of run(s) {', '.join(map(str, args.runs))}: {args.out}")
