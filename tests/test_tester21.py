@@ -215,3 +215,23 @@ def test_a_report_onto_an_existing_file_is_refused_before_it_is_built(failed_and
                                        "here, never over one (nor through a symlink); choose a new name or "
                                        "remove it\n")
     assert taken.read_text() == "mine"
+
+
+def test_a_report_says_a_measured_run_beside_its_prediction_is_incomplete(shm_dir, tmp_path):
+    """Item c: `compare` warned that only the stored points of an incomplete
+    run are compared; the report's measured-against-predicted table did not."""
+    import sqlite3
+
+    db = tmp_path / "r.sqlite"
+    for args in (("run", "cfs", *SMALL, "--dir", shm_dir, "--iterations", "1", "--out", tmp_path / "plots"),
+                 ("model", "cfs", *SMALL, "--machine", "ipsc860")):
+        r = pario(*args, db=db)
+        assert r.returncode == 0, r.stderr
+    con = sqlite3.connect(db)  # as a run stopped after its points so far
+    con.execute("UPDATE runs SET status='incomplete' WHERE id=1")
+    con.commit()
+    con.close()
+    out = tmp_path / "r.html"
+    assert pario("report", "1", "2", "--out", out, db=db).returncode == 0
+    said = ("warning: run 1 is incomplete (it did not finish its plan): only the points it stored are compared")
+    assert said in out.read_text() and said in pario("compare", "1", "2", db=db).stdout

@@ -267,7 +267,7 @@ class _Line:
 def _prediction_sections(page, store, run_ids, counter):
     """Every measured run of the report beside every run the model
     predicted of the same experiment: measured / predicted / ratio."""
-    from ..compare_runs import NoSharedPoint, NothingToCompare, is_predicted, prediction_table
+    from ..compare_runs import NoSharedPoint, NothingToCompare, caveat_lines, is_predicted, prediction_table
 
     runs = [store.run(r) for r in dict.fromkeys(run_ids)]
     pairs = [(m["id"], p["id"]) for p in runs if is_predicted(p)
@@ -286,6 +286,9 @@ def _prediction_sections(page, store, run_ids, counter):
             page.add(H.paragraph(f"Run {nothing.run_id} has no successful point, so there is no "
                                  "measured-against-predicted table: each is shown on its own above."))
             continue
+        caveats = caveat_lines(store, m_id, p_id)  # an incomplete run: as compare says it
+        if caveats:
+            page.add(H.items(caveats))
         page.add(H.table(head, rows, number=_own_table(counter), caption=caption,
                          text_columns=(0, 4, 5), cls="data predicted"))
         page.add(H.items(summary))
