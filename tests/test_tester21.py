@@ -235,3 +235,29 @@ def test_a_report_says_a_measured_run_beside_its_prediction_is_incomplete(shm_di
     assert pario("report", "1", "2", "--out", out, db=db).returncode == 0
     said = ("warning: run 1 is incomplete (it did not finish its plan): only the points it stored are compared")
     assert said in out.read_text() and said in pario("compare", "1", "2", db=db).stdout
+
+
+@pytest.mark.parametrize("command,said", [(["export", "1", "--csv"], "exported run 1 to "),
+                                          (["report", "1"], "report of run(s) 1: ")])
+def test_export_and_report_to_a_file_run_with_standard_output_closed(failed_and_predicted, tmp_path, command,
+                                                                     said):
+    """Item f: both write only their --out, yet were refused for a closed
+    standard output; and each says what it wrote on stderr (the report
+    said it on stdout)."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    out = tmp_path / ("e.csv" if command[0] == "export" else "r.html")
+    p = subprocess.run([sys.executable, "-m", "pario", *command, "--out", str(out), "--db",
+                        str(failed_and_predicted["db"])], capture_output=False, stderr=subprocess.PIPE,
+                       text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+                       preexec_fn=lambda: os.close(1), timeout=120)
+    assert p.returncode == 0 and p.stderr.endswith(f"{said}{out}\n"), p.stderr
+    assert out.stat().st_size > 0
+    listed = subprocess.run([sys.executable, "-m", "pario", "list", "--db", str(failed_and_predicted["db"])],
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+                            preexec_fn=lambda: os.close(1), timeout=120)
+    assert listed.returncode == 2 and "standard output is closed" in listed.stderr

@@ -266,7 +266,23 @@ def cmd_presets(args):
     return 0
 
 
+def _writes_only_files(argv):
+    """export and report with --out give nothing on standard output: they
+    run with it closed (pario sets /dev/null on it first, so no file it
+    opens takes descriptor 1)."""
+    return bool(argv) and argv[0] in ("export", "report") and any(
+        a == "--out" or a.startswith("--out=") for a in argv[1:])
+
+
 def main(argv=None):
+    if sys.stdout is None and _writes_only_files(sys.argv[1:] if argv is None else argv):
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        if devnull != 1:
+            os.dup2(devnull, 1)
+            os.close(devnull)
+        sys.stdout = open(1, "w", closefd=False)
     if sys.stdout is None:
         # `pario list >&-`: Python gives no stdout for a closed descriptor 1,
         # and the next file opened (the database) would take its number;
@@ -526,7 +542,8 @@ def _main(argv=None):
             check_replaceable(args.out)  # before the report is built, not after (write_new_file again)
             text = build_report(_store(args), args.runs, args.point)
             write_new_file(args.out, text)
-            print(f"report of run(s) {', '.join(map(str, args.runs))}: {args.out}")
+            # on stderr, as export's: standard output is for what a command gives
+            print(f"report of run(s) {', '.join(map(str, args.runs))}: {args.out}", file=sys.stderr)
             return 0
         if args.command == "model":
             from .model.command import run_model
