@@ -235,6 +235,10 @@ def test_a_report_says_a_measured_run_beside_its_prediction_is_incomplete(shm_di
     assert pario("report", "1", "2", "--out", out, db=db).returncode == 0
     said = ("warning: run 1 is incomplete (it did not finish its plan): only the points it stored are compared")
     assert said in out.read_text() and said in pario("compare", "1", "2", db=db).stdout
+    # item i: each run's section numbers the experiment's figures with its run
+    page = out.read_text()
+    assert "<figcaption>Run 1, Figure 6. " in page and "<figcaption>Run 2, Figure 6. " in page
+    assert "<figcaption>Figure 6. " not in page
 
 
 @pytest.mark.parametrize("command,said", [(["export", "1", "--csv"], "exported run 1 to "),

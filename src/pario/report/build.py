@@ -115,7 +115,7 @@ def _pick_timeline(docs, wanted):
     return pid, row, d, phase["name"], best
 
 
-def _run_section(page, store, run_id, counter, wanted_point):
+def _run_section(page, store, run_id, counter, wanted_point, several=False):
     run, kind, experiment, options, records, figures = run_views(store, run_id)
     probe, explained = explain_run(store, run_id, kind, figures)
     docs = _ok_docs(store, run_id)
@@ -160,6 +160,10 @@ def _run_section(page, store, run_id, counter, wanted_point):
         # the heading without its number ("cf. Figure 6. Partitioned ..." holds ". " twice)
         title = data.heading.removeprefix(f"{number}. ") if data.heading.startswith(f"{number}. ") \
             else data.heading.split(". ", 1)[1]
+        if several and not number.startswith("Figure R"):
+            # the experiment's own number ("Figure 4") recurs in each run's
+            # section: said with its run, so a reader citing it is understood
+            number = f"Run {run_id}, {number}"
         trials = data.trials_text + ("; bars span the lowest trial to the median"
                                      if data.shows_ranges else "")
         caption = f"{title}: {quantity_text(data)}, {trials}"
@@ -175,7 +179,7 @@ def _run_section(page, store, run_id, counter, wanted_point):
                              anchor=f"run{run_id}-{data.figure.id}-table"))
         else:
             # an experiment's "Table 2" is its table; the plot beside it is its plot
-            is_table = number.startswith("Table ")
+            is_table = data.figure.number.startswith("Table ")
             page.add(H.figure(svg_bytes(draw_figure(data, palette)), "image/svg+xml", caption,
                               number=f"Plot of {number}" if is_table else number,
                               anchor=f"run{run_id}-{data.figure.id}"))
@@ -310,7 +314,7 @@ def build_report(store, run_ids, point=None):
         for run_id in run_ids:
             store.run(run_id)  # refuses an unknown run with one line
             counter["figure"] = 0
-            drawn.append(_run_section(page, store, run_id, counter, point))
+            drawn.append(_run_section(page, store, run_id, counter, point, several=len(run_ids) > 1))
     _prediction_sections(page, store, run_ids, counter)
     if point is not None and point not in drawn:
         raise UsageError(f"--point {point} is not a successful point with per-rank timings of run(s) "
