@@ -265,3 +265,16 @@ def test_export_and_report_to_a_file_run_with_standard_output_closed(failed_and_
                             stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
                             preexec_fn=lambda: os.close(1), timeout=120)
     assert listed.returncode == 2 and "standard output is closed" in listed.stderr
+
+
+def test_runs_apart_in_their_flags_name_each_list_of_flags_whole(shm_dir, tmp_path):
+    """Item j: 'every point differs in extra (--evict, --prealloc --evict
+    against none, --prealloc --no-fsync)' read as words, not as lists."""
+    db = tmp_path / "r.sqlite"
+    for extra in ((), ("--cached", "--no-fsync")):
+        r = pario("run", "cfs", *SMALL, "--dir", shm_dir, "--iterations", "1", "--out", tmp_path / "p", *extra,
+                  db=db)
+        assert r.returncode == 0, r.stderr
+    r = pario("compare", "1", "2", db=db)
+    assert r.returncode == 2 and "every point differs in extra ([--prealloc --evict] against " \
+        "[--prealloc --no-fsync])" in r.stderr, r.stderr

@@ -303,8 +303,12 @@ def setting_differences(store, run_a, run_b):
 def _values(points, key, params):
     """A parameter's values over a run's points, as its kind prints them."""
     fmt = params[key].fmt if key in params else str
-    seen = dict.fromkeys(" ".join(map(str, v)) if isinstance(v, (list, tuple)) else
-                         (fmt(v) if v is not None else "-") for v in (identity(p).get(key) for p in points))
+    values = [identity(p).get(key) for p in points]
+    if any(isinstance(v, (list, tuple)) for v in values):
+        # lists of flags: each in brackets, so "--prealloc --evict" and an
+        # empty list read as two values, not as words of one ("none, --evict")
+        return ", ".join(dict.fromkeys("[" + " ".join(map(str, v or ())) + "]" for v in values))
+    seen = dict.fromkeys(fmt(v) if v is not None else "-" for v in values)
     return ", ".join(x or "none" for x in seen)
 
 
