@@ -44,7 +44,9 @@ def test_a_users_experiment_run_reads_right_in_show_and_report(tmp_path, shm_dir
     r = pario("run", f, "--dir", shm_dir, "--out", tmp_path / "p", db=db)
     assert r.returncode == 0, r.stderr
     # no title: no empty parentheses after the name
-    assert "run 1: preset mine, complete" in r.stdout, r.stdout
+    # and a file of the user's is no preset of pario's (tester 20, item e)
+    assert f"run 1: 1 point of experiment mine ({f}) into" in r.stdout, r.stdout
+    assert f"run 1: experiment mine ({f}), complete" in r.stdout, r.stdout
     # the figure selects a phase no point has: said, without a '--phase' pario run does not take
     left = [l for l in (r.stdout + r.stderr).splitlines() if "never" in l and "left out" in l]
     assert left and "--phase" not in left[0], left

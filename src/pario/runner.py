@@ -162,7 +162,8 @@ def run_experiment(args, out=None):
                                      options, launcher.kind, describe_version(), kind=kind.name,
                                      experiment_toml=experiment.text,
                                      experiment_origin=experiment.origin, planned=len(points))
-            print(f"run {run_id}: {len(points)} point{'s' * (len(points) != 1)} of preset {preset['name']} into {directory}; "
+            print(f"run {run_id}: {len(points)} point{'s' * (len(points) != 1)} of "
+                  f"{_experiment_text(preset['name'], experiment.origin)} into {directory}; "
                   f"results in {store.path}", file=out)
             out.flush()
             progress = Progress(len(points))
@@ -368,6 +369,14 @@ def _subdirs(point):
     return point.subdirs() if hasattr(point, "subdirs") else []
 
 
+def _experiment_text(name, origin):
+    """'preset cfs' for a shipped preset; 'experiment mine (mine.toml)' for
+    a file of the user's, which is no preset of pario's."""
+    if origin in (None, name):
+        return f"preset {name}"
+    return f"experiment {name} ({origin})"
+
+
 def _experiment_of(run):
     """The run's own experiment (kept with it), or for a run stored before
     pario kept them, the shipped preset of its name."""
@@ -546,7 +555,8 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True, refused=N
             refused(exc)
             with_plots = False
     titled = f" ({run['title']})" if run["title"] else ""  # an experiment file may have none
-    print(f"\nrun {run_id}: preset {run['preset']}{titled}, {run['status']}, "
+    print(f"\nrun {run_id}: {_experiment_text(run['preset'], run.get('experiment_origin'))}{titled}, "
+          f"{run['status']}, "
           f"started {run['started_utc']}, dir {run['dir']}", file=out)
     print(f"points: {store.points_text(run)}", file=out)
     checked = verification_text([json.loads(p["result_json"]) for p in store.points(run_id)
