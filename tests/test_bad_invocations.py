@@ -55,6 +55,9 @@ ENGINE_CASES = [
      "--stdio-buffer belongs to --api stdio, not --api uring"),
     ("zero queue depth", GOOD + ["--api", "uring", "--queue-depth", "0"], "--queue-depth '0'"),
     ("queue depth too deep", GOOD + ["--api", "uring", "--queue-depth", "5000"], "more than 4096"),
+    # tester 20, item h: the block was said in bytes ('--block 65536')
+    ("queue depth's buffers", ["--api", "uring", "--queue-depth", "4096", "--block", "64k", "--size", "4m"],
+     "--queue-depth 4096 with --block 64 KiB needs 4608 MiB of buffers: lower the depth or the block"),
     ("zero submit batch", GOOD + ["--api", "uring", "--uring-submit-batch", "0"],
      "--uring-submit-batch '0'"),
     ("submit batch not a number", GOOD + ["--api", "uring", "--uring-submit-batch", "all"],

@@ -42,6 +42,7 @@
 
 #include "../util/fail.h"
 #include "../util/pattern.h"
+#include "../util/sizes.h"
 #include "../util/json.h"
 #include "io_options.h"
 
@@ -121,10 +122,14 @@ static void uring_config_check(const void *cfg, const backend_run_facts *run)
                    c->submit_batch, c->depth, c->depth);
     /* Each slot holds a pattern source (1 MiB + block) and a read buffer. */
     uint64_t bytes = (uint64_t)c->depth * (PATTERN_PERIOD + 2 * (uint64_t)run->block);
-    if (bytes > URING_MAX_BUFFER_BYTES)
-        fail_usage("--queue-depth %u with --block %zu needs %llu MiB of buffers: lower the depth "
+    if (bytes > URING_MAX_BUFFER_BYTES) {
+        char bl[32], need[32];
+        size_format(run->block, bl, sizeof bl);
+        size_format(bytes, need, sizeof need);
+        fail_usage("--queue-depth %u with --block %s needs %s of buffers: lower the depth "
                    "or the block",
-                   c->depth, run->block, (unsigned long long)(bytes >> 20));
+                   c->depth, bl, need);
+    }
     /* Probe once, so an environment without io_uring (a seccomp filter, a
      * sysctl) is one clear line before any I/O. */
     struct io_uring ring;
