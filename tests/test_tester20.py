@@ -96,3 +96,18 @@ def test_a_striped_file_that_reaches_fewer_targets_says_so_in_the_terms_of_pario
             "the per-target rates are over the 1 that did; a --size of at least 2 MiB (or a stripe_unit of at "
             "most 512 KiB in an experiment file of your own) reaches every target [striped-posix]") in shown, shown
     assert "--stripe-unit" not in shown
+
+
+def test_a_left_out_figure_s_note_shows_no_raw_placeholder(shm_dir, tmp_path):
+    """Item b: 'Table 2 (Aggregate write bandwidth ... ({block} requests,
+    4 MiB file)) left out'."""
+    from test_front_end import pario
+
+    db = tmp_path / "r.sqlite"
+    r = pario("run", "ascired-servers", "--quick", "--tests", "mpiio-indep,agg-1", "--ranks", "4", "--blocks",
+              "64k,256k", "--size", "4m", "--iterations", "1", "--dir", shm_dir, "--out", tmp_path / "p", db=db)
+    assert r.returncode == 0, r.stderr
+    left = [l for l in r.stdout.splitlines() if "left out" in l and l.startswith("  - Table 2")]
+    assert left == ["  - Table 2 (Aggregate write bandwidth by aggregators (fyods) and ranks (... requests, 4 MiB "
+                    "file)) left out: its tests run at block 1 MiB only: --blocks 64k,256k leaves them out (give "
+                    "--blocks with 1m)"], r.stdout
