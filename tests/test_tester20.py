@@ -111,3 +111,13 @@ def test_a_left_out_figure_s_note_shows_no_raw_placeholder(shm_dir, tmp_path):
     assert left == ["  - Table 2 (Aggregate write bandwidth by aggregators (fyods) and ranks (... requests, 4 MiB "
                     "file)) left out: its tests run at block 1 MiB only: --blocks 64k,256k leaves them out (give "
                     "--blocks with 1m)"], r.stdout
+
+
+def test_a_plan_the_engine_refuses_prints_no_launcher_lines_first(tmp_path):
+    """Item 7's neighbour: --direct on ascired-api printed how mpirun would
+    start the ranks, then refused the plan."""
+    from test_front_end import pario
+
+    r = pario("run", "ascired-api", "--quick", "--dir", tmp_path, "--direct", db=tmp_path / "r.sqlite")
+    assert r.returncode == 2 and "cannot do direct I/O: drop --direct" in r.stderr
+    assert "launcher:" not in r.stdout, r.stdout

@@ -114,9 +114,6 @@ def run_experiment(args, out=None):
         for line in skip_lines(exc.skipped, [], options, refused=True):
             print(f"plan: {line}", file=out)
         raise
-    max_ranks = max(p.ranks for p in points)
-    for line in launcher.explain(max_ranks):
-        print(line, file=out)
     for line in skip_lines(skipped, points, options):
         print(f"plan: {line}", file=out)
     for p, why in unshown:
@@ -139,6 +136,10 @@ def run_experiment(args, out=None):
             if not args.dry_run:
                 raise
             print(f"plan: warning: {exc}", file=out)  # a dry run shows the plan all the same
+    # how the ranks start, once the plan stands: a refused plan's line is
+    # not preceded by the launcher's
+    for line in launcher.explain(max(p.ranks for p in points)):
+        print(line, file=out)
     if args.dry_run:
         for p in points:
             print(" ".join(launcher.command(p.ranks, [engine, *p.engine_args(directory, "RESULT.json")])),
