@@ -384,6 +384,7 @@ def _count_runs(db):
     (["model", "cfs", "--quick", "--machine", "probe:2"], "not a probe"),
     (["model", "cfs", "--quick", "--machine", "probe:3"], "predicted by the model, not measured"),
     (["model", "cfs", "--quick", "--machine", "probe:x"], "give a probe run's id"),
+    (["model", "cfs", "--quick", "--machine", "probe:\u0661"], "give a probe run's id"),  # tester 22, 8
     (["model", "cfs", "--quick", "--machine", "probe:5"], "at 1 call size(s)"),
     (["model", "cfs", "--quick", "--machine", "probe:1", "--set", "disk.rate=0"], "disk.rate must be"),
     (["compare", "2", "4"], "compare a run with the prediction of the same experiment"),
@@ -1229,3 +1230,19 @@ def test_print_machine_reads_a_probe_on_a_read_only_mount(runs, small_tmpfs):
         pario("model", "--machine", "probe:1", "--print-machine", db=runs["db"]).stdout, printed.stderr
     stored = pario("model", "cfs", *PLAN, "--machine", "probe:1", db=db)
     assert stored.returncode == 2 and "is on a read-only file system: pario cannot store there" in stored.stderr
+
+
+def test_a_probe_stored_before_runs_kept_their_kind_still_makes_a_machine(runs, tmp_path):
+    """Tester 22, item 5: in a database of an older pario (runs.kind NULL,
+    as the migration leaves it) 'run 1 is a probe run (kind io), not a
+    probe'; show found such probes by their preset already."""
+    db = _copy_db(runs, tmp_path)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE runs SET kind = NULL")
+    con.commit()
+    con.close()
+    r = pario("model", "--machine", "probe:1", "--print-machine", db=db)
+    assert r.returncode == 0 and r.stdout == \
+        pario("model", "--machine", "probe:1", "--print-machine", db=runs["db"]).stdout, r.stderr
+    r = pario("model", "--machine", "probe:2", "--print-machine", db=db)
+    assert r.returncode == 2 and "run 2 is a run of cfs (kind io), not a probe" in r.stderr, r.stderr

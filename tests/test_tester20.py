@@ -121,3 +121,18 @@ def test_a_plan_the_engine_refuses_prints_no_launcher_lines_first(tmp_path):
     r = pario("run", "ascired-api", "--quick", "--dir", tmp_path, "--direct", db=tmp_path / "r.sqlite")
     assert r.returncode == 2 and "cannot do direct I/O: drop --direct" in r.stderr
     assert "launcher:" not in r.stdout, r.stdout
+
+
+def test_a_test_quick_leaves_out_is_named_beside_other_tests_skipped_points(tmp_path):
+    """Tester 22, item 1: with another test's points skipped, the test
+    --quick's lists leave out went unnamed again."""
+    from test_front_end import pario
+
+    f = tmp_path / "t2.toml"
+    f.write_text('name = "t2"\n[sweep]\nranks = [1, 2]\nblocks = ["4k"]\nsize = "1m"\n[quick]\nranks = [1]\n'
+                 '[[test]]\nid = "a"\nlayout = "partitioned"\nphases = ["write"]\nranks = [2]\n'
+                 '[[test]]\nid = "b"\nlayout = "partitioned"\nphases = ["write"]\napi = "mpiio"\naggregators = 2\n')
+    r = pario("run", f, "--quick", "--dir", tmp_path, "--dry-run", db=tmp_path / "r.sqlite")
+    assert r.returncode == 2 and r.stderr.endswith(
+        "; and test a runs at ranks 2 only, which quick.ranks 1 leaves out: add the test's values to [quick] "
+        "or run without --quick\n"), r.stderr

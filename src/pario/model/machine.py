@@ -288,7 +288,7 @@ def machine_by_spec(spec, overrides=(), store=None, trials=None):
         from .probed import machine_from_probe
 
         text = spec[len("probe:"):]
-        if not text.isdigit() or not 1 <= int(text) < 1 << 63:  # a store's ids are SQLite integers
+        if not (text.isascii() and text.isdigit()) or not 1 <= int(text) < 1 << 63:  # SQLite ids, ASCII digits
             raise UsageError(f"--machine {spec}: give a probe run's id, e.g. probe:7 (see 'pario list')")
         return machine_from_probe(store, int(text), overrides, trials)
     return load_machine(spec, overrides)

@@ -98,8 +98,9 @@ def _probe_docs(store, run_id):
     if run.get("launcher") == "model":
         raise UsageError(f"run {run_id} is predicted by the model, not measured: give the id of a "
                          "'pario probe' run (see 'pario list')")
-    if run.get("kind") != "probe":
-        raise UsageError(f"run {run_id} is a {run['preset']} run (kind {run.get('kind') or 'io'}), "
+    # a run stored before runs.kind: of the kind its preset is named for
+    if (run.get("kind") or run["preset"]) != "probe":
+        raise UsageError(f"run {run_id} is a run of {run['preset']} (kind {run.get('kind') or 'io'}), "
                          "not a probe: give the id of a 'pario probe --stream-blocks 4k,64k,1m' run "
                          "(see 'pario list')")
     # the rule the ideal curves follow too: complete, its peak point measured,

@@ -629,10 +629,11 @@ class IoKind(Kind):
                 whys.setdefault(why, []).append(test_id)
             raise NoRunnablePoint("the plan has no point: " + "; ".join(
                 f"{', '.join(ids)}: {why}" for why, ids in whys.items()))
+        table = "quick" if quick else "sweep"
+        left = (f"{'; '.join(unplanned)}: add the test's values to [{table}]"
+                + (" or run without --quick" if quick else "")) if unplanned else ""
         if not points and unplanned and not skipped:
-            table = "quick" if quick else "sweep"
-            raise NoRunnablePoint(f"the plan has no point: {'; '.join(unplanned)}: add the test's values "
-                                  f"to [{table}]" + (" or run without --quick" if quick else ""))
+            raise NoRunnablePoint(f"the plan has no point: {left}")
         if not points:
             # Blame only what the user gave; the rest came from the experiment.
             given = [f"--{k}" for k in ("ranks", "blocks", "size") if options.get(k)]
@@ -648,7 +649,7 @@ class IoKind(Kind):
             whys = list(dict.fromkeys(why for _, why in skipped))
             said = "; ".join(whys) if len(whys) <= 2 else "every point is skipped, as said above"
             raise NoRunnablePoint(f"the plan has no runnable point ({said}): check "
-                                  f"{' and '.join(given + mine)}", skipped)
+                                  f"{' and '.join(given + mine)}" + (f"; and {left}" if left else ""), skipped)
         return points, skipped
 
     def plan_notes(self, preset, points, options):
