@@ -203,8 +203,12 @@ BAD_FILES = [
      "figure[1].title: {nope} is not a parameter of kind io: use one of test, "),
     ("a lone brace in a figure's title", 'name = "x"\n[sweep]\nranks = [1]\nblocks = ["64k"]\nsize = "1m"\n'
      + GOOD_TEST + '[[figure]]\nid = "f"\ntitle = "rates {"\nx = "ranks"\ny = "rate"\n',
-     "figure[1].title: Single '{' encountered in format string: a {name} takes a parameter's value; "
+     "figure[1].title: has a brace with no partner: a {name} takes a parameter's value; "
      "write {{ and }} for a brace itself"),
+    # tester 22, item 4: '{size:d}' passed the check and printed raw
+    ("a placeholder with a format", 'name = "x"\n[sweep]\nranks = [1]\nblocks = ["64k"]\nsize = "1m"\n'
+     + GOOD_TEST + '[[figure]]\nid = "f"\ntitle = "{size:d} and {block!r}"\nx = "ranks"\ny = "rate"\n',
+     "figure[1].title: {size:d}: a placeholder is a parameter's name alone, e.g. {size}"),
     # tester 20: a test's values the sweep lacks never ran, without a word
     ("a test's ranks outside the sweep", 'name = "x"\n[sweep]\nranks = [1, 2]\nblocks = ["64k"]\nsize = "1m"\n'
      '[[test]]\nid = "a"\nlayout = "partitioned"\nphases = ["write"]\nranks = [2, 4]\n',

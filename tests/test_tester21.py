@@ -278,3 +278,25 @@ def test_runs_apart_in_their_flags_name_each_list_of_flags_whole(shm_dir, tmp_pa
     r = pario("compare", "1", "2", db=db)
     assert r.returncode == 2 and "every point differs in extra ([--prealloc --evict] against " \
         "[--prealloc --no-fsync])" in r.stderr, r.stderr
+
+
+def test_an_experiment_file_s_run_stored_without_its_text_is_one_line(shm_dir, tmp_path):
+    """Tester 22, item 7: such a run (an older pario kept no file text)
+    got `pario run`'s advice: "preset 'mine' is unknown: use one of ..."."""
+    import sqlite3
+
+    f = tmp_path / "mine.toml"
+    f.write_text('name = "mine"\n[sweep]\nranks = [1]\nblocks = ["64k"]\nsize = "1m"\niterations = 1\n'
+                 '[[test]]\nid = "t"\nlayout = "partitioned"\nphases = ["write"]\n')
+    db = tmp_path / "r.sqlite"
+    assert pario("run", f, "--dir", shm_dir, "--out", tmp_path / "p", db=db).returncode == 0
+    con = sqlite3.connect(db)
+    con.execute("UPDATE runs SET experiment_toml = NULL, experiment_origin = NULL")
+    con.commit()
+    con.close()
+    for args in (["show", "1"], ["plot", "1", "--out", tmp_path / "q"], ["report", "1", "--out", tmp_path / "r.html"]):
+        r = pario(*args, db=db)
+        assert r.returncode == 2 and r.stderr == (
+            "pario: error: run 1 is of an experiment file named mine, which the older pario that stored it did "
+            "not keep: this pario cannot read its figures; 'pario list' and runs of shipped presets still "
+            "work\n"), (args, r.stderr)

@@ -23,7 +23,7 @@ from .version import describe as describe_version
 from .model.command import bound_lines, predicted_label
 from .plot import Palette, check_figure_paths, plot_figure
 from .safefile import check_directory, check_makeable, make_directory
-from .presets import load_experiment, parse_experiment, preset_figures, Experiment
+from .presets import load_experiment, parse_experiment, preset_figures, preset_names, Experiment
 from .progress import Progress
 from .rundirs import NOTE, RunDirs
 from .space import check_space
@@ -385,6 +385,11 @@ def _experiment_of(run):
         origin = run.get("experiment_origin") or run["preset"]
         return Experiment(parse_experiment(run["experiment_toml"], f"run {run['id']} ({origin})"),
                           run["experiment_toml"], origin)
+    if run["preset"] not in preset_names():
+        # an experiment file's run, stored before runs kept the file's text
+        raise UsageError(f"run {run['id']} is of an experiment file named {run['preset']}, which the older "
+                         "pario that stored it did not keep: this pario cannot read its figures; "
+                         "'pario list' and runs of shipped presets still work")
     return load_experiment(run["preset"])
 
 

@@ -142,12 +142,16 @@ def _check_title_fields(path, key, title, kind):
     carry (filled_title writes its value in): an unknown one stayed in the
     heading as written, '{nope}'."""
     try:
-        fields = [f for _, f, _, _ in string.Formatter().parse(title) if f is not None]
-    except ValueError as exc:
-        raise schema.PresetError(path, key, f"{exc}: a {{name}} takes a parameter's value; write {{{{ and "
-                                 "}} for a brace itself") from None
+        fields = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(title) if f is not None]
+    except ValueError:
+        raise schema.PresetError(path, key, "has a brace with no partner: a {name} takes a parameter's "
+                                 "value; write {{ and }} for a brace itself") from None
     known = [*kind.params, *kind.facts]
-    for name in fields:
+    for name, spec, conv in fields:
+        if spec or conv:  # pario writes the value as its kind shows it (64 KiB), in no other form
+            raise schema.PresetError(path, key, f"{{{name}{'!' + conv if conv else ''}"
+                                     f"{':' + spec if spec else ''}}}: a placeholder is a parameter's name "
+                                     f"alone, e.g. {{{name}}}")
         if name not in known:
             raise schema.PresetError(path, key, f"{{{name}}} is not a parameter of kind {kind.name}: use one of "
                                      f"{', '.join(kind.params)}, or {{{{ and }}}} for a brace itself")
