@@ -337,5 +337,9 @@ def test_an_ideal_curve_of_one_point_is_drawn_as_a_mark():
                    {"t_t": [1.0], "r_io": [], "zeta": []})]
     fig = next(f for f in BT.figures({}, recs, {}) if f.id == "btS-time")
     data = replace(build(fig, recs, BT.params, BT.quantities), curves=[("ideal (peak 2)", [(1, 2.0)])])
-    line = next(l for l in draw_figure(data).axes[0].get_lines() if l.get_label() == "ideal (peak 2)")
+    ax = draw_figure(data).axes[0]
+    line = next(l for l in ax.get_lines() if l.get_label() == "ideal (peak 2)")
     assert line.get_marker() == "_"
+    # and no 'peak 2' label at a point that is no knee (tester 22, item 10: it read 'peak 866'
+    # beside a legend's 'ideal (peak 1530 MiB/s)')
+    assert not [t for t in ax.texts if t.get_text().startswith("peak")]

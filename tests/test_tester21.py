@@ -102,10 +102,16 @@ def test_a_point_its_kind_cannot_read_is_one_line_not_a_traceback(shm_dir, tmp_p
     assert not (tmp_path / "r.html").exists()
 
 
+@pytest.mark.parametrize("version,said", [
+    (7, "was written by a newer pario (schema 7; this pario knows schema 3 and older): use that pario, or "
+        "choose another --db"),
+    # tester 22, item 11: a version no pario writes was 'migrated' to 3
+    (-1, "has schema version -1, which no pario writes: restore it from a copy, or choose another --db")])
 @pytest.mark.parametrize("args", [["list"], ["show", "1"], ["export", "1", "--csv"],
                                   ["run", "cfs", *SMALL, "--dir", "{dir}"],
                                   ["model", "cfs", *SMALL, "--machine", "ipsc860"]])
-def test_a_database_of_a_newer_pario_is_refused_untouched(failed_and_predicted, shm_dir, tmp_path, args):
+def test_a_database_of_a_newer_pario_is_refused_untouched(failed_and_predicted, shm_dir, tmp_path, args,
+                                                           version, said):
     """Item 2: a schema-7 file took a run from this schema-3 pario with exit
     0, and a newer column it did not know ended in 'NOT NULL constraint
     failed'."""
@@ -115,14 +121,12 @@ def test_a_database_of_a_newer_pario_is_refused_untouched(failed_and_predicted, 
     db = tmp_path / "newer.sqlite"
     db.write_bytes(failed_and_predicted["db"].read_bytes())
     con = sqlite3.connect(db)
-    con.execute("PRAGMA user_version = 7")
+    con.execute(f"PRAGMA user_version = {version}")
     con.commit()
     con.close()
     before = hashlib.sha256(db.read_bytes()).hexdigest()
     r = pario(*[a.replace("{dir}", str(shm_dir)) for a in args], db=db)
-    assert r.returncode == 2 and r.stderr == (
-        f"pario: error: PARIO_DB {db} was written by a newer pario (schema 7; this pario knows schema 3 and "
-        "older): use that pario, or choose another --db\n"), r.stderr
+    assert r.returncode == 2 and r.stderr == f"pario: error: PARIO_DB {db} {said}\n", r.stderr
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
     assert list(shm_dir.iterdir()) == []
 
@@ -300,3 +304,17 @@ def test_an_experiment_file_s_run_stored_without_its_text_is_one_line(shm_dir, t
             "pario: error: run 1 is of an experiment file named mine, which the older pario that stored it did "
             "not keep: this pario cannot read its figures; 'pario list' and runs of shipped presets still "
             "work\n"), (args, r.stderr)
+
+
+def test_a_prediction_of_an_experiment_file_names_the_file(shm_dir, tmp_path):
+    """Tester 22, item 9: the model said 'of preset at', and compare's
+    advice was 'pario model at ...', which fails ('preset unknown')."""
+    f = tmp_path / "at.toml"
+    f.write_text('name = "at"\n[sweep]\nranks = [1]\nblocks = ["64k", "1m"]\nsize = "2m"\niterations = 1\n'
+                 '[[test]]\nid = "t"\nlayout = "partitioned"\nphases = ["write"]\n')
+    db = tmp_path / "r.sqlite"
+    assert pario("run", f, "--dir", shm_dir, "--blocks", "64k", "--out", tmp_path / "p", db=db).returncode == 0
+    m = pario("model", f, "--machine", "ipsc860", "--blocks", "1m", db=db)
+    assert m.returncode == 0 and f"run 2: 1 point of experiment at ({f}) predicted" in m.stdout, m.stdout
+    c = pario("compare", "1", "2", db=db)
+    assert c.returncode == 2 and f"e.g. 'pario model {f} --ranks ... --machine ...'" in c.stderr, c.stderr

@@ -139,7 +139,8 @@ def prediction_table(store, run_a, run_b):
     if not got:
         raise NoSharedPoint(f"runs {m_id} and {p_id} share no point (the same test with every "
                          "parameter equal: ranks, block, size, options, stripes, loaders...): "
-                         f"predict the same plan, e.g. 'pario model {m_run['preset']} --ranks ... "
+                         f"predict the same plan, e.g. 'pario model "
+                         f"{m_run.get('experiment_origin') or m_run['preset']} --ranks ... "
                          "--machine ...' with the run's options")
     units = sorted({c.measured.quantity.unit for c in got if c.measured.quantity})
     caption = (f"Measured against PREDICTED: run {m_id} ({m_run['preset']}, measured "

@@ -151,9 +151,10 @@ def draw_figure(data, palette=None):
         # legend's 'ideal' and its 'peak' label name something drawn
         ax.plot(xs, ys, color="0.35", linestyle=":", linewidth=1.5, label=label, zorder=1,
                 marker="_" if len(pts) == 1 else None, markersize=14)
-        knee = max(pts, key=lambda p: (p[1], -p[0]))
-        ax.annotate(f"peak {knee[1]:.0f}", xy=knee, xytext=(4, 4), textcoords="offset points",
-                    fontsize="small", color="0.3")
+        if len(pts) > 1:  # one point is no knee: the legend names the peak the curve would reach
+            knee = max(pts, key=lambda p: (p[1], -p[0]))
+            ax.annotate(f"peak {knee[1]:.0f}", xy=knee, xytext=(4, 4), textcoords="offset points",
+                        fontsize="small", color="0.3")
     for y, text in fig.lines:
         ax.axhline(y, color="0.4", linestyle="--", linewidth=1)
         ax.annotate(text, xy=(0.99, y), xycoords=("axes fraction", "data"), fontsize="small",

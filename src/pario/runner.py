@@ -23,7 +23,8 @@ from .version import describe as describe_version
 from .model.command import bound_lines, predicted_label
 from .plot import Palette, check_figure_paths, plot_figure
 from .safefile import check_directory, check_makeable, make_directory
-from .presets import load_experiment, parse_experiment, preset_figures, preset_names, Experiment
+from .presets import (load_experiment, parse_experiment, preset_figures, preset_names, Experiment,
+                      experiment_text)
 from .progress import Progress
 from .rundirs import NOTE, RunDirs
 from .space import check_space
@@ -164,7 +165,7 @@ def run_experiment(args, out=None):
                                      experiment_toml=experiment.text,
                                      experiment_origin=experiment.origin, planned=len(points))
             print(f"run {run_id}: {len(points)} point{'s' * (len(points) != 1)} of "
-                  f"{_experiment_text(preset['name'], experiment.origin)} into {directory}; "
+                  f"{experiment_text(preset['name'], experiment.origin)} into {directory}; "
                   f"results in {store.path}", file=out)
             out.flush()
             progress = Progress(len(points))
@@ -370,14 +371,6 @@ def _subdirs(point):
     return point.subdirs() if hasattr(point, "subdirs") else []
 
 
-def _experiment_text(name, origin):
-    """'preset cfs' for a shipped preset; 'experiment mine (mine.toml)' for
-    a file of the user's, which is no preset of pario's."""
-    if origin in (None, name):
-        return f"preset {name}"
-    return f"experiment {name} ({origin})"
-
-
 def _experiment_of(run):
     """The run's own experiment (kept with it), or for a run stored before
     pario kept them, the shipped preset of its name."""
@@ -561,7 +554,7 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True, refused=N
             refused(exc)
             with_plots = False
     titled = f" ({run['title']})" if run["title"] else ""  # an experiment file may have none
-    print(f"\nrun {run_id}: {_experiment_text(run['preset'], run.get('experiment_origin'))}{titled}, "
+    print(f"\nrun {run_id}: {experiment_text(run['preset'], run.get('experiment_origin'))}{titled}, "
           f"{run['status']}, "
           f"started {run['started_utc']}, dir {run['dir']}", file=out)
     print(f"points: {store.points_text(run)}", file=out)

@@ -460,6 +460,9 @@ def _refuse_newer(path, label):
     if version > SCHEMA_VERSION:
         raise UsageError(f"{label} {path} was written by a newer pario (schema {version}; this pario "
                          f"knows schema {SCHEMA_VERSION} and older): use that pario, or choose another --db")
+    if version < 0:  # no pario writes one: the file was changed by hand
+        raise UsageError(f"{label} {path} has schema version {version}, which no pario writes: restore it "
+                         "from a copy, or choose another --db")
 
 
 @_sqlite_errors_as_one_line

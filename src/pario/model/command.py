@@ -17,7 +17,7 @@ from ..checks import check_out
 from ..engine import engine_path
 from ..engine_check import check_plan
 from ..errors import NoRunnablePoint, UsageError
-from ..presets import load_experiment
+from ..presets import experiment_text, load_experiment
 from ..progress import Progress
 from ..stopping import end_early, restore_signals, stop_on_signals
 from ..store import Store, add_db_option, resolve_db
@@ -240,7 +240,8 @@ def run_model(args, out=None):
                                  "model", __version__, kind=kind.name,
                                  experiment_toml=experiment.text, experiment_origin=experiment.origin,
                                  planned=len(points))
-        print(f"run {run_id}: {len(points)} point{'s' * (len(points) != 1)} of preset {preset['name']} {label}; "
+        print(f"run {run_id}: {len(points)} point{'s' * (len(points) != 1)} of "
+              f"{experiment_text(preset['name'], experiment.origin)} {label}; "
               f"results in {store.path}", file=out)
         out.flush()
         progress = Progress(len(points))

@@ -157,6 +157,14 @@ def _check_title_fields(path, key, title, kind):
                                      f"{', '.join(kind.params)}, or {{{{ and }}}} for a brace itself")
 
 
+def experiment_text(name, origin):
+    """'preset cfs' for a shipped preset; 'experiment mine (mine.toml)' for
+    a file of the user's, which is no preset of pario's."""
+    if origin in (None, name):
+        return f"preset {name}"
+    return f"experiment {name} ({origin})"
+
+
 def preset_figures(data):
     """The experiment's own [[figure]] tables as figure descriptions."""
     out = []
