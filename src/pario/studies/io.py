@@ -95,13 +95,17 @@ class IoPoint:
             args += ["--background", str(self.background), "--background-kind", self.background_kind]
         return args + list(self.options) + list(self.extra)
 
+    def loader_bytes(self):
+        """Bytes the point's write loaders' files take (none for other loads)."""
+        return self.background * BACKGROUND_FILE_BYTES if self.background_kind == "write" else 0
+
     def space_needs(self, directory):
         """(directory, bytes) the engine writes there: the engine's own
         rule (io_options.c, check_space): the file, or one per rank of a
         broadcast's per-rank files; the loaders' files; a striped file's
         part on each target (round-robin in stripe units)."""
         need = self.size * self.ranks if self.layout == "broadcast" and self.files == "per-rank" else self.size
-        loaders = self.background * BACKGROUND_FILE_BYTES if self.background_kind == "write" else 0
+        loaders = self.loader_bytes()
         if not self.stripe_targets:
             return [(directory, need + loaders)]
         n, unit = self.stripe_targets, self.stripe_unit
