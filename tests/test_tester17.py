@@ -208,6 +208,9 @@ def test_a_set_that_changes_nothing_is_refused(tmp_path):
         r = pario(*plan, "--machine", machine, "--set", item, db=db)
         assert r.returncode == 2 and r.stderr.startswith(f"pario: error: --set {item} {said}"), (item, r.stderr)
         assert len(r.stderr.splitlines()) == 1
+        if "own value" in said:  # printed too (tester 23, item 1: a machine file named for a no-op)
+            r = pario("model", "--machine", machine, "--set", item, "--print-machine", db=db)
+            assert r.returncode == 2 and r.stdout == "" and f"--set {item} {said}" in r.stderr, r.stderr
     assert not db.exists()
     # where they act, they are taken
     for extra in (["--tests", "interleaved", "--set", "disk.interleaved_read_rate=1MB/s"],):

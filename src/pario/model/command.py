@@ -168,9 +168,10 @@ def run_model(args, out=None):
     machine = machine_by_spec(args.machine, args.set or [], store, trials)
     if args.print_machine:
         from .machine import machine_toml
-        from .scope import check_needs
 
-        check_needs(machine)  # a printed machine carries its --set as a what-if
+        # a printed machine carries its --set as a what-if: one that needs
+        # others at 0, or equals the machine's own value, is refused as for a run
+        check_sets([], machine, "the printed machine")
 
         print(machine_toml(machine), end="", file=out)
         return 0
