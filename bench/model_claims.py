@@ -121,6 +121,10 @@ def red_tables():
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import _args
+
+    _args.parser(__doc__).parse_args()  # it takes no argument: any is refused in one line
     cfs_rows()
     red_rows()
     red_tables()

@@ -102,6 +102,7 @@ BAD = [
     ("busy_poll.py", ["--ranks", "0", "--rounds", "1"], "argument --ranks: 0 is too small"),
     ("busy_poll.py", ["--rounds", "0"], "argument --rounds: 0 is too small"),
     ("model_local.py", ["--rounds", "0"], "argument --rounds: 0 is too small"),
+    ("model_claims.py", ["--bogus"], "unrecognized arguments: --bogus"),  # tester 23: it printed its table
     # tester 7: presets and --keep-db refused before a probe runs, not after minutes
     ("model_local.py", ["--presets", "nosuch"], "--presets: preset 'nosuch' is unknown"),
     ("model_local.py", ["--presets", "bonnie"], "bonnie is a study of kind bonnie, which the model does not"),
