@@ -226,6 +226,10 @@ def test_list_names_a_negated_option():
     assert options_text({"prealloc": False, "ranks": ["1"]}) == "--ranks 1 --no-prealloc"
     assert options_text({"prealloc": True}) == "--prealloc"
     assert options_text({"prealloc": None}) == ""
+    # tester 23, item 3: the MPI library and how ranks started shape what a run measured
+    assert options_text({"mpi": "mpich", "timeout": 9.0, "out": "figs"}) == "--mpi mpich"
+    assert options_text({"mpi": "auto", "launcher_template": "mpirun -n {ranks} {engine} {engine_args}"}) == \
+        "--launcher-template 'mpirun -n {ranks} {engine} {engine_args}'"
 
 
 def test_an_empty_database_s_hint_runs_into_it(tmp_path):

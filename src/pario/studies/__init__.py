@@ -78,6 +78,7 @@ A point (what `plan` returns) offers the runner:
 """
 
 import argparse
+import shlex
 import importlib
 import re
 from dataclasses import dataclass, field
@@ -375,7 +376,12 @@ def refuse_unused_options(kind, preset, options):
 
 # Options of `pario run` itself that shape what a run measured; every
 # kind's own options do too.
-RUN_SHAPING = {"quick": "--quick", "ranks": "--ranks", "tests": "--tests"}
+# The options of `pario run` itself that shape what a run measured (the MPI
+# library and how its ranks started among them); --timeout, --out and --db
+# do not, and `pario list` leaves them out.
+RUN_SHAPING = {"quick": "--quick", "ranks": "--ranks", "tests": "--tests", "mpi": "--mpi",
+               "launcher": "--launcher", "launcher_template": "--launcher-template"}
+RUN_DEFAULTS = {"mpi": "auto"}  # --mpi's default: the library the launcher found
 
 
 def options_text(options):
@@ -393,6 +399,8 @@ def options_text(options):
     out = []
     for dest, flag in flags.items():
         v = options.get(dest)
+        if RUN_DEFAULTS.get(dest, object()) == v:  # as good as not given
+            continue
         if v is False and dest in negatable:
             out.append(f"--no-{flag[2:]}")
         elif v is True:
@@ -400,7 +408,7 @@ def options_text(options):
         elif isinstance(v, list) and v:
             out.append(f"{flag} {','.join(map(str, v))}")
         elif v not in (None, False, "", []):
-            out.append(f"{flag} {v}")
+            out.append(f"{flag} {shlex.quote(str(v))}")  # a template's spaces, as it was typed
     return " ".join(out)
 
 
