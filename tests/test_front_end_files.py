@@ -351,3 +351,14 @@ def test_a_size_written_as_a_bare_number_names_its_key(tmp_path):
     assert r.returncode == 2 and len(lines) == 1, r.stderr
     assert "sweep.size: 128 is a bare number (it would be 128 bytes)" in lines[0] and '"128m"' in lines[0]
     assert "--size" not in lines[0] and not (tmp_path / "r.sqlite").exists()
+
+
+def test_a_large_bare_size_is_not_told_to_take_a_unit(tmp_path):
+    """Tester 23, item 4: 'size = 8388608' was told to write "8388608m"
+    (8 TiB); a large bare number is bytes, and says so."""
+    f = tmp_path / "big.toml"
+    f.write_text('name = "big"\n[sweep]\nranks = [1]\nblocks = ["64k"]\nsize = 8388608\n'
+                 '[[test]]\nid = "t"\nlayout = "partitioned"\nphases = ["write"]\n')
+    r = pario("run", f, "--dir", tmp_path, db=tmp_path / "r.sqlite")
+    assert r.returncode == 2 and 'sweep.size: 8388608 is a bare number (it would be 8388608 bytes): write the ' \
+        'size in quotes, e.g. "8388608" for bytes' in r.stderr, r.stderr

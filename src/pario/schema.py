@@ -78,8 +78,9 @@ def _size(v):
     if _is_int(v) and v < 0:  # no unit makes it a size
         return f"{v} is no size (below 0): write a size in quotes with its unit, e.g. \"4k\" or \"1m\""
     if _is_int(v):  # 128 meant as 128m would be taken as 128 bytes: say so here
-        return (f"{v} is a bare number (it would be {v} bytes): write the size in quotes with its "
-                f"unit, e.g. \"{v}m\" (or \"{v}\" for bytes)")
+        # a small one was likely meant in MiB (128 for 128m), a large one in bytes
+        meant = f"\"{v}m\" (or \"{v}\" for bytes)" if v < 1 << 20 else f"\"{v}\" for bytes"
+        return (f"{v} is a bare number (it would be {v} bytes): write the size in quotes, e.g. {meant}")
     if not isinstance(v, str):
         return f"{_shown(v)} is not a size such as \"4k\" or \"1m\""
     try:
