@@ -1246,3 +1246,14 @@ def test_a_probe_stored_before_runs_kept_their_kind_still_makes_a_machine(runs, 
         pario("model", "--machine", "probe:1", "--print-machine", db=runs["db"]).stdout, r.stderr
     r = pario("model", "--machine", "probe:2", "--print-machine", db=db)
     assert r.returncode == 2 and "run 2 is a run of cfs (kind io), not a probe" in r.stderr, r.stderr
+
+
+def test_a_run_whose_figures_take_no_ideal_curve_names_no_probe_for_them(runs, tmp_path):
+    """Tester 23, item 10: nht1 and the suite said 'ideal curves from the
+    probe of this host (run N)' above figures that draw none."""
+    db = _copy_db(runs, tmp_path)
+    r = pario("run", "nht1", "--quick", "--ranks", "1", "--classes", "S", "--dir", runs["dir"],
+              "--out", tmp_path / "p", db=db)
+    assert r.returncode == 0, r.stderr
+    assert "ideal curves" not in r.stdout and "no ideal curves" not in r.stdout, r.stdout
+    assert "ideal curves from the probe of this host and file system (run 1)" in pario("show", "2", db=db).stdout

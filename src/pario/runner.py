@@ -564,7 +564,7 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True, refused=N
         print(f"verified: {checked}", file=out)
     for table in kind.tables(experiment.data, records, options):
         print(table, file=out)
-    if probe.run:
+    if probe.run and any(e.ideal for e in explained):  # nht1's and the suite's figures take none
         print(f"ideal curves from the probe of this host and file system (run {probe.run})", file=out)
     elif probe.why_none:
         print(probe.why_none, file=out)

@@ -142,7 +142,7 @@ def _run_section(page, store, run_id, counter, wanted_point, several=False):
             if not _OWN_NUMBER.match(text):  # bonnie's "Figure 1. ...": one number per table
                 page.add(H.heading(3, _own_table(counter)))
             page.add(H.preformatted(text))
-    if probe.run:
+    if probe.run and any(e.ideal for e in explained):
         page.add(H.paragraph(f"Ideal curves (dotted) from the probe of this host and file system: "
                              f"run {probe.run}. The ideal rises by the one-rank rate per rank up to "
                              "the predicted peak, then stays flat (the CFS report's Figure 3)."))
