@@ -365,3 +365,14 @@ def test_a_db_name_too_long_for_the_system_is_one_line_for_commands_that_record_
     assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
     assert "--db is too long for this system" in r.stderr
     assert sorted(tmp_path.iterdir()) == []
+
+
+def test_a_stray_journal_with_no_database_names_no_shm(tmp_path):
+    """Tester 23, item 11: a -journal is no WAL log, so its line named an
+    '-shm' that goes with WAL files only."""
+    db = tmp_path / "nd.sqlite"
+    journal = tmp_path / "nd.sqlite-journal"
+    journal.write_bytes(b"x")
+    r = pario("list", "--db", db, db=db)
+    assert r.returncode == 2 and "move nd.sqlite-journal away, or choose another path" in r.stderr, r.stderr
+    assert "-shm" not in r.stderr and journal.read_bytes() == b"x"

@@ -321,7 +321,9 @@ def _refuse_stray_logs(p, label):
             raise UsageError(f"{stray} lies beside {label} {p}, {where}: it is no log of that "
                              "database, and SQLite would write it into the file at that name; pario "
                              f"will not open it, nor remove a file it did not make: move {stray.name} "
-                             f"(and {p.name}-shm) away, or choose another path")
+                             # a -shm goes with a WAL log only
+                             + (f"(and {p.name}-shm) " if stray.name.endswith("-wal") else "")
+                             + "away, or choose another path")
 
 
 # The first bytes of every rollback journal SQLite writes (its file format,
