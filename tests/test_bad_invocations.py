@@ -210,6 +210,9 @@ FRONT_CASES = [
     (["run", "ascired-api", "--quick", "--dir", "/proc"], "/proc"),
     (["show", "99"], "no results database"),  # show never creates one
     (["compare", "1", "2", "--fail-below", "abc"], "'abc' is not a ratio"),
+    # the second silently replaced the first (tester 23, item 13); --set may repeat
+    (["run", "cfs", "--dir", "/dev/shm", "--size", "8m", "--size=16m"], "--size is given twice: give it once"),
+    (["model", "cfs", "--machine", "ipsc860", "--machine", "asci-red"], "--machine is given twice"),
     # int() took ' 3' and an Arabic-Indic digit as run 3 (tester 21, item g)
     (["show", " 3"], "argument run: ' 3' is not a whole number"),
     (["export", "\u0663", "--csv"], "argument run: '\u0663' is not a whole number"),
