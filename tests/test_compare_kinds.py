@@ -185,7 +185,7 @@ def test_a_kind_run_matches_the_suite_and_pools_its_rounds(runs, capsys):
     assert "6 matched points" in out
     # the suite's other points: counted per test and wrapped, never a wall
     only = out.split("only in run 1: ")[1].replace("\n    ", " ")
-    m = re.match(r"(\d+) points, of tests (.*?); e\.g\. perf \w", only)
+    m = re.match(r"(\d+) rows, of tests (.*?); e\.g\. perf \w", only)
     assert m, only
     counts = {t: int(n) for t, n in re.findall(r"(\S+) \((\d+)\)", m.group(2))}
     # perf: 4 operations; btio: its rate and T_T; flashio: 4 files; beff: b_eff_io, then

@@ -84,7 +84,8 @@ def only_in(run_id, unmatched, what="only in run"):
     for test, _ in unmatched:
         per_test[test] = per_test.get(test, 0) + 1
     tests = ", ".join(f"{t} ({n})" for t, n in per_test.items())
-    return (f"{what} {run_id}: {len(labels)} points, of test{'s' if len(per_test) > 1 else ''} "
+    # rows of the comparison (a point's write and read are two), not the plan's points of list and show
+    return (f"{what} {run_id}: {len(labels)} rows, of test{'s' if len(per_test) > 1 else ''} "
             f"{tests}; e.g. {'; '.join(labels[:3])}")
 
 
