@@ -383,4 +383,4 @@ def test_runs_of_one_experiment_sharing_no_point_say_what_differs():
     b = [SimpleNamespace(identity={"test": "large-posix", "size": 16 << 20, "extra": ["--direct", "--evict"],
                                    "ranks": 1})]
     assert differing(a, b) == ["size", "extra"]
-    assert _values(a, "size", KIND.params) == "128 MiB" and _values(b, "extra", KIND.params) == "--direct --evict"
+    assert _values(a, "size", KIND.params) == "128 MiB" and _values(b, "extra", KIND.params) == "[--direct --evict]"

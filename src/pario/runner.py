@@ -112,7 +112,7 @@ def run_experiment(args, out=None):
         points, skipped = plan_points(experiment, options)
         points, unshown = shown_points(preset, points, skipped)
     except NoRunnablePoint as exc:  # the reasons first, then the one error line
-        for line in skip_lines(exc.skipped, [], options, refused=True):
+        for line in skip_lines(exc.skipped, [], options):
             print(f"plan: {line}", file=out)
         raise
     for line in skip_lines(skipped, points, options):

@@ -186,7 +186,7 @@ def run_model(args, out=None):
     try:
         points, skipped = model_points(experiment, options)
     except NoRunnablePoint as exc:  # the reasons and the size that fits, then the one error line
-        for line in skip_lines(exc.skipped, [], options, refused=True):
+        for line in skip_lines(exc.skipped, [], options):
             print(f"plan: {line}", file=out)
         raise
     for line in skip_lines(skipped, points, options):

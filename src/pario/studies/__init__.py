@@ -416,15 +416,16 @@ def options_text(options):
 SHARE_TOO_SMALL = "block is larger than a rank's share"
 
 
-# A refused plan's skipped points listed one by one up to this many; more
-# are told once per reason (72 lines of one reason hid the error under them)
+# A plan's skipped points listed one by one up to this many; more are told
+# once per reason (72 lines of one reason hid a refusal under them)
 SKIPS_LISTED = 6
 
 
-def _skipped_lines(skipped, refused):
-    """The skipping lines: each point, or, for a refused plan of many, one
-    line per reason with how many points it takes and one of them."""
-    if not refused or len(skipped) <= SKIPS_LISTED:
+def _skipped_lines(skipped):
+    """The skipping lines: each point, or, for many, one line per reason
+    with how many points it takes and one of them (a plan that runs listed
+    160 lines of one reason before its first point)."""
+    if len(skipped) <= SKIPS_LISTED:
         return [f"skipping {p.label()}: {why}" for p, why in skipped]
     by_why = {}
     for p, why in skipped:
@@ -433,13 +434,13 @@ def _skipped_lines(skipped, refused):
             f"{' ...' if len(ps) > 1 else ''}): {why}" for why, ps in by_why.items()]
 
 
-def skip_lines(skipped, points, options, refused=False):
+def skip_lines(skipped, points, options):
     """What a plan leaves out, for `pario run` and `pario model` alike: one
-    line per skipped point (per reason, for a plan `refused` whole), then a
+    line per skipped point (per reason where there are many), then a
     warning for each --ranks or --blocks value the user asked for that has
     no point left at all (a figure's column gone missing is easy to
     overlook among the skipping lines)."""
-    lines = _skipped_lines(skipped, refused)
+    lines = _skipped_lines(skipped)
     for flag, attr, shown in (("ranks", "ranks", str), ("blocks", "block", format_size)):
         if not options.get(flag):
             continue  # the preset's own values: nothing the user asked for
