@@ -165,6 +165,8 @@ def test_unsteady_when_trials_differ_beyond_the_noise():
     # near the threshold a decimal (tester 20, item c: 10.5x read "10x ... beyond the noise (10x)")
     [u] = [x for x in diagnose([point(1, [657.2, 62.6])]) if x.rule == "unsteady"]
     assert u.text.startswith("trials of one point differ up to 10.5x (")
+    [u] = [x for x in diagnose([point(1, [1002.0, 100.0])]) if x.rule == "unsteady"]
+    assert u.text.startswith("trials of one point differ up to 10.02x (")
     # every trial too short to time: timer noise, which short-phase names instead
     found = rules(diagnose([point(1, [1000, 20], seconds=0.001)]))
     assert "unsteady" not in found and "short-phase" in found

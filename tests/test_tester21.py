@@ -71,7 +71,7 @@ def test_a_run_stopped_before_its_first_point_exports_the_header_alone(tmp_path)
     csv_out = pario("export", "1", "--csv", db=db)
     assert csv_out.returncode == 0, csv_out.stderr
     assert csv_out.stdout.startswith("run,point,source,status,error,") and csv_out.stdout.count("\n") == 1
-    assert csv_out.stderr == "pario: note: run 1 is incomplete (1 not run): its export holds the points it stored\n"
+    assert csv_out.stderr == "pario: note: run 1 is incomplete (1 not run): its export holds no row: it stored no point\n"
     json_out = pario("export", "1", "--json", db=db)
     assert json_out.returncode == 0 and json_out.stdout == "[]\n", json_out.stderr
 
@@ -197,8 +197,8 @@ def test_a_ratio_that_two_decimals_would_put_on_the_25_percent_line_gets_three()
     """Item a: 0.747 ('no') and 0.753 ('yes') both printed 0.75."""
     from pario.compare_runs import _ratio
 
-    assert [_ratio(x) for x in (0.747, 0.753, 1.2496, 1.2504, 0.80, 1.10)] == \
-        ["0.747", "0.75", "1.25", "1.2504", "0.80", "1.10"]
+    assert [_ratio(x) for x in (0.747, 0.753, 1.2496, 1.2504, 0.80, 1.10, 1.2500001)] == \
+        ["0.747", "0.75", "1.25", "1.2504", "0.80", "1.10", "1.2500001"]
 
 
 def test_a_report_onto_an_existing_file_is_refused_before_it_is_built(failed_and_predicted, tmp_path,

@@ -108,7 +108,7 @@ def _ratio(x):
         shown = format_value(x, f".{digits}f")
         if (abs(float(shown) - 1) <= TOLERANCE) == within:
             return shown
-    return shown
+    return f"{x:.12g}"  # a hair from the line: every digit it has
 
 
 def _unit_and_values(a, b):

@@ -35,8 +35,9 @@ def export_command(store, run_id, fmt, out_path=None, out=None):
     text = export_text(store, run_id, fmt)
     run = store.run(run_id)
     if run["status"] != "complete":  # the rows hold what it stored: say what it did not
+        held = "the points it stored" if store.points(run_id) else "no row: it stored no point"
         print(f"pario: note: run {run_id} is {run['status']} ({store.points_text(run)}): its export holds "
-              "the points it stored", file=sys.stderr)
+              f"{held}", file=sys.stderr)
     if out_path:
         digest = write_new_file(out_path, text, may_replace=store.figure_is_ours,
                                 fix="choose a new name or remove it")

@@ -290,8 +290,12 @@ def rule_unsteady(points, ctx):
     if not wild:
         return []
     ratio, top = wild[0]
-    # a decimal near the threshold, so 10.5x does not read '10x, beyond 10x'
-    times = f"{ratio:.1f}" if ratio < 2 * UNSTEADY_RATIO else f"{ratio:.0f}"
+    # decimals near the threshold, so 10.5x does not read '10x, beyond 10x'
+    times = f"{ratio:.0f}"
+    for digits in (1, 2, 3):
+        if float(times) > UNSTEADY_RATIO:
+            break
+        times = f"{ratio:.{digits}f}"
     return [Finding("unsteady",
                     f"trials of one point differ up to {times}x ({top.label}: {_fmt(top.worst)} to "
                     f"{_fmt(top.best)} MiB/s over {len(top.rates)} trials), beyond this machine's "

@@ -279,6 +279,9 @@ def _prediction_sections(page, store, run_ids, counter):
     for m_id, p_id in pairs:
         page.add(H.heading(2, f"Measured run {m_id} against PREDICTED run {p_id}",
                            anchor=f"run{m_id}-predicted{p_id}"))
+        caveats = caveat_lines(store, m_id, p_id)  # an incomplete run: as compare says it
+        if caveats:
+            page.add(H.items(caveats))
         try:
             caption, head, rows, summary = prediction_table(store, m_id, p_id)
         except NoSharedPoint:   # each run is shown whole above; there is nothing to set side by side
@@ -290,9 +293,6 @@ def _prediction_sections(page, store, run_ids, counter):
             page.add(H.paragraph(f"Run {nothing.run_id} has no successful point, so there is no "
                                  "measured-against-predicted table: each is shown on its own above."))
             continue
-        caveats = caveat_lines(store, m_id, p_id)  # an incomplete run: as compare says it
-        if caveats:
-            page.add(H.items(caveats))
         page.add(H.table(head, rows, number=_own_table(counter), caption=caption,
                          text_columns=(0, 4, 5), cls="data predicted"))
         page.add(H.items(summary))
