@@ -107,7 +107,7 @@ def test_run_leaves_a_users_file_and_a_symlink_at_figure_names_untouched(tmp_pat
     # the run is stored: a distinct outcome (exit 4, README), not "nothing stored"
     warned = [l for l in r.stderr.splitlines() if l.startswith("pario: warning:")]
     assert r.returncode == 4 and len(warned) == 1 and "pario: error" not in r.stderr, r.stderr
-    assert "run 1 is stored, but its plots were not written" in warned[0]
+    assert "run 1 is stored, but not all its plots were written" in warned[0]
     assert "already exists" in warned[0]
     _untouched(folder, victim)
 

@@ -34,7 +34,7 @@ def test_model_checks_out_before_storing_and_a_taken_plot_name_keeps_the_run(tmp
     (plots / "run1-partitioned-write.png").write_text("the user's\n")
     r = pario(*MODEL, "--out", plots, db=db)
     assert r.returncode == 4, r.stdout + r.stderr
-    assert "pario: warning: run 1 is stored, but its plots were not written" in r.stderr
+    assert "pario: warning: run 1 is stored, but not all its plots were written" in r.stderr
     assert _runs(db) == [(1, "complete")]
     assert (plots / "run1-partitioned-write.png").read_text() == "the user's\n"
 

@@ -349,7 +349,7 @@ def show_stored_run(store, run_id, out, plots_dir):
     refusals = []
     show_run(store, run_id, out, plots_dir=plots_dir, refused=refusals.append)
     for exc in refusals:
-        print(f"pario: warning: run {run_id} is stored, but its plots were not written: {exc} "
+        print(f"pario: warning: run {run_id} is stored, but not all its plots were written: {exc} "
               f"(then 'pario plot {run_id} --out DIR')", file=sys.stderr)
     return not refusals
 
