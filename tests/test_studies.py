@@ -64,6 +64,15 @@ def test_figure_any_axis_any_series_best_and_spread():
     assert text.splitlines()[1].split() == ["block", "posix", "mpiio"]
 
 
+def test_a_title_placeholder_of_several_values_reads_as_an_ellipsis():
+    """Tester 22 (fix 21): a heading kept '{block}' where the figure spans
+    several (its x axis); a sentence reads '...' there."""
+    fig = Figure(id="f", title="Rate at {block} calls ({ranks} ranks)", x="block", series="api", y="rate",
+                 where={"aggregators": 2})
+    assert format_table(build(fig, _records(), PARAMS, QS)).splitlines()[0].startswith(
+        "Rate at ... calls (4 ranks): ")
+
+
 def test_figure_against_aggregators_with_a_display_unit_and_min_for_times():
     fig = Figure(id="g", title="by aggregators", x="aggregators", series=("api", "block"), y="time",
                  unit="ms")
@@ -130,7 +139,7 @@ def test_a_run_of_my_own_file_shows_and_plots_after_the_file_is_gone(shm_dir, tm
     toml.unlink()
     shown = pario("show", "1", db=db)
     assert shown.returncode == 0, shown.stderr
-    assert "preset mine" in shown.stdout and "Write rate by block" in shown.stdout
+    assert f"experiment mine ({toml})" in shown.stdout and "Write rate by block" in shown.stdout
     plotted = pario("plot", "1", "--out", tmp_path / "png", db=db)
     assert plotted.returncode == 0, plotted.stderr
     assert sorted(p.name for p in (tmp_path / "png").glob("*.png")) == [

@@ -463,11 +463,11 @@ def _annotations(figure, extra, quantities):
             for k, v in extra.items() if v}
 
 
-def filled_title(figure, records, params, unfilled=None):
+def filled_title(figure, records, params):
     """The figure's title with each {param} that has one value over
     `records` (its own points, or a whole run's for a figure left out)
-    written in; a placeholder without one stays as it is, or becomes
-    `unfilled` (a left-out figure's note: no '{block}' in a sentence)."""
+    written in; a placeholder of several values (the x axis's) reads
+    '...', never '{block}' (a heading or a left-out note is a sentence)."""
     common = {}
     for name in {k for r in records for k in r.params}:
         vals = {r.params.get(name) for r in records}
@@ -475,18 +475,14 @@ def filled_title(figure, records, params, unfilled=None):
             v = vals.pop()
             common[name] = params.get(name, Param(name)).fmt(v) if v is not None else ""
     try:
-        return figure.title.format_map(_Missing(common, unfilled))
+        return figure.title.format_map(_Missing(common))
     except (ValueError, IndexError):
         return figure.title
 
 
 class _Missing(dict):
-    def __init__(self, values, unfilled=None):
-        super().__init__(values)
-        self.unfilled = unfilled
-
     def __missing__(self, key):
-        return "{" + key + "}" if self.unfilled is None else self.unfilled
+        return "..."
 
 
 def quantity_text(data):

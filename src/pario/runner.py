@@ -575,7 +575,7 @@ def show_run(store, run_id, out=None, plots_dir=None, with_plots=True, refused=N
         warnings.setdefault(text, set()).add(test_id)
     notes = kind.notes(experiment.data, records, options)
     absent = kind.absent(experiment.data, options)
-    notes += [f"{f.number or 'figure ' + f.id} ({filled_title(f, records, kind.params, unfilled='...')}) left out: {why}"
+    notes += [f"{f.number or 'figure ' + f.id} ({filled_title(f, records, kind.params)}) left out: {why}"
               for f in _figures(kind, experiment, records, options)
               if f.id not in {d.figure.id for d in figures}
               and (why := why_left_out(f, records, kind.params, absent))]
