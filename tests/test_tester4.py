@@ -241,16 +241,21 @@ def test_ascired_plans_say_which_figures_the_ranks_and_blocks_leave_out(tmp_path
     base = ["--quick", "--dir", tmp_path, "--dry-run"]
     r = pario("run", "ascired-servers", *base, "--blocks", "64k,4m", db=db)
     assert r.returncode == 0, r.stderr
-    for table in ("Table 2 (table2-write)", "Table 3 (table3-read)", "Figure 10a (fig10a-read)"):
+    # each named by its title, as show names it (tester 22: 'f1 (f1) left out' named an id twice)
+    for table in ("Table 2 (Aggregate write bandwidth by aggregators (fyods) and ranks (... requests, 32 MiB file))",
+                  "Table 3 (Aggregate read bandwidth by aggregators (fyods) and ranks (... requests, 32 MiB file))",
+                  "Figure 10a (Read by number of aggregators (... requests, 32 MiB file))"):
         assert (f"plan: {table} left out: its tests run at block 1 MiB only: --blocks 64k,4m leaves "
                 "them out (give --blocks with 1m)") in r.stdout, r.stdout
     r = pario("run", "ascired-servers", *base, "--ranks", "1,2", db=db)
     assert r.returncode == 0, r.stderr
-    assert ("plan: Figure 8a (fig8a-read) left out: its tests run at ranks 4 only: --ranks 1,2 leaves "
+    assert ("plan: Figure 8a (Read by request size: 4 ranks, 4 aggregators (32 MiB file)) left out: its tests "
+            "run at ranks 4 only: --ranks 1,2 leaves "
             "them out (give --ranks with 4)") in r.stdout, r.stdout
     r = pario("run", "ascired-shared", *base, "--ranks", "1,2", "--blocks", "64k,256k", db=db)
     assert r.returncode == 0, r.stderr
-    assert ("plan: Figure 11a (fig11a-read) left out: no point has block 2 MiB (this run: 64 KiB, "
+    assert ("plan: Figure 11a (2 MiB reads by ranks (32 MiB in all)) left out: no point has block 2 MiB "
+            "(this run: 64 KiB, "
             "256 KiB): give --blocks with 2m") in r.stdout, r.stdout
     # the one-rank points no figure shows are not run, and say why
     skips = [line for line in r.stdout.splitlines() if line.startswith("plan: skipping")]

@@ -37,6 +37,7 @@ run over 1 and 2 ranks of a figure by request size);
 `format_table(data)` prints it; `plot.plot_figure(data, ...)` draws it.
 """
 
+import string
 import statistics
 from dataclasses import dataclass, field, replace
 
@@ -469,8 +470,12 @@ def filled_title(figure, records, params):
     written in; a placeholder of several values (the x axis's) reads
     '...', never '{block}' (a heading or a left-out note is a sentence)."""
     common = {}
-    for name in {k for r in records for k in r.params}:
-        vals = {r.params.get(name) for r in records}
+    fields = {f for _, f, _, _ in string.Formatter().parse(figure.title) if f}
+    for name in fields:  # only the title's own: a plan's records also carry lists (phases)
+        try:
+            vals = {r.params.get(name) for r in records if name in r.params}
+        except TypeError:  # a list-valued fact ({options}): no one value to write in
+            continue
         if len(vals) == 1:
             v = vals.pop()
             common[name] = params.get(name, Param(name)).fmt(v) if v is not None else ""

@@ -507,7 +507,7 @@ def _figures_left_out(kind, preset, points, options):
     for f in preset_figures(preset):
         why = why_left_out(f, records, kind.params, absent, planned=True)
         if why:
-            out.append(f"{f.number or f.id} ({f.id}) left out: {why}")
+            out.append(f"{f.number or 'figure ' + f.id} ({filled_title(f, records, kind.params)}) left out: {why}")
     return out
 
 

@@ -1159,6 +1159,11 @@ def _measured_machine(store, run_id, overrides, trials):
     machine.written = {k: v[k] for k in PARAMS}
     check_relations(values, f"machine {PREFIX}{run_id}")
     apply_overrides(machine, overrides)
+    # the fit took a --set disk.read_ahead before it (_read_ahead): "the
+    # machine's own value" is then the probe's record, not the --set itself
+    recorded, _ = _read_ahead(c, where, [])
+    if "disk.read_ahead" in machine.unchanged and machine.values["disk.read_ahead"] != recorded:
+        del machine.unchanged["disk.read_ahead"]
     return machine
 
 
