@@ -311,3 +311,13 @@ def test_shipped_presets_pass_their_own_schema():
     for name in preset_names():
         exp = load_experiment(name)
         assert exp.origin == name and exp.text.startswith("#")
+
+
+def test_a_figure_left_out_for_a_value_no_point_has_shows_no_empty_list():
+    """Tester 22 (fix 21): 'no point has calls collective (this run: )'."""
+    from pario.figures import why_left_out
+
+    io = kinds()["io"]
+    f = Figure(id="f3", title="t", x="ranks", y="rate", where={"collective": True})
+    why = why_left_out(f, [Record({"ranks": 1, "collective": None}, {"rate": [1.0]})], io.params)
+    assert why.startswith("no point has calls collective (no point of this run has one): "), why

@@ -410,7 +410,8 @@ def why_left_out(figure, records, params=None, absent=None, planned=False):
             fix = (f"give --{_RUN_OPTIONS[k]} with {' or '.join(_given(p, w) for w in wants)}"
                    if k in _RUN_OPTIONS else f"no option of 'pario run' sets it: the figure's where.{k} "
                    "asks for it")
-            return f"no point has {p.label} {wanted} (this run: {', '.join(p.fmt(h) for h in have)}): {fix}"
+            this_run = f" (this run: {', '.join(p.fmt(h) for h in have)})" if have else " (no point of this run has one)"
+            return f"no point has {p.label} {wanted}{this_run}: {fix}"
     return None
 
 
