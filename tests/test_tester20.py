@@ -76,6 +76,9 @@ def test_atomic_mode_no_lock_honoured_is_labelled_and_exported_as_what_ran(shm_d
     assert "ompio, atomic not honoured (relaxed)" in r.stdout and "atomic (MUNIX)" in r.stdout, r.stdout
     rows = {row["test"]: row["atomic"] for row in csv.DictReader(io.StringIO(pario("export", "1", "--csv", db=db).stdout))}
     assert rows == {"ompio-atomic": "not honoured", "romio-atomic": "True"}, rows
+    # its warning's fix names the option where the user sets it (tester 22, item 3)
+    assert ("use --mpiio-impl romio for locking atomic mode (--atomic, --mpiio-impl: the test's options key, "
+            "in an experiment file of your own, docs/presets.md) [ompio-atomic]") in pario("show", "1", db=db).stdout
 
 
 def test_a_striped_file_that_reaches_fewer_targets_says_so_in_the_terms_of_pario_run(shm_dir, tmp_path):

@@ -126,7 +126,13 @@ class IoPoint:
 
     def warning_in_users_terms(self, text):
         """An engine warning with its fix in the terms of the command the
-        user ran: `pario run` takes no --stripe-unit."""
+        user ran: `pario run` takes no --stripe-unit, nor a backend's own
+        options (--mpiio-impl), which a test's `options` key sets."""
+        own = sorted({f for f in re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", text)
+                      if f in self.options}) if self.options else []
+        if own:
+            text += (f" ({', '.join(own)}: the test's options key, in an experiment file of your own, "
+                     "docs/presets.md)")
         if not self.stripe_targets:
             return text
         _, size = self.stripe_reach()
