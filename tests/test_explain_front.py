@@ -302,7 +302,7 @@ def test_report_opens_in_a_browser_offline(runs):
     assert got["figures"] == 3 and all(got["images"])
     captions = " | ".join(got["tables"])
     for want in ("Provenance of run 1", "Table 2. Measured component rates", "Table 3. Overhead",
-                 "Provenance of run 2", "Table for Figure 6", "Table for Figure 7"):
+                 "Provenance of run 2", "Table for Run 2, Figure 6", "Table for Run 2, Figure 7"):
         assert want in captions, captions
     assert got["scripts"] == 0
     text = got["text"]

@@ -115,10 +115,8 @@ def run_experiment(args, out=None):
         for line in skip_lines(exc.skipped, [], options):
             print(f"plan: {line}", file=out)
         raise
-    for line in skip_lines(skipped, points, options):
+    for line in skip_lines(list(skipped) + unshown, points, options):  # as pario model says them
         print(f"plan: {line}", file=out)
-    for p, why in unshown:
-        print(f"plan: skipping {p.label()}: {why}", file=out)
     for line in kind.plan_notes(preset, points, options):
         print(f"plan: {line}", file=out)
     for line in _figures_left_out(kind, preset, points, options):
