@@ -206,6 +206,10 @@ GOOD_HEAD = 'name = "x"\n[sweep]\nranks = [1]\nblocks = ["64k"]\nsize = "1m"\n'
 GOOD_TEST = '[[test]]\nid = "t"\nlayout = "partitioned"\nphases = ["write"]\n'
 
 BAD_FILES = [
+    ("a reference test the figure does not select", 'name = "x"\n[sweep]\nranks = [1]\nblocks = ["64k"]\n'
+     'size = "1m"\n' + GOOD_TEST + '[[figure]]\nid = "f"\ntitle = "t"\nx = "ranks"\ny = "rate"\n'
+     'where = { test = ["t"] }\nbeside = ["u"]\n',
+     "figure[1].beside: 'u' is not among the figure's where.test: beside names tests it selects"),
     # tester 20, item 8: '{nope}' stayed in the heading as written
     ("an unknown placeholder in a figure's title", 'name = "x"\n[sweep]\nranks = [1]\nblocks = ["64k"]\nsize = "1m"\n'
      + GOOD_TEST + '[[figure]]\nid = "f"\ntitle = "{nope} t"\nx = "ranks"\ny = "rate"\n',

@@ -139,3 +139,24 @@ def test_a_test_quick_leaves_out_is_named_beside_other_tests_skipped_points(tmp_
     assert r.returncode == 2 and r.stderr.endswith(
         "; and test a runs at ranks 2 only, which quick.ranks 1 leaves out: add the test's values to [quick] "
         "or run without --quick\n"), r.stderr
+
+
+def test_a_figure_of_its_reference_test_alone_is_left_out(tmp_path):
+    """Item d: with only mpiio-indep run, ascired-servers drew Figures 8a-9b,
+    headed '4 aggregators' and '1 aggregator', with the same independent
+    numbers in each; mpiio-indep is their reference (beside), not their
+    subject."""
+    from test_front_end import pario
+
+    base = ["run", "ascired-servers", "--quick", "--size", "4m", "--blocks", "256k", "--dir", tmp_path]
+    r = pario(*base, "--tests", "mpiio-indep,mpiio-coll-1agg", "--dry-run", db=tmp_path / "r.sqlite")
+    assert r.returncode == 0, r.stderr
+    assert ("plan: Figure 8a (Read by request size: 4 ranks, 4 aggregators (4 MiB file)) left out: only its "
+            "reference test mpiio-indep is in the plan: give --tests with mpiio-coll-4agg or hdf5-coll-4agg "
+            "too") in r.stdout, r.stdout
+    assert "Figure 9a (" not in r.stdout  # drawn: its collective test is in the plan
+    r = pario(*base, "--tests", "mpiio-indep", db=tmp_path / "r.sqlite")
+    assert r.returncode == 2 and "no point of the plan is shown by a figure of ascired-servers" in r.stderr
+    assert ("draw it only as a reference beside their other tests, none of which is in the plan: give --tests "
+            "with mpiio-coll-4agg or hdf5-coll-4agg or mpiio-coll-1agg or hdf5-coll-1agg too") in r.stdout
+    assert not (tmp_path / "r.sqlite").exists()

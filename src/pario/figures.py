@@ -127,6 +127,15 @@ class Figure:
     # False: a table only (the ASCI Red report's Tables 2 and 3), never drawn
     # as a plot; a figure of the same numbers draws them (its Figure 10)
     plot: bool = True
+    # Tests drawn only beside the figure's others, as a reference (ASCI Red's
+    # independent calls beside its collective ones): a run of those alone
+    # leaves the figure out, as its title names what did not run
+    beside: tuple = ()
+
+    def only_beside(self, records):
+        """Whether every one of `records` is of a reference test."""
+        return bool(self.beside) and bool(records) and all(r.params.get("test") in self.beside
+                                                           for r in records)
 
     def selects(self, record, planned=False):
         """Whether the figure shows this record.  planned: the record is a
@@ -269,6 +278,8 @@ def build(figure, records, params, quantities, predicted=""):
         raise ValueError(f"figure {figure.id}: cannot show {quantity.unit} as {unit}")
     cells, order, trials, extra = {}, [], 0, {}
     mine = [r for r in records if figure.selects(r) and r.values.get(figure.y)]
+    if figure.only_beside(mine):
+        return None
     for r in mine:
         x, s = r.params.get(figure.x), _key(r, figure.series)
         if x is None:
@@ -387,6 +398,11 @@ def why_left_out(figure, records, params=None, absent=None, planned=False):
     that runs at one block size only, which --blocks left out)."""
     params, absent = params or {}, absent or {}
     mine = [r for r in records if figure.selects(r, planned) and (planned or r.values.get(figure.y))]
+    if figure.only_beside(mine):
+        others = [t for t in figure.where.get("test", ()) if t not in figure.beside]
+        return (f"only its reference test{'s' * (len(figure.beside) > 1)} {', '.join(figure.beside)} "
+                f"{'ran' if not planned else 'is in the plan'}: give --tests with "
+                f"{' or '.join(others) or 'another of its tests'} too")
     if mine:
         if figure.normalise and not planned:
             at = ", ".join(f"{k} = {v}" for k, v in figure.normalise.items())

@@ -466,11 +466,23 @@ def shown_points(preset, points, skipped=()):
     figs = preset_figures(preset)
     if preset.get("sweep", {}).get("kind_figures", True) or not figs:
         return points, []
+    # a figure whose planned points are all of its reference tests (beside)
+    # draws nothing: their points are shown by none of it
+    every = [r for p in points for r in planned_records(p.params())]
+    beside_only = [f for f in figs if f.only_beside([r for r in every if f.selects(r, planned=True)])]
+    figs = [f for f in figs if f not in beside_only]
     shown, unshown = [], []
     for p in points:
         records = planned_records(p.params())
         if any(f.selects(r, planned=True) for f in figs for r in records):
             shown.append(p)
+            continue
+        references = [f for f in beside_only if any(f.selects(r, planned=True) for r in records)]
+        if references:
+            others = dict.fromkeys(t for f in references for t in f.where.get("test", ()) if t not in f.beside)
+            unshown.append((p, f"{', '.join(f.number or f.id for f in references)} draw it only as a reference "
+                               f"beside their other tests, none of which is in the plan: give --tests with "
+                               f"{' or '.join(others)} too"))
             continue
         needs = {}
         for f in figs:
@@ -487,7 +499,7 @@ def shown_points(preset, points, skipped=()):
                         else f"no figure of {preset['name']} shows it"))
     if not shown:
         raise NoRunnablePoint(f"no point of the plan is shown by a figure of {preset['name']}: give "
-                              "--ranks/--blocks among the figures' (see the skips above)",
+                              "--tests, --ranks or --blocks among the figures' (see the skips above)",
                               list(skipped) + unshown)
     return shown, unshown
 

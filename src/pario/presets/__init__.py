@@ -46,7 +46,7 @@ _FIGURE = {
     "normalise": schema.Type("table of parameter = value", lambda v: None if isinstance(v, dict) and v and all(
         isinstance(x, (str, int, float, bool)) for x in v.values())
         else "is not a table of one value per parameter, e.g. { background = 0 }"),
-    "annotate": schema.STRING, "plot": schema.BOOL,
+    "annotate": schema.STRING, "plot": schema.BOOL, "beside": schema.NAMES,
 }
 
 
@@ -121,6 +121,11 @@ def check_experiment(data, path):
                 if value == []:
                     raise schema.PresetError(path, f"{where}{table}.{p}", "an empty list selects no point: "
                                              "give the values to show, or drop the key to show every one")
+        tests = fig.get("where", {}).get("test")
+        for t in _names(fig.get("beside", ())):  # a reference test the figure does not select draws nothing
+            if not isinstance(tests, list) or t not in tests:
+                raise schema.PresetError(path, f"{where}beside", f"'{t}' is not among the figure's where.test: "
+                                         "beside names tests it selects, drawn only with the others")
         if fig.get("normalise") and fig.get("unit"):
             raise schema.PresetError(path, f"{where}unit", "a normalised figure has no unit (its y is a "
                                      "ratio to the baseline): drop unit or normalise")
@@ -165,6 +170,11 @@ def experiment_text(name, origin):
     return f"experiment {name} ({origin})"
 
 
+def _names(value):
+    """A string-or-list key as a tuple of names."""
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
 def preset_figures(data):
     """The experiment's own [[figure]] tables as figure descriptions."""
     out = []
@@ -177,5 +187,5 @@ def preset_figures(data):
                           lines=tuple((float(y), t) for y, t in f.get("lines", [])),
                           note=f.get("note", ""), log_y=f.get("log_y", False),
                           normalise=dict(f.get("normalise", {})), annotate=f.get("annotate", ""),
-                          plot=f.get("plot", True)))
+                          plot=f.get("plot", True), beside=_names(f.get("beside", ()))))
     return out
