@@ -107,7 +107,7 @@ def test_a_left_out_figure_s_note_shows_no_raw_placeholder(shm_dir, tmp_path):
     from test_front_end import pario
 
     db = tmp_path / "r.sqlite"
-    r = pario("run", "ascired-servers", "--quick", "--tests", "mpiio-indep,agg-1", "--ranks", "4", "--blocks",
+    r = pario("run", "ascired-servers", "--quick", "--tests", "mpiio-coll-1agg,agg-1", "--ranks", "4", "--blocks",
               "64k,256k", "--size", "4m", "--iterations", "1", "--dir", shm_dir, "--out", tmp_path / "p", db=db)
     assert r.returncode == 0, r.stderr
     left = [l for l in r.stdout.splitlines() if "left out" in l and l.startswith("  - Table 2")]
