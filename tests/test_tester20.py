@@ -160,3 +160,17 @@ def test_a_figure_of_its_reference_test_alone_is_left_out(tmp_path):
     assert ("draw it only as a reference beside their other tests, none of which is in the plan: give --tests "
             "with mpiio-coll-4agg or hdf5-coll-4agg or mpiio-coll-1agg or hdf5-coll-1agg too") in r.stdout
     assert not (tmp_path / "r.sqlite").exists()
+
+
+def test_a_striped_file_s_reach_follows_the_engine_s_split_of_size():
+    """Item 4's rule on one file as the engine splits --size: the whole for
+    a shared file or a broadcast's per-rank files, a rank's share else."""
+    from pario.studies.io import IoPoint
+
+    def point(layout, files):
+        return IoPoint("t", "t", layout, ["read"], 2, 64 << 10, 2 << 20, files=files,
+                       stripe_targets=4, stripe_unit=1 << 20)
+
+    assert point("partitioned", "shared").stripe_reach() == (2, 4 << 20)
+    assert point("partitioned", "per-rank").stripe_reach() == (1, 8 << 20)  # two 1 MiB files
+    assert point("broadcast", "per-rank").stripe_reach() == (2, 4 << 20)   # each file the whole 2 MiB

@@ -139,14 +139,14 @@ def test_a_plan_whose_write_loaders_do_not_fit_names_background_as_a_fix(tmp_pat
     from pario.space import check_space
     from pario.studies import kinds
     huge = 1 << 60
-    point = SimpleNamespace(background=1, background_kind="write", label=lambda: "striped ranks=1 loaders=1",
+    point = SimpleNamespace(loader_bytes=lambda: 64 << 20, label=lambda: "striped ranks=1 loaders=1",
                             space_needs=lambda d: [(d, huge)])
     with _pytest.raises(UsageError) as e:
         check_space([point], tmp_path, kinds()["io"])
     assert "(with the write loaders' files)" in str(e.value) and str(e.value).endswith(
         "or lower --size or fewer background loaders (the background key of an experiment file of "
         "your own, docs/presets.md)"), str(e.value)
-    point.background_kind = "cpu"
+    point.loader_bytes = lambda: 0  # a cpu load writes no file
     with _pytest.raises(UsageError) as e:
         check_space([point], tmp_path, kinds()["io"])
     assert str(e.value).endswith("or lower --size") and "loaders' files" not in str(e.value)

@@ -28,7 +28,7 @@ from .analysis.significance import ALPHA, trials_needed
 from .errors import UsageError
 from .model.machine import CACHE_NAMES, result_caches
 from .runs import measured_points, stored_records
-from .units import format_value, time_unit
+from .units import format_value, on_its_side, time_unit
 
 # Points named in full on an "only in" line; beyond this, a count per test
 # and the first few.
@@ -103,12 +103,7 @@ def _ratio(x):
     1000 times off), two significant digits: 0.0011; more decimals where
     two would round it onto the other side of the 25 % line (0.747,
     'no', beside 0.753, 'yes', both read 0.75)."""
-    within = abs(x - 1) <= TOLERANCE
-    for digits in (2, 3, 4, 5, 6):
-        shown = format_value(x, f".{digits}f")
-        if (abs(float(shown) - 1) <= TOLERANCE) == within:
-            return shown
-    return f"{x:.12g}"  # a hair from the line: every digit it has
+    return on_its_side(x, lambda v: abs(v - 1) <= TOLERANCE)
 
 
 def _unit_and_values(a, b):

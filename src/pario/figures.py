@@ -426,7 +426,8 @@ def why_left_out(figure, records, params=None, absent=None, planned=False):
             fix = (f"give --{_RUN_OPTIONS[k]} with {' or '.join(_given(p, w) for w in wants)}"
                    if k in _RUN_OPTIONS else f"no option of 'pario run' sets it: the figure's where.{k} "
                    "asks for it")
-            this_run = f" (this run: {', '.join(p.fmt(h) for h in have)})" if have else " (no point of this run has one)"
+            this_run = (f" (this run: {', '.join(p.fmt(h) for h in have)})" if have
+                        else " (no point of this run has one)")
             return f"no point has {p.label} {wanted}{this_run}: {fix}"
     return None
 
@@ -487,7 +488,10 @@ def filled_title(figure, records, params):
     written in; a placeholder of several values (the x axis's) reads
     '...', never '{block}' (a heading or a left-out note is a sentence)."""
     common = {}
-    fields = {f for _, f, _, _ in string.Formatter().parse(figure.title) if f}
+    try:  # a kind's own title is not checked as an experiment file's is
+        fields = {f for _, f, _, _ in string.Formatter().parse(figure.title) if f}
+    except ValueError:
+        return figure.title
     for name in fields:  # only the title's own: a plan's records also carry lists (phases)
         try:
             vals = {r.params.get(name) for r in records if name in r.params}

@@ -53,9 +53,7 @@ def _wrapped(text, width, most):
     lines = [part for line in text.split("\n") for part in (textwrap.wrap(line, width) or [""])]
     if len(lines) > most:
         lines = lines[:most]
-        lines[-1] = textwrap.shorten(lines[-1] + " ...", width, placeholder=" ...")
-        if not lines[-1].endswith("..."):
-            lines[-1] = lines[-1][:width - 4] + " ..."
+        lines[-1] = textwrap.shorten(lines[-1] + " ...", width, placeholder=" ...")  # ends in '...' either way
     return "\n".join(lines)
 
 

@@ -84,15 +84,14 @@ def check_space(points, directory, kind):
     shared = f" over {targets} stripe targets on one file system" if targets > 1 else ""
     others = f" ({short} of {len(points)} points do not fit)" if short > 1 else ""
     # a point's write loaders stream files of their own (the engine's check says so too)
-    loaders = getattr(p, "background", 0) and getattr(p, "background_kind", "") == "write"
-    with_loaders = " (with the write loaders' files)" if loaders else ""
+    loader_bytes = p.loader_bytes() if hasattr(p, "loader_bytes") else 0
+    with_loaders = " (with the write loaders' files)" if loader_bytes else ""
     # no option of `pario run` sets the loaders: the experiment's key does;
     # and where their files alone overflow, a smaller --size cannot help
     fewer = ("fewer background loaders (the background key of an experiment file of your own, "
              "docs/presets.md)")
-    loader_bytes = p.loader_bytes() if loaders and hasattr(p, "loader_bytes") else 0
-    fix = (f"free space on {directory} or {fewer}" if loaders and loader_bytes >= free
-           else space_fix(kind, p, directory) + (f" or {fewer}" if loaders else ""))
+    fix = (f"free space on {directory} or {fewer}" if loader_bytes and loader_bytes >= free
+           else space_fix(kind, p, directory) + (f" or {fewer}" if loader_bytes else ""))
     raise UsageError(f"{_existing(where)} has {_approx(free)} free but {p.label()} needs "
                      f"{_approx(need)}{with_loaders}{shared}{others}: {fix}")
 

@@ -77,3 +77,17 @@ def format_value(value, fmt=".1f"):
         decimals = 1 - math.floor(math.log10(abs(value)))
         return f"{value:.{decimals}f}"
     return text
+
+
+def on_its_side(value, inside, decimals=2, most=6):
+    """`value` with `decimals` decimals (format_value), or with more where
+    that rounding would cross the line `inside` draws (a ratio of 0.747,
+    outside 25 %, that would read 0.75; 10.02x, beyond a 10x threshold, that
+    would read 10.0x): the first rounding `inside` judges as it judges the
+    value, else every digit it has."""
+    judged = inside(value)
+    for n in range(decimals, most + 1):
+        shown = format_value(value, f".{n}f")
+        if inside(float(shown)) == judged:
+            return shown
+    return f"{value:.12g}"

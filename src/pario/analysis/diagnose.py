@@ -21,7 +21,7 @@ and one line there.
 import statistics
 from dataclasses import dataclass, field
 
-from ..units import format_value, time_unit
+from ..units import format_value, on_its_side, time_unit
 from .measured import relative_spread, series_of
 
 # A rank is a straggler when its I/O takes this many times the median of
@@ -291,11 +291,7 @@ def rule_unsteady(points, ctx):
         return []
     ratio, top = wild[0]
     # decimals near the threshold, so 10.5x does not read '10x, beyond 10x'
-    times = f"{ratio:.0f}"
-    for digits in (1, 2, 3):
-        if float(times) > UNSTEADY_RATIO:
-            break
-        times = f"{ratio:.{digits}f}"
+    times = on_its_side(ratio, lambda v: v > UNSTEADY_RATIO, decimals=0)
     return [Finding("unsteady",
                     f"trials of one point differ up to {times}x ({top.label}: {_fmt(top.worst)} to "
                     f"{_fmt(top.best)} MiB/s over {len(top.rates)} trials), beyond this machine's "

@@ -869,8 +869,12 @@ def _measured_machine(store, run_id, overrides, trials):
     put("io_node.readahead_at", 0, "no cache: the kernel's read-ahead is inside the fitted read costs")
     put("io_node.write_group", 1, "no cache: write-back at fsync is inside the fitted write costs")
     _stream_fit(run_id, docs, "stream_read", oc_read)  # too few call sizes: that line first
-    read_ahead, ahead_source = _read_ahead(c, where, overrides)
-    put("disk.read_ahead", str(read_ahead), ahead_source)
+    # the machine's own value is the probe's record; a --set of it is the
+    # window the fit below takes (so apply_overrides, later, sets it as
+    # every --set and tells one equal to the record from a change)
+    recorded, recorded_source = _read_ahead(c, where, [])
+    read_ahead, _ = _read_ahead(c, where, overrides)
+    put("disk.read_ahead", str(recorded), recorded_source)
     latency, start_rate, latency_source, start_source, median_start = _read_start(run_id, docs, oc_read,
                                                                                  table2, read_ahead)
     put("disk.read_latency", _time(latency), latency_source)
@@ -1159,11 +1163,6 @@ def _measured_machine(store, run_id, overrides, trials):
     machine.written = {k: v[k] for k in PARAMS}
     check_relations(values, f"machine {PREFIX}{run_id}")
     apply_overrides(machine, overrides)
-    # the fit took a --set disk.read_ahead before it (_read_ahead): "the
-    # machine's own value" is then the probe's record, not the --set itself
-    recorded, _ = _read_ahead(c, where, [])
-    if "disk.read_ahead" in machine.unchanged and machine.values["disk.read_ahead"] != recorded:
-        del machine.unchanged["disk.read_ahead"]
     return machine
 
 

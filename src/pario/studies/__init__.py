@@ -78,9 +78,9 @@ A point (what `plan` returns) offers the runner:
 """
 
 import argparse
-import shlex
 import importlib
 import re
+import shlex
 from dataclasses import dataclass, field
 
 from ..errors import NoRunnablePoint, UsageError
@@ -374,11 +374,9 @@ def refuse_unused_options(kind, preset, options):
         raise UsageError(f"{flag} does not apply: {why}: drop {flag}")
 
 
-# Options of `pario run` itself that shape what a run measured; every
-# kind's own options do too.
 # The options of `pario run` itself that shape what a run measured (the MPI
-# library and how its ranks started among them); --timeout, --out and --db
-# do not, and `pario list` leaves them out.
+# library and how its ranks started among them; every kind's own options do
+# too); --timeout, --out and --db do not, and `pario list` leaves them out.
 RUN_SHAPING = {"quick": "--quick", "ranks": "--ranks", "tests": "--tests", "mpi": "--mpi",
                "launcher": "--launcher", "launcher_template": "--launcher-template"}
 RUN_DEFAULTS = {"mpi": "auto"}  # --mpi's default: the library the launcher found

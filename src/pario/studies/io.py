@@ -115,14 +115,20 @@ class IoPoint:
         parts[0] += loaders  # the engine's loaders write into its first directory
         return [(directory / d, b) for d, b in zip(self.subdirs(), parts)]
 
+    def file_bytes(self):
+        """Bytes in one file, as the engine splits --size (io_options.c): a
+        rank's share of per-rank files, except a broadcast's, whose every
+        file is the whole --size."""
+        split = self.files == "per-rank" and self.layout != "broadcast"
+        return self.size // self.ranks if split else self.size
+
     def stripe_reach(self):
         """(targets one file's stripe units reach, the --size that reaches
         every target): the engine's rule (stripe.c, stripe_targets_reached)
-        on one file, the whole or a rank's of per-rank files."""
-        per_file = self.size // self.ranks if self.files == "per-rank" else self.size
-        units = -(-per_file // self.stripe_unit)
-        files = self.ranks if self.files == "per-rank" else 1
-        return min(units, self.stripe_targets), self.stripe_targets * self.stripe_unit * files
+        on one file."""
+        units = -(-self.file_bytes() // self.stripe_unit)
+        files_in_size = self.size // self.file_bytes()
+        return min(units, self.stripe_targets), self.stripe_targets * self.stripe_unit * files_in_size
 
     def warning_in_users_terms(self, text):
         """An engine warning with its fix in the terms of the command the
@@ -523,7 +529,8 @@ class IoKind(Kind):
                 # a test's own values choose among the sweep's (_test_grid):
                 # one the sweep lacks would never run, without a word
                 parse = parse_size if key == "blocks" else int
-                missing = [v for v in mine if parse(v) not in {parse(x) for x in listed}]
+                allowed = {parse(x) for x in listed}
+                missing = [v for v in mine if parse(v) not in allowed]
                 if missing:
                     whose = (f"sweep.{key} ({', '.join(map(str, listed))})" if key in preset["sweep"]
                              else f"sweep.{key} (0, the default: no loaders)")
@@ -675,12 +682,11 @@ class IoKind(Kind):
         short = {}  # striped files that reach fewer targets than they are striped over
         for p in points:
             if p.stripe_targets and p.stripe_reach()[0] < p.stripe_targets:
-                short.setdefault(p.test_id, p)
-        out += [f"warning: {t}: a {p.files} file of {format_size(p.size if p.files == 'shared' else p.size // p.ranks)} "
-                f"in stripe units of {format_size(p.stripe_unit)} reaches {p.stripe_reach()[0]} of its "
-                f"{p.stripe_targets} targets: the others move nothing, and its per-target rates are over the "
-                f"{p.stripe_reach()[0]} that do; --size {format_size(p.stripe_reach()[1])} or more reaches every "
-                "target" for t, p in short.items()]
+                short.setdefault(p.test_id, (p, *p.stripe_reach()))
+        out += [f"warning: {t}: a {p.files} file of {format_size(p.file_bytes())} in stripe units of "
+                f"{format_size(p.stripe_unit)} reaches {reached} of its {p.stripe_targets} targets: the others "
+                f"move nothing, and its per-target rates are over the {reached} that do; --size "
+                f"{format_size(size)} or more reaches every target" for t, (p, reached, size) in short.items()]
         idle = {}
         for p in points:
             if p.group and p.group >= p.ranks:
